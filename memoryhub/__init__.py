@@ -1,0 +1,1 @@
+"""MemoryHub: long-term memory for AI coding agents, in one SQLite file."""

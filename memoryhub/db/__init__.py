@@ -1,0 +1,1 @@
+"""Django database backend: the stock sqlite3 backend with sqlite-vec loaded on every connection."""

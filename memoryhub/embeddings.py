@@ -1,0 +1,141 @@
+"""Embedding providers: `embed(texts) -> float32 [n, dims]`, L2-normalised, and the id of the model.
+
+The default runs all-MiniLM-L6-v2 locally from the pip package's weights; `MEMORYHUB_EMBED_BASE_URL` switches
+to any OpenAI-compatible `/v1/embeddings` endpoint (Ollama, LM Studio, llama.cpp, OpenAI).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Protocol
+
+import httpx
+import numpy as np
+from django.conf import settings
+
+from memoryhub import minilm
+
+
+class EmbeddingError(RuntimeError):
+    """The embedder could not embed: nothing should be written."""
+
+
+class Embedder(Protocol):
+    model_id: str
+    dimensions: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def _normalise(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return (vectors / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+
+class LocalMiniLM:
+    """all-MiniLM-L6-v2, int8 ONNX on onnxruntime when available, numpy otherwise."""
+
+    dimensions = minilm.DIMENSIONS
+
+    def __init__(self, cache_dir: Path | None = None, batch_size: int = 32):
+        self.cache_dir = Path(cache_dir or settings.MEMORYHUB_MODEL_CACHE)
+        self.batch_size = batch_size
+        self.tokenizer = minilm.load_tokenizer()
+        self.runner, self.backend = self._load_runner()
+        self.model_id = minilm.MODEL_ID
+
+    def _load_runner(self):
+        try:
+            from memoryhub import minilm_onnx
+        except ImportError:
+            return minilm.NumpyBert(minilm.load_weights()), "numpy"
+        path = self.cache_dir / f"minilm-l6-v2-{minilm.WEIGHTS_SHA256[:12]}-int8.onnx"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            minilm_onnx.build_onnx_model(minilm.load_weights(), path, quantize=True)
+        return minilm_onnx.OnnxBert(path), "onnx-int8"
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        out = []
+        for start in range(0, len(texts), self.batch_size):
+            batch = [t if t.strip() else "(empty)" for t in texts[start : start + self.batch_size]]
+            encoded = self.tokenizer.encode_batch(batch)
+            ids = np.array([e.ids for e in encoded], dtype=np.int64)
+            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+            hidden = self.runner(ids, mask.astype(np.float32) if self.backend == "numpy" else mask)
+            out.append(minilm.mean_pool_normalise(np.asarray(hidden), mask.astype(np.float32)))
+        return np.vstack(out).astype(np.float32)
+
+
+class OpenAICompatibleEmbedder:
+    """Any `/v1/embeddings` endpoint. The model id is prefixed so vectors of two providers never mix."""
+
+    def __init__(self, base_url: str, model: str, api_key: str = "", timeout: float = 30.0, dimensions: int = 0):
+        if not model:
+            raise EmbeddingError("MEMORYHUB_EMBED_MODEL must name the model when MEMORYHUB_EMBED_BASE_URL is set")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.model_id = f"openai:{model}"
+        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.timeout = timeout
+        self.dimensions = dimensions or len(self.embed(["dimension probe"])[0])
+
+    def _url(self) -> str:
+        return self.base_url + ("/embeddings" if self.base_url.endswith("/v1") else "/v1/embeddings")
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, getattr(self, "dimensions", 0)), dtype=np.float32)
+        try:
+            response = httpx.post(
+                self._url(), json={"model": self.model, "input": texts}, headers=self.headers, timeout=self.timeout
+            )
+            response.raise_for_status()
+            data = sorted(response.json()["data"], key=lambda item: item["index"])
+            vectors = np.array([item["embedding"] for item in data], dtype=np.float32)
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as exc:
+            raise EmbeddingError(f"embedding endpoint failed: {exc}") from exc
+        if len(vectors) != len(texts):
+            raise EmbeddingError(f"embedding endpoint returned {len(vectors)} vectors for {len(texts)} texts")
+        return _normalise(vectors)
+
+
+_lock = threading.Lock()
+_active: Embedder | None = None
+
+
+def get_embedder() -> Embedder:
+    """The configured embedder, built once per process (loading the model takes a second or two)."""
+    global _active
+    if _active is None:
+        with _lock:
+            if _active is None:
+                if settings.MEMORYHUB_EMBED_BASE_URL:
+                    _active = OpenAICompatibleEmbedder(
+                        settings.MEMORYHUB_EMBED_BASE_URL,
+                        settings.MEMORYHUB_EMBED_MODEL,
+                        settings.MEMORYHUB_EMBED_API_KEY,
+                        settings.MEMORYHUB_EMBED_TIMEOUT,
+                        settings.MEMORYHUB_EMBED_DIMENSIONS,
+                    )
+                else:
+                    _active = LocalMiniLM()
+    return _active
+
+
+def set_embedder(embedder: Embedder | None) -> None:
+    """Swap the process's embedder (tests; the reembed command after a settings change)."""
+    global _active
+    with _lock:
+        _active = embedder
+
+
+def active_model_id() -> str:
+    return get_embedder().model_id
+
+
+def embed_one(text: str) -> np.ndarray:
+    return get_embedder().embed([text])[0]

@@ -1,0 +1,205 @@
+"""The memory store's rows. FTS5 and vec0 tables beside them are created in migrations (see memoryhub/sql.py)."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+
+class Category(models.TextChoices):
+    FACT = "fact"
+    DECISION = "decision"
+    SKILL = "skill"
+    REFERENCE = "reference"
+    PREFERENCE = "preference"
+    PERSON = "person"
+    ENVIRONMENT = "environment"
+    PROJECT = "project"
+    GOTCHA = "gotcha"
+
+
+class Tier(models.TextChoices):
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+    EPISODIC = "episodic"
+
+
+class Status(models.TextChoices):
+    ACTIVE = "active"
+    ARCHIVED = "archived"
+
+
+class MemoryQuerySet(models.QuerySet):
+    def visible_from(self, project: str | None) -> MemoryQuerySet:
+        """A project sees its own memories and the global ones; no project means globals only."""
+        if project:
+            return self.filter(Q(project=project) | Q(project__isnull=True))
+        return self.filter(project__isnull=True)
+
+    def in_projects(self, projects: list[str] | None) -> MemoryQuerySet:
+        """Restrict to what a project-scoped token may see (None: everything)."""
+        if projects is None:
+            return self
+        return self.filter(Q(project__in=projects) | Q(project__isnull=True))
+
+    def active(self) -> MemoryQuerySet:
+        return self.filter(status=Status.ACTIVE)
+
+
+class Memory(models.Model):
+    content = models.TextField()
+    category = models.CharField(max_length=20, choices=Category.choices, blank=True, default="")
+    tier = models.CharField(max_length=20, choices=Tier.choices, blank=True, default="")
+    # NULL project = global: visible from every project.
+    project = models.CharField(max_length=200, null=True, blank=True, db_index=True)
+    tags = models.JSONField(default=list, blank=True)
+    metadata = models.JSONField(default=dict, blank=True)
+    source = models.CharField(max_length=200, blank=True, default="")
+    importance = models.FloatField(default=0.5)
+    confirmed = models.BooleanField(default=False)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.ACTIVE, db_index=True)
+    # Which model made this row's vector; '' means it has none yet (content changed outside the domain).
+    embed_model = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+    updated_at = models.DateTimeField(default=timezone.now)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    access_count = models.PositiveIntegerField(default=0)
+    merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from")
+
+    objects = MemoryQuerySet.as_manager()
+
+    class Meta:
+        indexes = [models.Index(fields=["project", "status"]), models.Index(fields=["embed_model"])]
+        constraints = [
+            models.CheckConstraint(condition=Q(importance__gte=0.0) & Q(importance__lte=1.0), name="importance_0_1"),
+        ]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.content[:60]}"
+
+    @property
+    def last_referenced_at(self):
+        return self.last_accessed_at or self.updated_at or self.created_at
+
+    @property
+    def effective_importance(self) -> float:
+        from memoryhub.decay import effective_importance
+
+        return effective_importance(self)
+
+
+class MemoryEvent(models.Model):
+    """One change to a memory: who, what, before and after. Kept after the memory is deleted."""
+
+    memory_id = models.BigIntegerField(db_index=True)
+    action = models.CharField(max_length=40)
+    actor = models.CharField(max_length=200, blank=True, default="")
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    note = models.TextField(blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    UNDONE = "undone"
+
+
+class Proposal(models.Model):
+    """A consolidation proposal: merge these source memories into this text. A person decides."""
+
+    status = models.CharField(max_length=20, choices=ProposalStatus.choices, default=ProposalStatus.PENDING, db_index=True)
+    sources = models.JSONField(default=list)  # memory ids, ascending
+    # Sorted source ids joined with ',': a cluster once proposed or rejected is not proposed again.
+    cluster_key = models.CharField(max_length=2000, db_index=True)
+    project = models.CharField(max_length=200, null=True, blank=True)
+    content = models.TextField()
+    category = models.CharField(max_length=20, choices=Category.choices, blank=True, default="")
+    tier = models.CharField(max_length=20, choices=Tier.choices, blank=True, default="")
+    tags = models.JSONField(default=list, blank=True)
+    importance = models.FloatField(default=0.5)
+    rationale = models.TextField(blank=True, default="")
+    generator = models.CharField(max_length=200, blank=True, default="deterministic")
+    merged_memory = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    decided_by = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class ApiToken(models.Model):
+    """One agent's bearer token. Only a hash is stored; the token is shown once, when created."""
+
+    name = models.CharField(max_length=200)
+    token_hash = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(max_length=16, blank=True, default="")
+    projects = models.JSONField(null=True, blank=True)  # None: every project
+    read_only = models.BooleanField(default=False)
+    created_at = models.DateTimeField(default=timezone.now)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_active(self) -> bool:
+        return self.revoked_at is None
+
+    def may_see(self, project: str | None) -> bool:
+        return project is None or self.projects is None or project in self.projects
+
+
+class GateDecision(models.TextChoices):
+    REJECTED = "rejected"
+    DUPLICATE = "duplicate"
+    MERGED = "merged"
+    WARNED = "warned"
+
+
+class GateLogEntry(models.Model):
+    """A write the gate refused or folded. Secrets are never stored here: only the kind of secret."""
+
+    decision = models.CharField(max_length=20, choices=GateDecision.choices, db_index=True)
+    reason = models.TextField()
+    kind = models.CharField(max_length=40, blank=True, default="")  # noise, secret, duplicate, ...
+    content = models.TextField(blank=True, default="")
+    payload = models.JSONField(default=dict, blank=True)  # the rest of the write (category, tags, ...)
+    project = models.CharField(max_length=200, null=True, blank=True)
+    source = models.CharField(max_length=200, blank=True, default="")
+    memory = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    promoted_to = models.ForeignKey(Memory, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+
+class UsageRecord(models.Model):
+    """One agent call worth counting on the overview: writes, searches, recalls, tool calls, proxy requests."""
+
+    agent = models.CharField(max_length=200, db_index=True)
+    kind = models.CharField(max_length=40, db_index=True)
+    project = models.CharField(max_length=200, null=True, blank=True)
+    recall_chars = models.PositiveIntegerField(default=0)
+    tool_calls = models.PositiveIntegerField(default=0)
+    prompt_tokens = models.PositiveIntegerField(default=0)
+    completion_tokens = models.PositiveIntegerField(default=0)
+    latency_ms = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+
+def model_field_names() -> list[str]:
+    return [f.name for f in Memory._meta.get_fields() if getattr(f, "concrete", False)]
+

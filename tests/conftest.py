@@ -1,0 +1,29 @@
+"""Shared fixtures. The real SQLite extensions and the real default embedding model are used throughout."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memoryhub import embeddings
+
+
+class FailingEmbedder:
+    model_id = "failing"
+    dimensions = 384
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        raise embeddings.EmbeddingError("the embedder is down")
+
+
+@pytest.fixture
+def failing_embedder():
+    previous = embeddings.get_embedder()
+    embeddings.set_embedder(FailingEmbedder())
+    yield
+    embeddings.set_embedder(previous)
+
+
+@pytest.fixture(scope="session")
+def real_embedder():
+    return embeddings.get_embedder()
