@@ -1,23 +1,34 @@
-"""Hybrid search: BM25 over FTS5 and KNN over vec0, fused by rank, then weighed by effective importance.
+"""Hybrid search: BM25 over FTS5 and KNN over vec0, fused by weighted rank, then weighed by effective importance.
 
 The one search function the API, recall, the tools and the dashboard all call.
+
+Three ranked lists are fused with weighted reciprocal rank fusion (RRF): words (porter FTS5, stopwords out),
+identifier substrings (trigram FTS5, only when the query holds an identifier, a path or a version) and meaning
+(vec0 KNN on the query's embedding). The fused value is normalised by the best any memory could get, blended
+with an absolute relevance (cosine similarity, share of the query's words found) so the `score` says how good
+a match is and not only how it ranked, and multiplied by an importance factor (effective importance after
+decay, confirmation). Results are ordered by that score, so `score` and order always agree.
 """
 
 from __future__ import annotations
 
+import math
 import re
+import time
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 
-from memoryhub import sql
+from memoryhub import query_text, sql
 from memoryhub.embeddings import get_embedder
 from memoryhub.models import Memory, Status
 from memoryhub.store import reinforce
 
 MODES = ("hybrid", "keyword", "semantic")
-_TOKEN = re.compile(r"\w+", re.UNICODE)
+MAX_K = 100
+_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 @dataclass
@@ -27,10 +38,177 @@ class SearchHit:
     explain: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class _Signals:
+    keyword_rank: int | None = None
+    bm25: float | None = None
+    substring_rank: int | None = None
+    exact_match: bool = False
+    vector_rank: int | None = None
+    distance: float | None = None
+
+
 def fts_expression(text: str, max_tokens: int = 32) -> str:
-    """A MATCH expression that cannot be a syntax error: every token quoted, joined with OR."""
-    tokens = list(dict.fromkeys(t.lower() for t in _TOKEN.findall(text)))[:max_tokens]
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+    """A MATCH expression that cannot be a syntax error: every content word quoted, joined with OR."""
+    return query_text.parse(text).word_expression
+
+
+# --- Keyword side ---------------------------------------------------------------------------------------------
+
+
+def _keyword(kq: query_text.KeywordQuery, pool: int, where: str, params: list, signals: dict[int, _Signals]) -> None:
+    if kq.terms:
+        for rank, (mid, bm25) in enumerate(sql.fts_search(kq.word_expression, pool, where, params), 1):
+            s = signals.setdefault(mid, _Signals())
+            s.keyword_rank, s.bm25 = rank, round(bm25, 4)
+    if kq.substrings:
+        hits = sql.fts_search(kq.substring_expression, pool, where, params, table=sql.TRIGRAM_TABLE)
+        for rank, (mid, _) in enumerate(hits, 1):
+            signals.setdefault(mid, _Signals()).substring_rank = rank
+    if kq.phrase:
+        # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
+        for mid, _ in sql.fts_search(kq.phrase_expression, pool, where, params, table=sql.TRIGRAM_TABLE):
+            signals.setdefault(mid, _Signals()).exact_match = True
+
+
+# --- Semantic side --------------------------------------------------------------------------------------------
+
+def _knn(vector, fetch: int, total: int) -> tuple[list[tuple[int, float]], str]:
+    """Exact float KNN for small stores; a bit[] first pass with an exact rescore for large ones."""
+    fetch = max(1, min(fetch, total))
+    if total <= settings.MEMORYHUB_EXACT_KNN_MAX:
+        return sql.knn(vector, fetch), "exact"
+    # Hamming order is a rough copy of cosine order: rescoring a few times the rows wanted finds the true top.
+    candidates = min(total, max(fetch * settings.MEMORYHUB_QUANTIZED_OVERSAMPLE, settings.MEMORYHUB_QUANTIZED_MIN))
+    return sql.knn_binary_rescored_among(vector, fetch, candidates), "quantized"
+
+
+def _semantic(query: str, pool: int, where: str, params: list, signals: dict[int, _Signals]) -> dict[str, Any]:
+    embedder = get_embedder()
+    started = time.perf_counter()
+    vector = embedder.embed([query])[0]
+    embed_ms = (time.perf_counter() - started) * 1000
+    total = sql.count_memories("m.embed_model = %s", [embedder.model_id])
+    if total == 0:
+        return {"embed_ms": round(embed_ms, 2), "knn": "none"}
+    # Only vectors of the active model answer (another model's distances mean nothing here).
+    where_model = f"{where} AND m.embed_model = %s"
+    params_model = [*params, embedder.model_id]
+    allowed = sql.count_memories(where_model, params_model)
+    if allowed == 0:
+        return {"embed_ms": round(embed_ms, 2), "knn": "none"}
+    if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX and allowed < total:
+        # A narrow filter: rank exactly within the allowed rows instead of hoping they surface in a global pool.
+        ids = sql.memory_ids_where(where_model, params_model, limit=allowed)
+        found, how = sql.knn_among(vector, min(pool, len(ids)), ids), "exact-filtered"
+    else:
+        # Widen the pool by the filter's selectivity so that about `pool` allowed rows survive the filter.
+        fetch = math.ceil(pool * total / allowed * 1.2) if allowed < total else pool
+        rows, how = _knn(vector, min(fetch, settings.MEMORYHUB_KNN_MAX_FETCH), total)
+        passing = sql.filter_memory_ids([mid for mid, _ in rows], where_model, params_model)
+        found = [(mid, d) for mid, d in rows if mid in passing][:pool]
+    for rank, (mid, distance) in enumerate(found, 1):
+        s = signals.setdefault(mid, _Signals())
+        s.vector_rank, s.distance = rank, round(distance, 6)
+    return {"embed_ms": round(embed_ms, 2), "knn": how}
+
+
+# --- Fusion ---------------------------------------------------------------------------------------------------
+
+
+def _coverage(terms: tuple[str, ...], content: str) -> float:
+    """Share of the query's content words found in the memory (a word or, for longer words, its stem-ish prefix)."""
+    if not terms:
+        return 0.0
+    words = set(w.lower() for w in _WORD.findall(content))
+    prefixes = {w[:5] for w in words if len(w) >= 5}
+    found = sum(1 for t in terms if t in words or (len(t) >= 5 and t[:5] in prefixes))
+    return found / len(terms)
+
+
+def importance_factor(confirmed: bool, effective: float) -> float:
+    """1.0 for a confirmed memory at full importance; lower as importance decays. Never zero: relevance leads."""
+    weight = settings.MEMORYHUB_IMPORTANCE_WEIGHT
+    bonus = settings.MEMORYHUB_CONFIRMED_BONUS
+    return (1.0 - weight - bonus) + weight * effective + (bonus if confirmed else 0.0)
+
+
+@dataclass
+class _Row:
+    """What fusion needs of a candidate; the full Memory is loaded only for the k returned."""
+
+    pk: int
+    content: str
+    effective: float
+    confirmed: bool
+
+
+_ROW_FIELDS = ("pk", "content", "importance", "confirmed", "category", "tier", "last_accessed_at", "updated_at",
+               "created_at")  # fmt: skip
+
+
+def _rows(ids: list[int]) -> dict[int, _Row]:
+    from memoryhub.decay import days_since, decay_rate, decayed
+
+    out = {}
+    for pk, content, importance, confirmed, category, tier, accessed, updated, created in Memory.objects.filter(
+        pk__in=ids
+    ).values_list(*_ROW_FIELDS):
+        referenced = accessed or updated or created
+        effective = decayed(importance, decay_rate(category, tier), days_since(referenced), confirmed)
+        out[pk] = _Row(pk, content, effective, confirmed)
+    return out
+
+
+def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str) -> list[tuple[float, int, dict]]:
+    k = settings.MEMORYHUB_RRF_K
+    weights = {
+        "keyword": settings.MEMORYHUB_KEYWORD_WEIGHT if mode != "semantic" else 0.0,
+        "substring": settings.MEMORYHUB_SUBSTRING_WEIGHT if mode != "semantic" and kq.substrings else 0.0,
+        "semantic": settings.MEMORYHUB_SEMANTIC_WEIGHT if mode != "keyword" else 0.0,
+    }
+    best = sum(weights.values()) / (k + 1) or 1.0
+    blend = settings.MEMORYHUB_SCORE_BLEND
+    scored = []
+    for mid, row in rows.items():
+        s = signals[mid]
+        fused = 0.0
+        if s.keyword_rank:
+            fused += weights["keyword"] / (k + s.keyword_rank)
+        if s.substring_rank:
+            fused += weights["substring"] / (k + s.substring_rank)
+        if s.vector_rank:
+            fused += weights["semantic"] / (k + s.vector_rank)
+        rank_part = min(1.0, fused / best)
+        similarity = None if s.distance is None else max(0.0, 1.0 - s.distance)
+        # Absolute relevance, readable on its own: how close in meaning, how many of the words are there.
+        sim_part = 0.0 if similarity is None else min(1.0, max(0.0, (similarity - 0.1) / 0.6))
+        cov_part = _coverage(kq.terms, row.content) if (s.keyword_rank or s.substring_rank) else 0.0
+        absolute = max(sim_part, cov_part) if mode == "hybrid" else (sim_part if mode == "semantic" else cov_part)
+        relevance = blend * rank_part + (1.0 - blend) * absolute
+        if s.exact_match and mode != "semantic":
+            # Typed verbatim: above anything that only resembles the query, whatever the importance.
+            relevance = 1.0 + relevance
+        factor = importance_factor(row.confirmed, row.effective)
+        score = round(relevance * factor, 6)
+        explain = {
+            "keyword_rank": s.keyword_rank,
+            "bm25": s.bm25,
+            "substring_rank": s.substring_rank,
+            "exact_match": s.exact_match,
+            "vector_rank": s.vector_rank,
+            "distance": s.distance,
+            "similarity": None if similarity is None else round(similarity, 4),
+            "word_coverage": round(cov_part, 4),
+            "fused": round(fused, 6),
+            "relevance": round(relevance, 6),
+            "effective_importance": row.effective,
+            "confirmed": row.confirmed,
+            "importance_factor": round(factor, 4),
+        }
+        scored.append((score, mid, explain))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    return scored
 
 
 def search_memories(
@@ -46,66 +224,54 @@ def search_memories(
     status: str | None = Status.ACTIVE,
     allowed_projects: list[str] | None = None,
     reinforce_results: bool = False,
+    every_project: bool = False,
+    created_after: datetime | None = None,
+    created_before: datetime | None = None,
+    accessed_after: datetime | None = None,
+    accessed_before: datetime | None = None,
 ) -> list[SearchHit]:
+    """Best first. `project` sees its own memories and the globals (no project: globals only, unless
+    `every_project`); `allowed_projects` is a token's limit; `status=None` searches archived ones too.
+
+    `reinforce_results=True` is for agents: what they were given counts as used. Browsing passes False.
+    """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
-    pool = max(k * 5, 50)
-    keyword: list[tuple[int, float]] = []
-    semantic: list[tuple[int, float]] = []
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be a whole number from 1 to {MAX_K}")
+    if not isinstance(query, str):
+        raise ValueError("query must be text")
+    if not query.strip():
+        return []
+    query = query[: query_text.MAX_QUERY_CHARS]
+    sql.prepare_reads()
+    where, params = sql.memory_filter_sql(
+        project=project,
+        every_project=every_project,
+        allowed_projects=allowed_projects,
+        status=status or None,
+        category=category or None,
+        tier=tier or None,
+        source=source or None,
+        tags=tags or None,
+        created_after=created_after,
+        created_before=created_before,
+        accessed_after=accessed_after,
+        accessed_before=accessed_before,
+    )
+    pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
+    kq = query_text.parse(query)
+    signals: dict[int, _Signals] = {}
+    vector_info: dict[str, Any] = {}
     if mode in ("hybrid", "keyword"):
-        expression = fts_expression(query)
-        if expression:
-            keyword = sql.fts_match(expression, pool)
-    if mode in ("hybrid", "semantic") and query.strip():
-        embedder = get_embedder()
-        semantic = sql.knn(embedder.embed([query])[0], pool)
-    candidates = {mid for mid, _ in keyword} | {mid for mid, _ in semantic}
-    rows = Memory.objects.filter(pk__in=candidates).visible_from(project).in_projects(allowed_projects)
-    if status:
-        rows = rows.filter(status=status)
-    if category:
-        rows = rows.filter(category=category)
-    if tier:
-        rows = rows.filter(tier=tier)
-    if source:
-        rows = rows.filter(source=source)
-    memories = {m.pk: m for m in rows}
-    if tags:
-        memories = {i: m for i, m in memories.items() if set(tags) <= set(m.tags)}
+        _keyword(kq, pool, where, params, signals)
     if mode in ("hybrid", "semantic"):
-        model_id = get_embedder().model_id
-        memories = {i: m for i, m in memories.items() if m.embed_model == model_id or i in dict(keyword)}
-    kw_rank = {mid: (r, s) for r, (mid, s) in enumerate([x for x in keyword if x[0] in memories], 1)}
-    vec_rank = {mid: (r, d) for r, (mid, d) in enumerate([x for x in semantic if x[0] in memories], 1)}
-    rrf_k = settings.MEMORYHUB_RRF_K
-    hits = []
-    for mid, memory in memories.items():
-        fused = 0.0
-        if mid in kw_rank:
-            fused += settings.MEMORYHUB_KEYWORD_WEIGHT / (rrf_k + kw_rank[mid][0])
-        if mid in vec_rank:
-            fused += settings.MEMORYHUB_SEMANTIC_WEIGHT / (rrf_k + vec_rank[mid][0])
-        effective = memory.effective_importance
-        factor = 0.85 + 0.15 * effective + (0.05 if memory.confirmed else 0.0)
-        best = (settings.MEMORYHUB_KEYWORD_WEIGHT + settings.MEMORYHUB_SEMANTIC_WEIGHT) / (rrf_k + 1)
-        score = round(fused / best * factor, 6)
-        hits.append(
-            SearchHit(
-                memory,
-                score,
-                {
-                    "keyword_rank": kw_rank.get(mid, (None,))[0],
-                    "bm25": kw_rank[mid][1] if mid in kw_rank else None,
-                    "vector_rank": vec_rank.get(mid, (None,))[0],
-                    "distance": vec_rank[mid][1] if mid in vec_rank else None,
-                    "fused": round(fused, 6),
-                    "importance_factor": round(factor, 4),
-                    "effective_importance": effective,
-                },
-            )
-        )
-    hits.sort(key=lambda h: (-h.score, h.memory.pk))
-    hits = hits[:k]
-    if reinforce_results:
+        vector_info = _semantic(query, pool, where, params, signals)
+    rows = _rows(list(signals))
+    ranked = _fuse(rows, signals, kq, mode)[:k]
+    memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
+    extra = {"mode": mode, **({"knn": vector_info["knn"]} if "knn" in vector_info else {})}
+    hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
+    if reinforce_results and hits:
         reinforce(memory_ids=[h.memory.pk for h in hits])
     return hits

@@ -21,6 +21,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "template_partials",  # named partials: a view renders "page.html#rows" for htmx
     "rest_framework",
     "drf_spectacular",
     "memoryhub",
@@ -30,6 +31,9 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # The dashboard's own files (vendored htmx, CSS) from the WSGI process itself: no web server in front.
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "memoryhub.middleware.SecurityHeadersMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -65,8 +69,14 @@ DATABASES = {
         "OPTIONS": {
             "transaction_mode": "IMMEDIATE",
             "timeout": envint("MEMORYHUB_DB_TIMEOUT", 20, minimum=1),
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA busy_timeout=20000;",
+            # synchronous=FULL: a write the API acknowledged survives a power cut too, not only a killed process
+            # (NORMAL in WAL mode may roll back the last commits on power loss); it costs one fsync per commit.
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=20000;",
         },
+        # Each waitress thread keeps its connection: opening one (sqlite-vec, pragmas, Django's functions) costs
+        # ~15 ms, more than a keyword search. Health checks drop a connection that went bad.
+        "CONN_MAX_AGE": envint("MEMORYHUB_DB_CONN_MAX_AGE", 600, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
         "TEST": {"NAME": envstr("MEMORYHUB_TEST_DB", "") or None},
     }
 }
@@ -85,6 +95,8 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+# Serve straight from static/ too, so a checkout works before (or without) `collectstatic`.
+WHITENOISE_USE_FINDERS = True
 
 # Request limits: an agent posting a novel as a "fact" gets a clear 413/400, not a slow server.
 DATA_UPLOAD_MAX_MEMORY_SIZE = envint("MEMORYHUB_MAX_BODY_BYTES", 5 * 1024 * 1024, minimum=1024)
@@ -95,6 +107,12 @@ SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_SAMESITE = "Lax"
+# Only this site's own files: no inline scripts or styles, no eval, no framing (memoryhub/middleware.py).
+MEMORYHUB_CONTENT_SECURITY_POLICY = envstr(
+    "MEMORYHUB_CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+)
 
 REST_FRAMEWORK = {
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
@@ -154,6 +172,8 @@ MEMORYHUB_SEMANTIC_WEIGHT = envfloat("MEMORYHUB_SEMANTIC_WEIGHT", 1.0, minimum=0
 # Backups.
 MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(Path(DATABASES["default"]["NAME"]).parent / "backups"))
 MEMORYHUB_BACKUP_KEEP = envint("MEMORYHUB_BACKUP_KEEP", 10, minimum=1)
+# A backup before bulk deletes, merges, imports over a non-empty store and re-embedding (memoryhub/backup.py).
+MEMORYHUB_AUTO_BACKUP = envbool("MEMORYHUB_AUTO_BACKUP", True)
 
 LOGGING = {
     "version": 1,
@@ -161,3 +181,85 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": envstr("MEMORYHUB_LOG_LEVEL", "WARNING")},
 }
+
+# Lifecycle: per-category / per-tier decay rates from the environment, e.g.
+# MEMORYHUB_DECAY_CATEGORY_RATES="decision=0.98,gotcha=0.98" (merged over the defaults above).
+def _env_rates(name: str, defaults: dict[str, float], allowed: set[str]) -> dict[str, float]:
+    from memoryhub.env import SettingError
+
+    rates = dict(defaults)
+    for item in (part.strip() for part in envstr(name).split(",")):
+        if not item:
+            continue
+        key, _, value = item.partition("=")
+        try:
+            rate = float(value)
+        except ValueError:
+            rate = -1.0
+        if key.strip() not in allowed or not 0.0 <= rate <= 1.0:
+            raise SettingError(f"{name}: {item!r} must be name=rate, name one of {sorted(allowed)}, 0 <= rate <= 1")
+        rates[key.strip()] = rate
+    return rates
+
+
+MEMORYHUB_DECAY_TIER_RATES = _env_rates(
+    "MEMORYHUB_DECAY_TIER_RATES", MEMORYHUB_DECAY_TIER_RATES, {"semantic", "procedural", "episodic"}
+)
+MEMORYHUB_DECAY_CATEGORY_RATES = _env_rates(
+    "MEMORYHUB_DECAY_CATEGORY_RATES",
+    MEMORYHUB_DECAY_CATEGORY_RATES,
+    {"fact", "decision", "skill", "reference", "preference", "person", "environment", "project", "gotcha"},
+)
+# Consolidation (memoryhub/clustering.py): two memories of one scope are linked when their vectors are at least
+# SIMILARITY close and they share WORD_OVERLAP of the smaller one's words, or when the vectors alone reach
+# STRONG_SIMILARITY. Proposals per run are capped so a pass with an LLM stays bounded.
+MEMORYHUB_CONSOLIDATE_SIMILARITY = envfloat("MEMORYHUB_CONSOLIDATE_SIMILARITY", 0.7, minimum=0.0, maximum=1.0)
+MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY = envfloat(
+    "MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY", 0.9, minimum=0.0, maximum=1.0
+)
+MEMORYHUB_CONSOLIDATE_WORD_OVERLAP = envfloat("MEMORYHUB_CONSOLIDATE_WORD_OVERLAP", 0.6, minimum=0.0, maximum=1.0)
+MEMORYHUB_CONSOLIDATE_MAX_CLUSTER = envint("MEMORYHUB_CONSOLIDATE_MAX_CLUSTER", 8, minimum=2)
+MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS = envint("MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS", 500, minimum=1)
+
+# --- The agents' REST API and its write gate (api/, memoryhub/gate.py, memoryhub/tools.py) ---
+REST_FRAMEWORK["EXCEPTION_HANDLER"] = "api.errors.exception_handler"
+SPECTACULAR_SETTINGS.update(
+    {
+        "COMPONENT_SPLIT_REQUEST": True,
+        "PREPROCESSING_HOOKS": ["api.schema.strip_trailing_slashes"],
+        "ENUM_NAME_OVERRIDES": {
+            "CategoryEnum": "memoryhub.models.Category",
+            "TierEnum": "memoryhub.models.Tier",
+            "MemoryStatusEnum": "memoryhub.models.Status",
+            "ProposalStatusEnum": "memoryhub.models.ProposalStatus",
+        },
+    }
+)
+# A write is noise below these sizes; a near-duplicate in the same scope is folded into the existing memory when
+# the vectors are this close (cosine) or the word sets overlap this much (Jaccard).
+MEMORYHUB_GATE_MIN_CHARS = envint("MEMORYHUB_GATE_MIN_CHARS", 12, minimum=1)
+MEMORYHUB_GATE_MIN_WORDS = envint("MEMORYHUB_GATE_MIN_WORDS", 3, minimum=1)
+MEMORYHUB_GATE_DUPLICATE_COSINE = envfloat("MEMORYHUB_GATE_DUPLICATE_COSINE", 0.92, minimum=0.0, maximum=1.0)
+MEMORYHUB_GATE_WORD_OVERLAP = envfloat("MEMORYHUB_GATE_WORD_OVERLAP", 0.85, minimum=0.0, maximum=1.0)
+MEMORYHUB_GATE_CATEGORY_MIN_SCORE = envfloat("MEMORYHUB_GATE_CATEGORY_MIN_SCORE", 1.5, minimum=0.0)
+# Memory tool calls an agent may make in one conversation turn before being told to use what it has.
+MEMORYHUB_TOOL_CALLS_PER_TURN = envint("MEMORYHUB_TOOL_CALLS_PER_TURN", 3, minimum=1)
+MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, minimum=100)
+
+# --- Search (memoryhub/search.py) ---
+# Identifier substrings (trigram index) as a third ranked list beside words and meaning.
+MEMORYHUB_SUBSTRING_WEIGHT = envfloat("MEMORYHUB_SUBSTRING_WEIGHT", 1.0, minimum=0.0)
+# score = importance factor x (BLEND x normalised fused rank + (1 - BLEND) x absolute relevance).
+MEMORYHUB_SCORE_BLEND = envfloat("MEMORYHUB_SCORE_BLEND", 0.7, minimum=0.0, maximum=1.0)
+# Importance factor = 1 - WEIGHT - BONUS + WEIGHT x effective importance (+ BONUS when confirmed).
+MEMORYHUB_IMPORTANCE_WEIGHT = envfloat("MEMORYHUB_IMPORTANCE_WEIGHT", 0.15, minimum=0.0, maximum=0.5)
+MEMORYHUB_CONFIRMED_BONUS = envfloat("MEMORYHUB_CONFIRMED_BONUS", 0.05, minimum=0.0, maximum=0.5)
+# Candidates per ranked list (at least 5 x k).
+MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
+# Up to this many vectors KNN is exact (float); above, a bit[] first pass of OVERSAMPLE x the pool (at least MIN)
+# is rescored exactly. Filters that leave at most FILTER_IDS_MAX rows rank those rows exactly.
+MEMORYHUB_EXACT_KNN_MAX = envint("MEMORYHUB_EXACT_KNN_MAX", 20000, minimum=0)
+MEMORYHUB_QUANTIZED_OVERSAMPLE = envint("MEMORYHUB_QUANTIZED_OVERSAMPLE", 4, minimum=1)
+MEMORYHUB_QUANTIZED_MIN = envint("MEMORYHUB_QUANTIZED_MIN", 100, minimum=10)
+MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
+MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)

@@ -27,3 +27,11 @@ def failing_embedder():
 @pytest.fixture(scope="session")
 def real_embedder():
     return embeddings.get_embedder()
+
+
+@pytest.fixture(scope="session")
+def store_template(tmp_path_factory):
+    """A migrated store file made once per session; tests/live_server.migrated_store copies it."""
+    from tests.live_server import make_template
+
+    return make_template(tmp_path_factory.mktemp("store-template"))

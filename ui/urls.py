@@ -1,3 +1,37 @@
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
 
-urlpatterns: list = []
+from ui.views import bulk, insights, memories, review
+
+dashboard_patterns = [
+    path("", memories.memory_list, name="memories"),
+    path("counters/", memories.counters, name="counters"),
+    path("memories/bulk/", bulk.bulk, name="bulk"),
+    path("memories/merge/", bulk.merge, name="merge"),
+    path("memories/<int:pk>/", memories.memory_detail, name="memory"),
+    path("memories/<int:pk>/row/", memories.memory_row, name="row"),
+    path("memories/<int:pk>/edit/", memories.edit, name="edit"),
+    path("memories/<int:pk>/retag/", memories.retag, name="retag"),
+    path("memories/<int:pk>/confirm/", memories.confirm, name="confirm"),
+    path("memories/<int:pk>/archive/", memories.archive, name="archive"),
+    path("memories/<int:pk>/restore/", memories.restore, name="restore"),
+    path("memories/<int:pk>/refresh/", memories.refresh, name="refresh"),
+    path("memories/<int:pk>/delete/", memories.delete, name="delete"),
+    path("proposals/", review.proposals, name="proposals"),
+    path("proposals/run/", review.run_consolidation_pass, name="run_consolidation"),
+    path("proposals/<int:pk>/accept/", review.accept, name="accept"),
+    path("proposals/<int:pk>/reject/", review.reject, name="reject"),
+    path("proposals/<int:pk>/undo/", review.undo, name="undo"),
+    path("decay/", insights.decay, name="decay"),
+    path("decay/sweep/", insights.decay_sweep, name="decay_sweep"),
+    path("gate/", review.gate_log, name="gate"),
+    path("gate/<int:pk>/promote/", review.promote, name="promote"),
+    path("overview/", insights.overview, name="overview"),
+]
+
+urlpatterns = [
+    # Django's login and logout stay outside the "ui" namespace, so LOGIN_URL = "login" resolves.
+    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("", include((dashboard_patterns, "ui"))),
+]

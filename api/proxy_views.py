@@ -1,0 +1,113 @@
+"""The OpenAI-compatible chat proxy (`/v1/chat/completions`, `/v1/models`) and the MCP endpoint (`/mcp`).
+
+Thin: authenticate the bearer token, pick the project, call `memoryhub.proxy` / `memoryhub.mcp_server`, respond.
+Not DRF, because OpenAI clients expect OpenAI's error shape and a raw SSE stream, and MCP clients JSON-RPC.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
+from django.views.decorators.csrf import csrf_exempt
+
+from memoryhub import proxy
+from memoryhub.proxy import ProxyError
+from memoryhub.tokens import Agent, verify_token
+
+logger = logging.getLogger(__name__)
+
+PROJECT_HEADER = "X-MemoryHub-Project"
+
+
+def error_response(exc: ProxyError) -> JsonResponse:
+    response = JsonResponse(exc.body(), status=exc.status)
+    for name, value in exc.headers.items():
+        response[name] = value
+    if exc.status == 401:
+        response["WWW-Authenticate"] = 'Bearer realm="memoryhub"'
+    return response
+
+
+def authenticate(request: HttpRequest) -> Agent:
+    """The same bearer tokens as the REST API; an OpenAI client sends its api_key exactly this way."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, raw = header.partition(" ")
+    if not header:
+        raise ProxyError("send your MemoryHub token as 'Authorization: Bearer <token>' (the client's API key)",
+                         status=401, type="authentication_error", code="missing_api_key")  # fmt: skip
+    token = verify_token(raw.strip()) if scheme.lower() == "bearer" else None
+    if token is None:
+        raise ProxyError("the token is not valid or has been revoked", status=401, type="authentication_error",
+                         code="invalid_api_key")  # fmt: skip
+    return Agent.from_token(token)
+
+
+def _json_body(request: HttpRequest):
+    try:
+        raw = request.body
+    except RequestDataTooBig as exc:
+        raise ProxyError("the request body is larger than MEMORYHUB_MAX_BODY_BYTES", status=413,
+                         code="request_too_large") from exc  # fmt: skip
+    try:
+        return json.loads(raw or b"null")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProxyError("the request body is not valid JSON") from exc
+
+
+def _method_not_allowed(request: HttpRequest, allowed: str) -> ProxyError:
+    return ProxyError(f"{request.method} is not allowed here; use {allowed}", status=405,
+                      code="method_not_allowed", headers={"Allow": allowed})  # fmt: skip
+
+
+def _answer(view):
+    """Every failure, expected or not, leaves as OpenAI's error shape rather than Django's HTML page."""
+
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except ProxyError as exc:
+            return error_response(exc)
+        except DisallowedHost:
+            raise
+        except Exception:
+            logger.exception("the chat proxy failed on %s", request.path)
+            return error_response(ProxyError("the proxy failed on this request; see the server log", status=500,
+                                             type="server_error", code="internal_error"))  # fmt: skip
+
+    wrapped.__name__ = view.__name__
+    wrapped.__doc__ = view.__doc__
+    return csrf_exempt(wrapped)
+
+
+@_answer
+def chat_completions(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        raise _method_not_allowed(request, "POST")
+    agent = authenticate(request)
+    project = proxy.resolve_project(agent, request.headers.get(PROJECT_HEADER))
+    exchange = proxy.start_exchange(body=_json_body(request), agent=agent, project=project)
+    if not exchange.stream:
+        return JsonResponse(proxy.complete(exchange))
+    response = StreamingHttpResponse(proxy.open_stream(exchange), content_type="text/event-stream")
+    response["Cache-Control"] = "no-cache"
+    response["X-Accel-Buffering"] = "no"  # a reverse proxy in front must not hold the chunks back
+    return response
+
+
+@_answer
+def models(request: HttpRequest) -> HttpResponse:
+    if request.method != "GET":
+        raise _method_not_allowed(request, "GET")
+    authenticate(request)
+    return JsonResponse(proxy.list_models())
+
+
+@csrf_exempt
+def mcp_endpoint(request: HttpRequest) -> HttpResponse:
+    """MCP over streamable HTTP, stateless with JSON answers: each POST is one JSON-RPC exchange."""
+    from memoryhub import mcp_server
+
+    return mcp_server.serve_django_request(request)

@@ -1,0 +1,312 @@
+"""Request parsing and the documented answer shapes. Answers are built by `memory_as_dict` and friends, so the
+serializers here describe them to the schema and validate input; the domain validates again before writing."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from rest_framework import serializers
+
+from memoryhub.exports import iso, memory_as_dict
+from memoryhub.models import Category, ProposalStatus, Status, Tier
+from memoryhub.search import MODES
+
+OUTCOMES = ("created", "merged", "duplicate", "rejected")
+
+
+class StrictCharField(serializers.CharField):
+    """Text only: DRF's CharField would turn 42 or 3.5 into "42" and store it as a fact."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+def _category(**kw):
+    return serializers.ChoiceField(choices=Category.choices, required=False, allow_blank=True, allow_null=True, **kw)
+
+
+def _tier(**kw):
+    return serializers.ChoiceField(choices=Tier.choices, required=False, allow_blank=True, allow_null=True, **kw)
+
+
+def _project(**kw):
+    kw.setdefault("help_text", "The project; omit or null for a global memory (visible from every project).")
+    return StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=200, **kw)
+
+
+def _tags(**kw):
+    child = StrictCharField(max_length=64)
+    return serializers.ListField(child=child, required=False, allow_null=True, max_length=50, **kw)
+
+
+class ContentMixin:
+    def validate_content(self, value: str) -> str:
+        limit = settings.MEMORYHUB_MAX_CONTENT_CHARS
+        if len(value) > limit:
+            raise serializers.ValidationError(f"content is {len(value)} characters; the limit is {limit}")
+        return value
+
+
+# --- requests ------------------------------------------------------------------------------------------------
+
+
+class MemoryCreateSerializer(ContentMixin, serializers.Serializer):
+    content = StrictCharField(help_text="One fact, true on its own.")
+    category = _category(help_text="Guessed from the text when omitted (left empty when unsure).")
+    tier = _tier(help_text="Guessed from the text when omitted.")
+    importance = serializers.FloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0)
+    project = _project()
+    tags = _tags()
+    metadata = serializers.DictField(required=False, allow_null=True, help_text="Any JSON object; returned as given.")
+
+
+class MemoryUpdateSerializer(ContentMixin, serializers.Serializer):
+    content = StrictCharField(required=False)
+    category = _category()
+    tier = _tier()
+    importance = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    project = _project()
+    tags = _tags()
+    metadata = serializers.DictField(required=False)
+    confirmed = serializers.BooleanField(required=False)
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+
+
+class MemoryImportItemSerializer(serializers.Serializer):
+    """One memory as exported; stored as given. Unknown fields (id, effective_importance, ...) are ignored."""
+
+    content = serializers.CharField()
+    category = _category()
+    tier = _tier()
+    project = _project()
+    tags = _tags()
+    metadata = serializers.DictField(required=False)
+    source = serializers.CharField(required=False, help_text="Kept as given; the token's agent name when omitted.")
+    importance = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
+    confirmed = serializers.BooleanField(required=False)
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    created_at = serializers.DateTimeField(required=False)
+    updated_at = serializers.DateTimeField(required=False)
+    last_accessed_at = serializers.DateTimeField(required=False, allow_null=True)
+    access_count = serializers.IntegerField(required=False, min_value=0)
+    id = serializers.IntegerField(required=False, help_text="The id in the exported store: remaps merged_into.")
+    merged_into = serializers.IntegerField(required=False, allow_null=True)
+
+
+class MemoryImportSerializer(serializers.Serializer):
+    memories = serializers.ListField(child=serializers.DictField(), allow_empty=False, max_length=10000)
+
+
+class MemoryImportDocSerializer(serializers.Serializer):
+    memories = MemoryImportItemSerializer(many=True)
+
+
+class MemoryListQuerySerializer(serializers.Serializer):
+    project = StrictCharField(required=False, max_length=200, help_text="Exactly this project.")
+    category = serializers.ChoiceField(choices=Category.choices, required=False)
+    tier = serializers.ChoiceField(choices=Tier.choices, required=False)
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    tag = StrictCharField(required=False, max_length=64)
+
+
+class SearchRequestSerializer(serializers.Serializer):
+    query = StrictCharField(max_length=2000)
+    project = _project(help_text="Search this project and the global memories; omit for global memories only.")
+    k = serializers.IntegerField(required=False, default=10, min_value=1, max_value=100)
+    mode = serializers.ChoiceField(choices=[(m, m) for m in MODES], required=False, default="hybrid")
+    category = serializers.ChoiceField(choices=Category.choices, required=False, allow_null=True)
+    tier = serializers.ChoiceField(choices=Tier.choices, required=False, allow_null=True)
+    tags = _tags(help_text="Only memories carrying all these tags.")
+    source = StrictCharField(required=False, allow_null=True, max_length=200, help_text="Only this agent's memories.")
+    status = serializers.ChoiceField(
+        choices=[*Status.choices, ("any", "any")], required=False, default="active",
+        help_text="active (default), archived, or any.",
+    )  # fmt: skip
+
+
+class RecallRequestSerializer(serializers.Serializer):
+    project = _project(help_text="The project the agent works in; globals are always included.")
+    query = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
+    budget_chars = serializers.IntegerField(required=False, min_value=100, max_value=20000)
+
+
+class ToolCallRequestSerializer(serializers.Serializer):
+    name = StrictCharField(max_length=100)
+    arguments = serializers.JSONField(
+        required=False, default=dict, help_text="The call's arguments: an object, or a JSON string as models send."
+    )
+    turn_id = StrictCharField(
+        required=False, allow_null=True, allow_blank=True, max_length=200,
+        help_text="The conversation turn; at most MEMORYHUB_TOOL_CALLS_PER_TURN calls per turn are run.",
+    )  # fmt: skip
+    project = _project(help_text="Default project for calls that do not name one.")
+
+
+class ProposalListQuerySerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=ProposalStatus.choices, required=False)
+
+
+class ProposalRunSerializer(serializers.Serializer):
+    project = _project(help_text="Consolidate this project only; omit for every project the token may touch.")
+
+
+class ProposalAcceptSerializer(serializers.Serializer):
+    content = StrictCharField(required=False, allow_null=True, help_text="The merged text, edited; omit to keep it.")
+
+
+class ExportQuerySerializer(serializers.Serializer):
+    format = serializers.ChoiceField(choices=[("jsonl", "jsonl"), ("markdown", "markdown")], required=False)
+
+
+# --- answers -------------------------------------------------------------------------------------------------
+
+
+class MemorySerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    content = serializers.CharField()
+    category = serializers.ChoiceField(choices=[*Category.choices, ("", "")])
+    tier = serializers.ChoiceField(choices=[*Tier.choices, ("", "")])
+    project = serializers.CharField(allow_null=True)
+    tags = serializers.ListField(child=serializers.CharField())
+    metadata = serializers.DictField()
+    source = serializers.CharField()
+    importance = serializers.FloatField()
+    effective_importance = serializers.FloatField()
+    confirmed = serializers.BooleanField()
+    status = serializers.ChoiceField(choices=Status.choices)
+    embed_model = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+    last_accessed_at = serializers.DateTimeField(allow_null=True)
+    access_count = serializers.IntegerField()
+    merged_into = serializers.IntegerField(allow_null=True)
+
+    def to_representation(self, instance):
+        return memory_as_dict(instance)
+
+
+class WriteResultSerializer(serializers.Serializer):
+    outcome = serializers.ChoiceField(choices=[(o, o) for o in OUTCOMES])
+    memory = MemorySerializer(allow_null=True)
+    reason = serializers.CharField()
+    warnings = serializers.ListField(child=serializers.CharField(), required=False)
+
+
+class ImportResultSerializer(serializers.Serializer):
+    imported = serializers.IntegerField()
+    ids = serializers.ListField(child=serializers.IntegerField())
+
+
+class SearchResultSerializer(MemorySerializer):
+    score = serializers.FloatField()
+    explain = serializers.DictField()
+
+
+class SearchResponseSerializer(serializers.Serializer):
+    results = SearchResultSerializer(many=True)
+
+
+class RecallResponseSerializer(serializers.Serializer):
+    text = serializers.CharField()
+    memory_ids = serializers.ListField(child=serializers.IntegerField())
+
+
+class EventSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    memory_id = serializers.IntegerField()
+    action = serializers.CharField()
+    actor = serializers.CharField()
+    before = serializers.DictField(allow_null=True)
+    after = serializers.DictField(allow_null=True)
+    note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class HistoryResponseSerializer(serializers.Serializer):
+    memory_id = serializers.IntegerField()
+    events = EventSerializer(many=True)
+
+
+class ToolsResponseSerializer(serializers.Serializer):
+    tools = serializers.ListField(child=serializers.DictField(), help_text="OpenAI function-calling tool schemas.")
+
+
+class ToolCallResponseSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    ok = serializers.BooleanField()
+    limited = serializers.BooleanField(help_text="True when the per-turn limit stopped the call.")
+    calls_in_turn = serializers.IntegerField()
+    result = serializers.DictField(help_text="What to hand back to the model.")
+
+
+class ProposalSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=ProposalStatus.choices)
+    sources = serializers.ListField(child=serializers.IntegerField())
+    content = serializers.CharField()
+    category = serializers.ChoiceField(choices=[*Category.choices, ("", "")])
+    tier = serializers.ChoiceField(choices=[*Tier.choices, ("", "")])
+    tags = serializers.ListField(child=serializers.CharField())
+    importance = serializers.FloatField()
+    rationale = serializers.CharField()
+    merged_memory = serializers.IntegerField(allow_null=True)
+    project = serializers.CharField(allow_null=True)
+    generator = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    decided_at = serializers.DateTimeField(allow_null=True)
+    decided_by = serializers.CharField()
+
+    def to_representation(self, instance):
+        return proposal_as_dict(instance)
+
+
+class ProposalDecisionSerializer(ProposalSerializer):
+    memory = MemorySerializer(required=False, allow_null=True, help_text="The merged memory, once accepted.")
+
+
+class ProposalRunResponseSerializer(serializers.Serializer):
+    created = serializers.IntegerField()
+    proposals = ProposalSerializer(many=True)
+
+
+class HealthSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    memories = serializers.IntegerField()
+    embed_model = serializers.CharField()
+
+
+class ErrorDetailSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="A stable word: invalid, not_authenticated, forbidden, not_found, ...")
+    message = serializers.CharField(help_text="What went wrong, for a person.")
+    fields = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()), help_text="Each bad field and why."
+    )
+
+
+class ErrorSerializer(serializers.Serializer):
+    error = ErrorDetailSerializer()
+
+
+class RejectedWriteSerializer(WriteResultSerializer):
+    error = ErrorDetailSerializer()
+
+
+def proposal_as_dict(proposal) -> dict:
+    return {
+        "id": proposal.pk,
+        "status": proposal.status,
+        "sources": list(proposal.sources or []),
+        "content": proposal.content,
+        "category": proposal.category,
+        "tier": proposal.tier,
+        "tags": list(proposal.tags or []),
+        "importance": proposal.importance,
+        "rationale": proposal.rationale,
+        "merged_memory": proposal.merged_memory_id,
+        "project": proposal.project,
+        "generator": proposal.generator,
+        "created_at": iso(proposal.created_at),
+        "decided_at": iso(proposal.decided_at),
+        "decided_by": proposal.decided_by,
+    }

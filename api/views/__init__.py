@@ -1,0 +1,1 @@
+"""Thin views: parse, check the token, call the domain, answer. Split by area."""

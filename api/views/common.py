@@ -1,0 +1,57 @@
+"""What the views share: parsing with a serializer, the usage log, and the error responses for the schema."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse
+from rest_framework import serializers
+
+from api.serializers import ErrorSerializer
+from memoryhub.models import UsageRecord
+from memoryhub.tokens import Agent
+
+_ERROR_TEXT = {
+    400: "A bad field, named in error.fields.",
+    401: "No token, or a bad or revoked one.",
+    403: "The token is read-only, or limited to other projects.",
+    404: "No such id.",
+    409: "The object is not in a state that allows this.",
+    413: "The request body is too large.",
+    503: "A service this call needs is unavailable.",
+}
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """Documented error answers, all in the one error shape. 401 is implied for every authenticated call."""
+    return {code: OpenApiResponse(ErrorSerializer, description=_ERROR_TEXT[code]) for code in sorted({401, *codes})}
+
+
+def parse(serializer_class: type[serializers.Serializer], data: Any) -> dict[str, Any]:
+    """Validated data, or the one 400 answer naming the bad fields (raised)."""
+    if not isinstance(data, dict):
+        raise serializers.ValidationError({"non_field_errors": ["the body must be a JSON object"]})
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+def parse_query(serializer_class: type[serializers.Serializer], params) -> dict[str, Any]:
+    serializer = serializer_class(data={k: params.get(k) for k in params})
+    serializer.is_valid(raise_exception=True)
+    return dict(serializer.validated_data)
+
+
+class Timer:
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+
+    @property
+    def ms(self) -> float:
+        return (time.perf_counter() - self.started) * 1000.0
+
+
+def record_usage(agent: Agent, kind: str, *, project: str | None, timer: Timer, **counts: int) -> None:
+    """One row per agent call the overview counts (write, search, recall; tools/call records its own)."""
+    UsageRecord.objects.create(agent=agent.name, kind=kind, project=project, latency_ms=timer.ms, **counts)

@@ -1,0 +1,198 @@
+"""/memories: write through the gate, import as given, list, read, edit, delete, refresh, history."""
+
+from __future__ import annotations
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
+from rest_framework import serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.pagination import CursorPagination
+from rest_framework.response import Response
+
+from api import serializers as s
+from api.auth import AgentAPIMixin, agent_of
+from api.errors import error_body
+from api.views.common import Timer, errors, parse, parse_query, record_usage
+from memoryhub.exports import event_as_dict, import_items, memory_as_dict
+from memoryhub.gate import edit_memory, gate_write
+from memoryhub.models import Memory, MemoryEvent
+from memoryhub.store import delete_memory, reinforce
+from memoryhub.tools import list_memories
+
+WRITE_STATUS = {"created": status.HTTP_201_CREATED, "merged": 200, "duplicate": 200, "rejected": 422}
+
+
+class IdCursorPagination(CursorPagination):
+    """Newest first by id: stable under concurrent writes, and no page is skipped or repeated."""
+
+    ordering = "-id"
+    page_size = 50
+    page_size_query_param = "limit"
+    max_page_size = 500
+
+    def decode_cursor(self, request):
+        try:
+            return super().decode_cursor(request)
+        except NotFound as exc:
+            raise serializers.ValidationError(
+                {"cursor": ["this cursor is not valid; follow the `next` link of the previous page"]}
+            ) from exc
+
+
+_ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The memory's id.")
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List memories",
+        description=(
+            "The memories this token may see (its projects and the globals; every status unless `status` is given), "
+            "newest first, with cursor pagination: follow `next`."
+        ),
+        parameters=[
+            s.MemoryListQuerySerializer,
+            OpenApiParameter("limit", OpenApiTypes.INT, description="Page size, at most 500 (default 50)."),
+        ],
+        responses={200: s.MemorySerializer(many=True), **errors(400, 403)},
+    ),
+    retrieve=extend_schema(
+        summary="Read a memory", parameters=[_ID_PARAM], responses={200: s.MemorySerializer, **errors(403, 404)}
+    ),
+)
+class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
+    serializer_class = s.MemorySerializer
+    pagination_class = IdCursorPagination
+    lookup_value_regex = r"\d+"
+    queryset = Memory.objects.none()  # rows come from get_queryset/get_memory, scoped to the token
+
+    def get_memory(self, pk) -> Memory:
+        try:
+            memory = Memory.objects.get(pk=int(pk))
+        except (Memory.DoesNotExist, ValueError) as exc:
+            raise NotFound(f"no memory #{pk}") from exc
+        agent_of(self.request).check_read(memory.project)
+        return memory
+
+    def list(self, request):
+        filters = parse_query(s.MemoryListQuerySerializer, request.query_params)
+        rows = list_memories(agent=agent_of(request), **filters)
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response([memory_as_dict(m) for m in page])
+
+    def retrieve(self, request, pk=None):
+        return Response(memory_as_dict(self.get_memory(pk)))
+
+    @extend_schema(
+        summary="Store a memory (through the write gate)",
+        description=(
+            "Noise is refused, secrets are refused (naming the kind, never echoing it), a near-duplicate in the same "
+            "scope reinforces the existing memory. `outcome` says what happened: 201 created; 200 merged or "
+            "duplicate (the existing memory is returned); 422 rejected (with `reason` and the error shape). "
+            "`source` is the token's agent name."
+        ),
+        request=s.MemoryCreateSerializer,
+        responses={
+            201: s.WriteResultSerializer,
+            200: OpenApiResponse(s.WriteResultSerializer, description="Folded into an existing memory."),
+            422: OpenApiResponse(s.RejectedWriteSerializer, description="Refused by the gate."),
+            **errors(400, 403, 413, 503),
+        },
+    )
+    def create(self, request):
+        timer = Timer()
+        agent = agent_of(request)
+        data = parse(s.MemoryCreateSerializer, request.data)
+        agent.check_write(data.get("project") or None)
+        result = gate_write(**data, source=agent.name)
+        body = {
+            "outcome": result.outcome,
+            "memory": memory_as_dict(result.memory) if result.memory else None,
+            "reason": result.reason,
+        }
+        if result.warnings:
+            body["warnings"] = result.warnings
+        if result.outcome == "rejected":
+            body |= error_body(f"rejected_{result.kind}", result.reason, {"content": [result.reason]})
+        record_usage(agent, "write", project=data.get("project") or None, timer=timer)
+        return Response(body, status=WRITE_STATUS[result.outcome])
+
+    @extend_schema(
+        summary="Edit a memory",
+        description="Only the fields sent change. The text is re-embedded when it changes; secrets are refused.",
+        parameters=[_ID_PARAM],
+        request=s.MemoryUpdateSerializer,
+        responses={200: s.MemorySerializer, **errors(400, 403, 404, 413)},
+    )
+    def partial_update(self, request, pk=None):
+        timer = Timer()
+        agent = agent_of(request)
+        memory = self.get_memory(pk)
+        changes = parse(s.MemoryUpdateSerializer, request.data)
+        agent.check_write(memory.project)
+        if "project" in changes:
+            changes["project"] = changes["project"] or None
+            agent.check_write(changes["project"])
+        edit_memory(memory=memory, changes=changes, actor=agent.name)
+        memory.refresh_from_db()
+        record_usage(agent, "write", project=memory.project, timer=timer)
+        return Response(memory_as_dict(memory))
+
+    @extend_schema(summary="Delete a memory", parameters=[_ID_PARAM], responses={204: None, **errors(403, 404)})
+    def destroy(self, request, pk=None):
+        timer = Timer()
+        agent = agent_of(request)
+        memory = self.get_memory(pk)
+        agent.check_write(memory.project)
+        project = memory.project
+        delete_memory(memory=memory, actor=agent.name)
+        record_usage(agent, "write", project=project, timer=timer)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    @extend_schema(
+        summary="Import memories as given (no gate)",
+        description=(
+            "For migration and restore: every item is validated first, then all are stored with their own fields "
+            "(including source and timestamps); `merged_into` is remapped to the new ids within the set. "
+            "Answers the new ids in input order."
+        ),
+        request=s.MemoryImportDocSerializer,
+        responses={201: s.ImportResultSerializer, **errors(400, 403, 413, 503)},
+    )
+    @action(detail=False, methods=["post"], url_path="import")
+    def import_(self, request):
+        timer = Timer()
+        agent = agent_of(request)
+        items = parse(s.MemoryImportSerializer, request.data)["memories"]
+        agent.check_may_write()
+        for project in {item.get("project") or None for item in items if isinstance(item.get("project"), str | None)}:
+            agent.check_write(project)
+        ids = import_items(items=items, source=agent.name, actor=agent.name)
+        record_usage(agent, "write", project=None, timer=timer)
+        return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        summary="The agent used this memory: reinforce it",
+        description="Counts the use, restarts its decay clock and adds a small boost. Allowed for read-only tokens, "
+        "as search reinforces what it returns.",
+        parameters=[_ID_PARAM],
+        request=None,
+        responses={200: s.MemorySerializer, **errors(403, 404)},
+    )
+    @action(detail=True, methods=["post"])
+    def refresh(self, request, pk=None):
+        memory = self.get_memory(pk)
+        reinforce(memory_ids=[memory.pk])
+        memory.refresh_from_db()
+        return Response(memory_as_dict(memory))
+
+    @extend_schema(
+        summary="The memory's history, oldest first",
+        parameters=[_ID_PARAM],
+        responses={200: s.HistoryResponseSerializer, **errors(403, 404)},
+    )
+    @action(detail=True, methods=["get"])
+    def history(self, request, pk=None):
+        memory = self.get_memory(pk)
+        events = MemoryEvent.objects.filter(memory_id=memory.pk).order_by("created_at", "id")
+        return Response({"memory_id": memory.pk, "events": [event_as_dict(e) for e in events]})

@@ -1,0 +1,151 @@
+"""/proposals: consolidation proposals, a consolidation run, and a person's (or agent's) decisions."""
+
+from __future__ import annotations
+
+import importlib
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import Q
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework import viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.response import Response
+
+from api import serializers as s
+from api.auth import AgentAPIMixin, agent_of
+from api.errors import Conflict, Unavailable
+from api.views.common import errors, parse, parse_query
+from api.views.memories import IdCursorPagination
+from memoryhub.exports import memory_as_dict
+from memoryhub.models import Proposal
+
+_ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The proposal's id.")
+
+
+def consolidation(function: str):
+    """The consolidation module is loaded on use, so the API stands even where it is missing or broken."""
+    try:
+        return getattr(importlib.import_module("memoryhub.consolidation"), function)
+    except (ImportError, AttributeError) as exc:
+        raise Unavailable(f"consolidation is not available: {exc}") from exc
+
+
+def _decide(call, **kwargs):
+    """The domain raises ValidationError for a proposal in the wrong state (409) or a bad field (400)."""
+    try:
+        return call(**kwargs)
+    except DjangoValidationError as exc:
+        if hasattr(exc, "error_dict") and set(exc.error_dict) - {"__all__", "status", "proposal"}:
+            raise
+        raise Conflict(" ".join(exc.messages)) from exc
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List consolidation proposals",
+        parameters=[s.ProposalListQuerySerializer],
+        responses={200: s.ProposalSerializer(many=True), **errors(400)},
+    ),
+    retrieve=extend_schema(
+        summary="Read a proposal", parameters=[_ID_PARAM], responses={200: s.ProposalSerializer, **errors(403, 404)}
+    ),
+)
+class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
+    serializer_class = s.ProposalSerializer
+    pagination_class = IdCursorPagination
+    lookup_value_regex = r"\d+"
+    queryset = Proposal.objects.none()
+
+    def scoped(self):
+        agent = agent_of(self.request)
+        rows = Proposal.objects.all()
+        if agent.projects is not None:
+            rows = rows.filter(Q(project__in=agent.projects) | Q(project__isnull=True))
+        return rows
+
+    def get_proposal(self, pk) -> Proposal:
+        try:
+            proposal = Proposal.objects.get(pk=int(pk))
+        except (Proposal.DoesNotExist, ValueError) as exc:
+            raise NotFound(f"no proposal #{pk}") from exc
+        agent_of(self.request).check_read(proposal.project)
+        return proposal
+
+    def list(self, request):
+        filters = parse_query(s.ProposalListQuerySerializer, request.query_params)
+        rows = self.scoped()
+        if filters.get("status"):
+            rows = rows.filter(status=filters["status"])
+        page = self.paginate_queryset(rows)
+        return self.get_paginated_response([s.proposal_as_dict(p) for p in page])
+
+    def retrieve(self, request, pk=None):
+        return Response(s.proposal_as_dict(self.get_proposal(pk)))
+
+    @extend_schema(
+        summary="Run a consolidation pass",
+        description="Clusters related or duplicate memories into pending proposals. A project-scoped token runs it "
+        "over its own projects.",
+        request=s.ProposalRunSerializer,
+        responses={200: s.ProposalRunResponseSerializer, **errors(400, 403, 503)},
+    )
+    @action(detail=False, methods=["post"])
+    def run(self, request):
+        agent = agent_of(request)
+        project = parse(s.ProposalRunSerializer, request.data or {}).get("project") or None
+        if project or agent.projects is None:
+            agent.check_write(project)  # a scoped token may not run over global memories
+        else:
+            agent.check_may_write()
+        run_consolidation = consolidation("run_consolidation")
+        targets = [project] if project or agent.projects is None else list(agent.projects)
+        proposals = [p for target in targets for p in run_consolidation(project=target, actor=agent.name)]
+        return Response({"created": len(proposals), "proposals": [s.proposal_as_dict(p) for p in proposals]})
+
+    @extend_schema(
+        summary="Accept a proposal (optionally with edited content)",
+        parameters=[_ID_PARAM],
+        request=s.ProposalAcceptSerializer,
+        responses={200: s.ProposalDecisionSerializer, **errors(400, 403, 404, 409, 503)},
+    )
+    @action(detail=True, methods=["post"])
+    def accept(self, request, pk=None):
+        agent = agent_of(request)
+        proposal = self.get_proposal(pk)
+        content = parse(s.ProposalAcceptSerializer, request.data or {}).get("content") or None
+        agent.check_write(proposal.project)
+        accept_proposal = consolidation("accept_proposal")
+        memory = _decide(accept_proposal, proposal=proposal, content=content, actor=agent.name)
+        proposal.refresh_from_db()
+        return Response(s.proposal_as_dict(proposal) | {"memory": memory_as_dict(memory) if memory else None})
+
+    @extend_schema(
+        summary="Reject a proposal",
+        parameters=[_ID_PARAM],
+        request=None,
+        responses={200: s.ProposalSerializer, **errors(403, 404, 409, 503)},
+    )
+    @action(detail=True, methods=["post"])
+    def reject(self, request, pk=None):
+        return self._decision(request, pk, "reject_proposal")
+
+    @extend_schema(
+        summary="Undo an accepted proposal (restores the source memories)",
+        parameters=[_ID_PARAM],
+        request=None,
+        responses={200: s.ProposalSerializer, **errors(403, 404, 409, 503)},
+    )
+    @action(detail=True, methods=["post"])
+    def undo(self, request, pk=None):
+        return self._decision(request, pk, "undo_proposal")
+
+    def _decision(self, request, pk, function: str) -> Response:
+        agent = agent_of(request)
+        proposal = self.get_proposal(pk)
+        agent.check_write(proposal.project)
+        decide = consolidation(function)
+        _decide(decide, proposal=proposal, actor=agent.name)
+        proposal.refresh_from_db()
+        return Response(s.proposal_as_dict(proposal))

@@ -1,0 +1,154 @@
+"""Health, search, recall, export and the agents' tools."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpResponse, StreamingHttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api import serializers as s
+from api.auth import AgentAPIMixin, agent_of
+from api.views.common import Timer, errors, parse, parse_query, record_usage
+from memoryhub.embeddings import get_embedder
+from memoryhub.exports import export_jsonl, export_markdown, export_queryset, memory_as_dict
+from memoryhub.models import Memory
+from memoryhub.recall import build_recall
+from memoryhub.search import search_memories
+from memoryhub.tools import call_tool, tool_schemas
+
+
+class HealthView(APIView):
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+
+    @extend_schema(summary="Is the service up (no token needed)", auth=[], responses={200: s.HealthSerializer})
+    def get(self, request):
+        return Response({"status": "ok", "memories": Memory.objects.count(), "embed_model": get_embedder().model_id})
+
+
+class SearchView(AgentAPIMixin, APIView):
+    @extend_schema(
+        summary="Hybrid search (keyword + semantic), best first",
+        description=(
+            "Searches `project` and the global memories (globals only without `project`), within the token's "
+            "scope. Results carry every memory field plus `score` and `explain`; returning them reinforces them."
+        ),
+        request=s.SearchRequestSerializer,
+        responses={200: s.SearchResponseSerializer, **errors(400, 403, 413, 503)},
+    )
+    def post(self, request):
+        timer = Timer()
+        agent = agent_of(request)
+        data = parse(s.SearchRequestSerializer, request.data)
+        project = data.get("project") or None
+        agent.check_read(project)
+        status = data.get("status")
+        hits = search_memories(
+            query=data["query"], project=project, k=data["k"], mode=data["mode"], category=data.get("category"),
+            tier=data.get("tier"), tags=data.get("tags") or None, source=data.get("source") or None,
+            status=None if status == "any" else status, allowed_projects=agent.projects, reinforce_results=True,
+        )  # fmt: skip
+        results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} for h in hits]
+        record_usage(agent, "search", project=project, timer=timer)
+        return Response({"results": results})
+
+
+class RecallView(AgentAPIMixin, APIView):
+    @extend_schema(
+        summary="A compact block of what the agent should already know",
+        description=(
+            "Within `budget_chars` (default 400): the person's preferences and environment (globals), the project's "
+            "confirmed and recently used important facts, then what matches `query`. One line per memory with its id."
+        ),
+        request=s.RecallRequestSerializer,
+        responses={200: s.RecallResponseSerializer, **errors(400, 403, 413, 503)},
+    )
+    def post(self, request):
+        timer = Timer()
+        agent = agent_of(request)
+        data = parse(s.RecallRequestSerializer, request.data)
+        project = data.get("project") or None
+        agent.check_read(project)
+        block = build_recall(
+            project=project,
+            query=data.get("query") or None,
+            budget_chars=data.get("budget_chars") or settings.MEMORYHUB_RECALL_BUDGET_CHARS,
+            allowed_projects=agent.projects,
+        )
+        record_usage(agent, "recall", project=project, timer=timer, recall_chars=len(block.text))
+        return Response({"text": block.text, "memory_ids": block.memory_ids})
+
+
+class ToolsView(AgentAPIMixin, APIView):
+    @extend_schema(
+        summary="Memory tools in OpenAI function-calling shape",
+        responses={200: s.ToolsResponseSerializer, **errors()},
+    )
+    def get(self, request):
+        return Response({"tools": tool_schemas()})
+
+
+class ToolCallView(AgentAPIMixin, APIView):
+    @extend_schema(
+        summary="Run one memory tool call",
+        description=(
+            "Same code paths and gate as the REST calls. With a `turn_id`, at most MEMORYHUB_TOOL_CALLS_PER_TURN "
+            "calls run per turn; past that the answer (200, `limited: true`) tells the model to use what it has."
+        ),
+        request=s.ToolCallRequestSerializer,
+        responses={200: s.ToolCallResponseSerializer, **errors(400, 403, 404, 413, 503)},
+    )
+    def post(self, request):
+        agent = agent_of(request)
+        data = parse(s.ToolCallRequestSerializer, request.data)
+        project = data.get("project") or None
+        agent.check_read(project)
+        answer = call_tool(
+            name=data["name"], arguments=data.get("arguments"), agent=agent, turn_id=data.get("turn_id") or None,
+            default_project=project,
+        )  # fmt: skip
+        return Response(answer)
+
+
+class IgnoreFormatParam(BaseContentNegotiation):
+    """`?format=` is this endpoint's own parameter, not DRF's renderer switch (which would 404 on `jsonl`)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class ExportView(AgentAPIMixin, APIView):
+    content_negotiation_class = IgnoreFormatParam
+
+    @extend_schema(
+        summary="Export everything the token may see",
+        description="`jsonl` (default): one memory per line with every field, importable by POST memories/import. "
+        "`markdown`: a readable file grouped by project and category.",
+        parameters=[
+            OpenApiParameter("format", OpenApiTypes.STR, enum=["jsonl", "markdown"], description="Default jsonl."),
+        ],
+        responses={
+            (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR, description="JSON lines."),
+            (200, "text/markdown"): OpenApiResponse(OpenApiTypes.STR, description="Markdown."),
+            **errors(400),
+        },
+    )
+    def get(self, request):
+        agent = agent_of(request)
+        chosen = parse_query(s.ExportQuerySerializer, request.query_params).get("format") or "jsonl"
+        rows = export_queryset(agent.projects)
+        if chosen == "markdown":
+            response = HttpResponse(export_markdown(rows.iterator()), content_type="text/markdown; charset=utf-8")
+            response["Content-Disposition"] = 'attachment; filename="memoryhub-export.md"'
+            return response
+        response = StreamingHttpResponse(export_jsonl(rows.iterator()), content_type="application/x-ndjson")
+        response["Content-Disposition"] = 'attachment; filename="memoryhub-export.jsonl"'
+        return response

@@ -1,0 +1,426 @@
+"""Consolidation: clusters of memories that say the same thing become proposals a person accepts or rejects.
+
+A proposal's text comes from the configured LLM when there is one, else (or when the LLM fails) from a
+deterministic rule: the most informative source text, the union of the tags, the highest importance.
+Accepting creates the merged memory and archives the sources (merged_into -> it) in one transaction; undo
+brings the sources back as they were and archives the merged memory. `merge_memories` is the same merge for a
+selection a person makes by hand, recorded as an accepted proposal so it can be undone the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from memoryhub.clustering import Cluster, cluster_key, find_clusters, word_set
+from memoryhub.llm import ChatClient, LLMError, get_llm
+from memoryhub.models import Category, Memory, Proposal, ProposalStatus, Status, Tier
+from memoryhub.store import clean_fields, create_memory, record_event
+
+logger = logging.getLogger(__name__)
+
+DETERMINISTIC = "deterministic"
+MANUAL = "manual"
+# After this many LLM failures in a row a run stops asking: a down endpoint must not cost a timeout per cluster.
+LLM_FAILURES_BEFORE_GIVING_UP = 3
+
+
+# --- proposal text -------------------------------------------------------------------------------------------
+
+
+def _most_common(values: list[str], fallback: str) -> str:
+    counted = Counter(v for v in values if v)
+    if not counted:
+        return ""
+    best = max(counted.values())
+    # Ties go to the value of the most informative memory.
+    return fallback if counted.get(fallback) == best else sorted(v for v, n in counted.items() if n == best)[0]
+
+
+def most_informative(memories: list[Memory]) -> Memory:
+    """The memory that says the most: distinct content words, then length, then importance, then the oldest."""
+    return max(memories, key=lambda m: (len(word_set(m.content)), len(m.content), m.importance, -m.pk))
+
+
+def union_tags(memories: list[Memory]) -> list[str]:
+    return list(dict.fromkeys(tag for m in sorted(memories, key=lambda m: m.pk) for tag in m.tags))
+
+
+def deterministic_fields(memories: list[Memory]) -> dict[str, Any]:
+    best = most_informative(memories)
+    return {
+        "content": best.content,
+        "tags": union_tags(memories),
+        "category": _most_common([m.category for m in memories], best.category),
+        "tier": _most_common([m.tier for m in memories], best.tier),
+        "importance": max(m.importance for m in memories),
+    }
+
+
+def _scope_name(project: str | None) -> str:
+    return f"project {project}" if project else "the global scope"
+
+
+def deterministic_rationale(cluster: Cluster, memories: list[Memory]) -> str:
+    best = most_informative(memories)
+    return (
+        f"{len(memories)} memories in {_scope_name(cluster.project)} say nearly the same thing "
+        f"(similarity at least {cluster.similarity:.2f}, {cluster.overlap:.0%} words shared); "
+        f"kept the most informative text, #{best.pk}'s."
+    )
+
+
+SYSTEM_PROMPT = (
+    "You consolidate the long-term memory of AI coding agents. You are given memories that were found to say the "
+    "same or nearly the same thing. Write ONE memory that keeps every distinct, still-true fact they state, once, "
+    "as a short standalone statement (no preamble, no mention of merging). Answer with a single JSON object and "
+    'nothing else: {"content": string, "tags": [string], "category": string, "tier": string, "rationale": string}. '
+    f"category is one of: {', '.join(Category.values)}. tier is one of: {', '.join(Tier.values)}. "
+    "rationale is one short line saying why these belong together."
+)
+
+
+def llm_fields(client: ChatClient, memories: list[Memory], fallback: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """Ask the LLM for the merged memory; returns (fields, rationale). Raises LLMError on an unusable answer."""
+    sources = [
+        {"id": m.pk, "content": m.content, "category": m.category, "tier": m.tier, "tags": m.tags}
+        for m in sorted(memories, key=lambda m: m.pk)
+    ]
+    answer = client.complete_json(
+        [
+            {"role": "system", "content": SYSTEM_PROMPT},
+            {"role": "user", "content": json.dumps({"memories": sources}, ensure_ascii=False)},
+        ]
+    )
+    content = answer.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise LLMError("the LLM's answer has no merged content")
+    if len(content) > settings.MEMORYHUB_MAX_CONTENT_CHARS:
+        raise LLMError("the LLM's merged content is longer than a memory may be")
+    tags = answer.get("tags")
+    if not isinstance(tags, list) or not all(isinstance(t, str) and t.strip() for t in tags):
+        tags = fallback["tags"]
+    try:
+        tags = clean_fields({"tags": [t.strip() for t in tags]}, partial=True)["tags"]
+    except ValidationError:
+        tags = fallback["tags"]
+    category = answer.get("category") if answer.get("category") in Category.values else fallback["category"]
+    tier = answer.get("tier") if answer.get("tier") in Tier.values else fallback["tier"]
+    rationale = answer.get("rationale") if isinstance(answer.get("rationale"), str) else ""
+    fields = {
+        "content": content.strip(),
+        "tags": tags,
+        "category": category,
+        "tier": tier,
+        # Importance is earned by the sources, not asserted by the model.
+        "importance": fallback["importance"],
+    }
+    return fields, " ".join(rationale.split())[:300]
+
+
+# --- consolidation runs --------------------------------------------------------------------------------------
+
+
+def _pending_source_ids() -> set[int]:
+    ids: set[int] = set()
+    for sources in Proposal.objects.filter(status=ProposalStatus.PENDING).values_list("sources", flat=True):
+        ids.update(int(i) for i in sources)
+    return ids
+
+
+def _declined_sets() -> list[frozenset[int]]:
+    """Clusters a person rejected or took apart again: neither they nor a part of them is proposed again."""
+    declined = Proposal.objects.filter(status__in=[ProposalStatus.REJECTED, ProposalStatus.UNDONE])
+    return [frozenset(int(i) for i in sources) for sources in declined.values_list("sources", flat=True)]
+
+
+def _resolve_llm(llm: ChatClient | bool | None) -> tuple[ChatClient | None, str]:
+    """The client to ask, and why there is none when the configuration is broken (shown on each proposal)."""
+    if llm is False:
+        return None, ""
+    if llm is None or llm is True:
+        try:
+            return get_llm(), ""
+        except LLMError as exc:
+            logger.warning("consolidation: the configured LLM is unusable: %s", exc)
+            return None, f"{DETERMINISTIC} (LLM failed: {exc})"[:200]
+    return llm, ""
+
+
+def run_consolidation(
+    *, project: str | None = None, actor: str = "", llm: ChatClient | bool | None = None, limit: int | None = None
+) -> list[Proposal]:
+    """Find clusters and write a pending proposal for each new one. Returns the proposals made, oldest first.
+
+    `project`: that project's memories only; None: every project and the global memories, each on its own.
+    `llm`: a ChatClient to use, None for the configured one (if any), False for the deterministic path only.
+    A cluster already proposed (whatever became of it), or inside one a person rejected, is not proposed again;
+    memories waiting in a pending proposal are left out until it is decided.
+    """
+    client, unusable = _resolve_llm(llm)
+    limit = settings.MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS if limit is None else limit
+    scopes = None if project is None else [project]
+    known_keys = set(Proposal.objects.values_list("cluster_key", flat=True))
+    declined = _declined_sets()
+    clusters = [
+        c
+        for c in find_clusters(scopes=scopes, exclude_ids=_pending_source_ids())
+        if c.key not in known_keys and not any(set(c.ids) <= d for d in declined)
+    ][:limit]
+    made: list[Proposal] = []
+    failures_in_a_row = 0
+    for cluster in clusters:
+        memories = list(Memory.objects.filter(pk__in=cluster.ids).order_by("pk"))
+        fields = deterministic_fields(memories)
+        rationale = deterministic_rationale(cluster, memories)
+        generator = unusable or DETERMINISTIC
+        if client is not None and failures_in_a_row >= LLM_FAILURES_BEFORE_GIVING_UP:
+            generator = f"{DETERMINISTIC} (LLM skipped after {failures_in_a_row} failures in a row)"
+        elif client is not None:
+            try:
+                fields, llm_rationale = llm_fields(client, memories, fields)
+                rationale = llm_rationale or rationale
+                generator = client.name
+                failures_in_a_row = 0
+            except LLMError as exc:
+                failures_in_a_row += 1
+                logger.warning("consolidation: LLM failed on cluster %s, deterministic text used: %s", cluster.key, exc)
+                generator = f"{DETERMINISTIC} (LLM failed: {exc})"[:200]
+        with transaction.atomic():
+            # Another run may have proposed the same cluster while the LLM was thinking.
+            if Proposal.objects.filter(cluster_key=cluster.key).exists():
+                continue
+            made.append(
+                Proposal.objects.create(
+                    sources=list(cluster.ids),
+                    cluster_key=cluster.key,
+                    project=cluster.project,
+                    rationale=rationale,
+                    generator=generator,
+                    **fields,
+                )
+            )
+    if made:
+        logger.info("consolidation by %s: %d proposals", actor or "someone", len(made))
+    return made
+
+
+# --- merging, accepting, rejecting, undoing ------------------------------------------------------------------
+
+
+def _load_sources(memory_ids: list[int]) -> list[Memory]:
+    ids = sorted({int(i) for i in memory_ids})
+    if len(ids) < 2:
+        raise ValidationError({"memory_ids": "a merge needs at least two different memories"})
+    memories = list(Memory.objects.filter(pk__in=ids).order_by("pk"))
+    missing = sorted(set(ids) - {m.pk for m in memories})
+    if missing:
+        raise ValidationError({"memory_ids": f"no such memories: {', '.join(f'#{i}' for i in missing)}"})
+    archived = [m.pk for m in memories if m.status != Status.ACTIVE]
+    if archived:
+        raise ValidationError(
+            {"memory_ids": f"only active memories can be merged; archived: {', '.join(f'#{i}' for i in archived)}"}
+        )
+    if len({m.project for m in memories}) > 1:
+        raise ValidationError({"memory_ids": "memories of different projects (or a project and global) never merge"})
+    return memories
+
+
+def _merge(
+    *,
+    memories: list[Memory],
+    fields: dict[str, Any],
+    actor: str,
+    proposal: Proposal,
+) -> Memory:
+    """Inside the caller's transaction: the merged memory, the sources archived into it, the events."""
+    ids = [m.pk for m in memories]
+    metadata: dict[str, Any] = {}
+    for m in memories:
+        for key, value in (m.metadata or {}).items():
+            metadata.setdefault(key, value)
+    metadata["merged_from"] = ids
+    merged = create_memory(
+        content=fields["content"],
+        project=memories[0].project,
+        category=fields["category"],
+        tier=fields["tier"],
+        tags=fields["tags"],
+        metadata=metadata,
+        importance=fields["importance"],
+        confirmed=any(m.confirmed for m in memories),
+        source=actor or "consolidation",
+        actor=actor,
+    )
+    for m in memories:
+        m.status = Status.ARCHIVED
+        m.merged_into = merged
+        m.save(update_fields=["status", "merged_into"])
+        record_event(
+            m.pk,
+            "merged",
+            actor=actor,
+            before={"status": Status.ACTIVE, "merged_into": None},
+            after={"status": Status.ARCHIVED, "merged_into": merged.pk},
+            note=f"merged into #{merged.pk} (proposal #{proposal.pk})",
+        )
+    record_event(
+        merged.pk,
+        "merged",
+        actor=actor,
+        after={"sources": ids},
+        note=f"merged from {', '.join(f'#{i}' for i in ids)} (proposal #{proposal.pk})",
+    )
+    proposal.status = ProposalStatus.ACCEPTED
+    proposal.merged_memory = merged
+    proposal.decided_at = timezone.now()
+    proposal.decided_by = actor
+    proposal.save()
+    return merged
+
+
+def _clean_merge_fields(fields: dict[str, Any]) -> dict[str, Any]:
+    cleaned = clean_fields({k: fields[k] for k in ("content", "category", "tier", "tags", "importance")})
+    return {"category": "", "tier": "", "tags": []} | cleaned
+
+
+def merge_memories(
+    *,
+    memory_ids: list[int],
+    content: str | None,
+    actor: str,
+    category: str | None = None,
+    tier: str | None = None,
+    tags: list[str] | None = None,
+) -> Memory:
+    """Merge a selection by hand: one new memory, the sources archived into it. Undo through its proposal."""
+    memories = _load_sources(memory_ids)
+    fields = deterministic_fields(memories)
+    overrides = {"content": content, "category": category, "tier": tier, "tags": tags}
+    fields |= {k: v for k, v in overrides.items() if v is not None}
+    fields = _clean_merge_fields(fields)
+    ids = [m.pk for m in memories]
+    with transaction.atomic():
+        # Re-check inside the write lock: another request may have archived or merged one meanwhile.
+        memories = _load_sources(ids)
+        proposal = Proposal.objects.create(
+            sources=ids,
+            cluster_key=cluster_key(ids),
+            project=memories[0].project,
+            rationale=f"merged by hand by {actor or 'someone'}",
+            generator=MANUAL,
+            **fields,
+        )
+        return _merge(memories=memories, fields=fields, actor=actor, proposal=proposal)
+
+
+def _locked_proposal(proposal: Proposal, *, expected: str, verb: str) -> Proposal:
+    current = Proposal.objects.filter(pk=proposal.pk).first()
+    if current is None:
+        raise ValidationError(f"proposal #{proposal.pk} no longer exists", code="not_found")
+    if current.status != expected:
+        raise ValidationError(
+            f"proposal #{current.pk} is {current.status}; it must be {expected} to be {verb}",
+            code="invalid_state",
+        )
+    return current
+
+
+def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: str = "") -> Memory:
+    """Create the merged memory (with the edited text, if given) and archive the sources into it."""
+    fields = {
+        "content": proposal.content if content is None else content,
+        "category": proposal.category,
+        "tier": proposal.tier,
+        "tags": proposal.tags,
+        "importance": proposal.importance,
+    }
+    fields = _clean_merge_fields(fields)
+    with transaction.atomic():
+        current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
+        try:
+            memories = _load_sources(current.sources)
+        except ValidationError as exc:
+            raise ValidationError(
+                f"proposal #{current.pk} is out of date: {' '.join(exc.messages)}", code="invalid_state"
+            ) from exc
+        merged = _merge(memories=memories, fields=fields, actor=actor, proposal=current)
+    proposal.refresh_from_db()
+    return merged
+
+
+def reject_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
+    """Record that these memories are not to be merged; the cluster (and any part of it) is not proposed again."""
+    with transaction.atomic():
+        current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="rejected")
+        current.status = ProposalStatus.REJECTED
+        current.decided_at = timezone.now()
+        current.decided_by = actor
+        current.save(update_fields=["status", "decided_at", "decided_by"])
+        for memory_id in current.sources:
+            record_event(int(memory_id), "merge_rejected", actor=actor, note=f"proposal #{current.pk} rejected")
+    proposal.refresh_from_db()
+    return proposal
+
+
+def undo_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
+    """Take an accepted merge apart: the sources come back as they were, the merged memory is archived."""
+    with transaction.atomic():
+        current = _locked_proposal(proposal, expected=ProposalStatus.ACCEPTED, verb="undone")
+        merged = Memory.objects.filter(pk=current.merged_memory_id).first() if current.merged_memory_id else None
+        if merged is not None and merged.merged_into_id is not None:
+            raise ValidationError(
+                f"memory #{merged.pk} was merged again into #{merged.merged_into_id}; undo that merge first",
+                code="invalid_state",
+            )
+        sources = list(Memory.objects.filter(pk__in=current.sources).order_by("pk"))
+        moved = [m.pk for m in sources if m.merged_into_id not in (None, current.merged_memory_id)]
+        if moved:
+            raise ValidationError(
+                f"memories {', '.join(f'#{i}' for i in moved)} have since been merged elsewhere; undo that first",
+                code="invalid_state",
+            )
+        for m in sources:
+            if m.merged_into_id is None and m.status == Status.ACTIVE:
+                continue  # already brought back by hand
+            before = {"status": m.status, "merged_into": m.merged_into_id}
+            m.status = Status.ACTIVE
+            m.merged_into = None
+            m.save(update_fields=["status", "merged_into"])
+            record_event(
+                m.pk,
+                "unmerged",
+                actor=actor,
+                before=before,
+                after={"status": Status.ACTIVE, "merged_into": None},
+                note=f"merge undone (proposal #{current.pk})",
+            )
+        if merged is not None and merged.status != Status.ARCHIVED:
+            merged.status = Status.ARCHIVED
+            merged.save(update_fields=["status"])
+            record_event(
+                merged.pk,
+                "archived",
+                actor=actor,
+                before={"status": Status.ACTIVE},
+                after={"status": Status.ARCHIVED},
+                note=f"merge undone (proposal #{current.pk})",
+            )
+        current.status = ProposalStatus.UNDONE
+        current.decided_at = timezone.now()
+        current.decided_by = actor
+        current.save(update_fields=["status", "decided_at", "decided_by"])
+    proposal.refresh_from_db()
+    return proposal
+
+
+def proposal_for_merged(memory: Memory) -> Proposal | None:
+    """The accepted proposal (or hand merge) that made this memory, if any: what the dashboard's undo needs."""
+    return Proposal.objects.filter(merged_memory=memory, status=ProposalStatus.ACCEPTED).first()

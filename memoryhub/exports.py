@@ -1,0 +1,187 @@
+"""A memory as plain data (the API's shape), export as JSON lines or Markdown, and import of JSON lines.
+
+The export carries every field of the API answer, so an export imported elsewhere restores the same memories
+(new ids; `merged_into` is remapped within the imported set).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from datetime import datetime
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.dateparse import parse_datetime
+
+from memoryhub.models import Category, Memory, MemoryEvent
+from memoryhub.store import EDITABLE_FIELDS, clean_fields, import_memories
+
+MEMORY_FIELDS = (
+    "id", "content", "category", "tier", "project", "tags", "metadata", "source", "importance",
+    "effective_importance", "confirmed", "status", "embed_model", "created_at", "updated_at",
+    "last_accessed_at", "access_count", "merged_into",
+)  # fmt: skip
+
+
+def iso(value: datetime | None) -> str | None:
+    """ISO 8601 in UTC with a Z, as DRF writes it."""
+    if value is None:
+        return None
+    text = value.isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def memory_as_dict(memory: Memory) -> dict[str, Any]:
+    """The one shape of a memory in every API answer, tool result and export line."""
+    return {
+        "id": memory.pk,
+        "content": memory.content,
+        "category": memory.category,
+        "tier": memory.tier,
+        "project": memory.project,
+        "tags": list(memory.tags or []),
+        "metadata": dict(memory.metadata or {}),
+        "source": memory.source,
+        "importance": round(memory.importance, 6),
+        "effective_importance": memory.effective_importance,
+        "confirmed": memory.confirmed,
+        "status": memory.status,
+        "embed_model": memory.embed_model,
+        "created_at": iso(memory.created_at),
+        "updated_at": iso(memory.updated_at),
+        "last_accessed_at": iso(memory.last_accessed_at),
+        "access_count": memory.access_count,
+        "merged_into": memory.merged_into_id,
+    }
+
+
+def event_as_dict(event: MemoryEvent) -> dict[str, Any]:
+    return {
+        "id": event.pk,
+        "memory_id": event.memory_id,
+        "action": event.action,
+        "actor": event.actor,
+        "before": event.before,
+        "after": event.after,
+        "note": event.note,
+        "created_at": iso(event.created_at),
+    }
+
+
+def export_queryset(allowed_projects: list[str] | None = None):
+    """What a token may see: its projects and the globals (None: everything)."""
+    return Memory.objects.in_projects(allowed_projects).order_by("pk")
+
+
+def export_jsonl(memories: Iterable[Memory]) -> Iterator[str]:
+    """One JSON object per line, newline-terminated."""
+    for memory in memories:
+        yield json.dumps(memory_as_dict(memory), ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def export_markdown(memories: Iterable[Memory]) -> str:
+    """A readable file: globals first, then projects by name; inside each, categories in the model's order."""
+    order = {value: index for index, value in enumerate(Category.values)}
+    groups: dict[str | None, dict[str, list[Memory]]] = {}
+    for memory in memories:
+        groups.setdefault(memory.project, {}).setdefault(memory.category, []).append(memory)
+    lines = ["# MemoryHub export", ""]
+    if not groups:
+        lines.append("No memories.")
+    for project in sorted(groups, key=lambda p: (p is not None, p or "")):
+        lines += [f"## {project if project is not None else 'Global (every project)'}", ""]
+        categories = groups[project]
+        for category in sorted(categories, key=lambda c: (c == "", order.get(c, len(order)), c)):
+            lines += [f"### {category.capitalize() if category else 'Uncategorised'}", ""]
+            for memory in categories[category]:
+                details = [f"#{memory.pk}"]
+                if memory.tier:
+                    details.append(memory.tier)
+                if memory.tags:
+                    details.append("tags: " + ", ".join(memory.tags))
+                if memory.source:
+                    details.append(f"by {memory.source}")
+                if memory.confirmed:
+                    details.append("confirmed")
+                if memory.status != "active":
+                    details.append(memory.status)
+                details.append(f"importance {memory.effective_importance:.2f}")
+                lines.append(f"- {_one_line(memory.content)} ({'; '.join(details)})")
+            lines.append("")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def parse_jsonl(text: str) -> list[dict[str, Any]]:
+    """Parse JSON lines; a bad line is reported by its number and nothing is imported."""
+    items: list[dict[str, Any]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValidationError({"memories": f"line {number} is not JSON: {exc.msg}"}) from exc
+        if not isinstance(item, dict):
+            raise ValidationError({"memories": f"line {number} is not a JSON object"})
+        items.append(item)
+    return items
+
+
+def _is_datetime(value: Any) -> bool:
+    try:
+        return isinstance(value, str) and parse_datetime(value) is not None
+    except ValueError:  # well-formed but impossible, e.g. month 13
+        return False
+
+
+def validate_items(items: list[Any]) -> None:
+    """Check every item before anything is written; errors are named `memories.<index>.<field>`."""
+    errors: dict[str, list[str]] = {}
+    for index, item in enumerate(items):
+        name = f"memories.{index}"
+        if not isinstance(item, dict):
+            errors[name] = ["each memory must be a JSON object"]
+            continue
+        try:
+            clean_fields({k: item[k] for k in (*EDITABLE_FIELDS, "content") if k in item})
+        except ValidationError as exc:
+            for field, messages in exc.message_dict.items():
+                errors[f"{name}.{field}"] = list(messages)
+        for field in ("created_at", "updated_at", "last_accessed_at"):
+            value = item.get(field)
+            if value not in (None, "") and not _is_datetime(value):
+                errors[f"{name}.{field}"] = ["must be an ISO 8601 date-time"]
+        count = item.get("access_count")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
+            errors[f"{name}.access_count"] = ["must be a whole number, 0 or more"]
+        if item.get("source") is not None and not isinstance(item.get("source"), str):
+            errors[f"{name}.source"] = ["must be text"]
+    if errors:
+        raise ValidationError(errors)
+
+
+def import_items(*, items: list[dict[str, Any]], source: str = "", actor: str = "") -> list[int]:
+    """Store exported memories as given (no gate). `merged_into` pointing inside the set follows the new ids."""
+    validate_items(items)
+    ids = import_memories(items=items, source=source, actor=actor)
+    old_to_new = {item["id"]: new for item, new in zip(items, ids, strict=True) if isinstance(item.get("id"), int)}
+    links = [
+        (new, old_to_new[item["merged_into"]])
+        for item, new in zip(items, ids, strict=True)
+        if isinstance(item.get("merged_into"), int) and item["merged_into"] in old_to_new
+    ]
+    if links:
+        with transaction.atomic():
+            for new, target in links:
+                Memory.objects.filter(pk=new).update(merged_into_id=target)
+    return ids
+
+
+def import_jsonl(*, text: str, source: str = "", actor: str = "") -> list[int]:
+    return import_items(items=parse_jsonl(text), source=source, actor=actor)

@@ -1,0 +1,206 @@
+"""A memory's life after it is written: confirmed, used, fading, archived, restored.
+
+Decay itself is computed at read time (memoryhub/decay.py); here are the verbs that change state, each in one
+transaction with a history event, and the sweep that archives what has faded below the threshold.
+
+Status changes do not touch `updated_at`: that clock belongs to edits of the memory's fields, and for a memory
+never retrieved it is also the decay clock, so archiving must not make a faded memory look fresh again.
+Confirming, restoring and refreshing are uses by a person or an agent: they restart the decay clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from memoryhub.decay import days_since, decay_rate, decayed, effective_importance
+from memoryhub.models import Memory, MemoryEvent, Status
+from memoryhub.store import record_event, reinforce
+
+SWEEP_BATCH = 500
+
+
+def _fresh(memory: Memory) -> Memory:
+    """Re-read the row inside the transaction: the caller's instance may be stale (a form, another agent)."""
+    try:
+        return Memory.objects.get(pk=memory.pk)
+    except Memory.DoesNotExist as exc:
+        raise ValidationError(f"memory #{memory.pk} no longer exists", code="not_found") from exc
+
+
+def _reloaded(memory: Memory) -> Memory:
+    memory.refresh_from_db()
+    return memory
+
+
+def confirm_memory(*, memory: Memory, confirmed: bool = True, actor: str) -> Memory:
+    """A person vouches for the memory (or withdraws that): confirmed memories never decay below the floor."""
+    now = timezone.now()
+    with transaction.atomic():
+        current = _fresh(memory)
+        if current.confirmed == confirmed:
+            return _reloaded(memory)
+        current.confirmed = confirmed
+        # A person reading and vouching for it is a use: the decay clock restarts.
+        current.last_accessed_at = now
+        current.save(update_fields=["confirmed", "last_accessed_at"])
+        record_event(
+            current.pk,
+            "confirmed" if confirmed else "unconfirmed",
+            actor=actor,
+            before={"confirmed": not confirmed},
+            after={"confirmed": confirmed},
+        )
+    return _reloaded(memory)
+
+
+def archive_memory(*, memory: Memory, actor: str, reason: str = "") -> Memory:
+    """Keep the memory but take it out of search and recall."""
+    with transaction.atomic():
+        current = _fresh(memory)
+        if current.status == Status.ARCHIVED:
+            raise ValidationError(f"memory #{current.pk} is already archived", code="invalid_state")
+        current.status = Status.ARCHIVED
+        current.save(update_fields=["status"])
+        record_event(
+            current.pk,
+            "archived",
+            actor=actor,
+            before={"status": Status.ACTIVE},
+            after={"status": Status.ARCHIVED},
+            note=reason,
+        )
+    return _reloaded(memory)
+
+
+def restore_memory(*, memory: Memory, actor: str) -> Memory:
+    """Bring an archived memory back, with a fresh decay clock so the next sweep does not take it again.
+
+    A memory archived by a merge is restored on its own here (its `merged_into` is cleared); undoing the whole
+    merge is `consolidation.undo_proposal`.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        current = _fresh(memory)
+        if current.status != Status.ARCHIVED:
+            raise ValidationError(f"memory #{current.pk} is not archived", code="invalid_state")
+        before = {"status": current.status, "merged_into": current.merged_into_id}
+        current.status = Status.ACTIVE
+        current.merged_into = None
+        current.last_accessed_at = now
+        current.save(update_fields=["status", "merged_into", "last_accessed_at"])
+        record_event(
+            current.pk, "restored", actor=actor, before=before, after={"status": Status.ACTIVE, "merged_into": None}
+        )
+    return _reloaded(memory)
+
+
+def refresh_memory(*, memory: Memory, actor: str, now: datetime | None = None) -> Memory:
+    """An agent used the memory: count the use, restart its decay clock and give it a small boost."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        current = _fresh(memory)
+        before = {"importance": current.importance, "effective_importance": effective_importance(current, now)}
+        reinforce(memory_ids=[current.pk], now=now)
+        current.refresh_from_db()
+        record_event(
+            current.pk,
+            "refreshed",
+            actor=actor,
+            before=before,
+            after={"importance": current.importance, "effective_importance": effective_importance(current, now)},
+        )
+    return _reloaded(memory)
+
+
+@dataclass
+class ArchivedItem:
+    id: int
+    content: str
+    project: str | None
+    category: str
+    tier: str
+    effective_importance: float
+
+
+@dataclass
+class SweepReport:
+    now: datetime
+    threshold: float
+    checked: int = 0
+    dry_run: bool = False
+    archived: list[ArchivedItem] = field(default_factory=list)
+
+    @property
+    def archived_ids(self) -> list[int]:
+        return [item.id for item in self.archived]
+
+
+_SWEEP_FIELDS = ("pk", "importance", "category", "tier", "confirmed", "last_accessed_at", "updated_at", "created_at")
+
+
+def _effective_from_values(row: dict, now: datetime) -> float:
+    moment = row["last_accessed_at"] or row["updated_at"] or row["created_at"]
+    rate = decay_rate(row["category"], row["tier"])
+    return decayed(row["importance"], rate, days_since(moment, now), row["confirmed"])
+
+
+def below_threshold(*, now: datetime | None = None, threshold: float | None = None) -> list[tuple[int, float]]:
+    """Active memories whose effective importance is below the threshold at `now`: [(id, effective)]."""
+    now = now or timezone.now()
+    threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD if threshold is None else threshold
+    out = []
+    for row in Memory.objects.active().values(*_SWEEP_FIELDS).iterator(chunk_size=2000):
+        value = _effective_from_values(row, now)
+        if value < threshold:
+            out.append((row["pk"], value))
+    return out
+
+
+def run_decay_sweep(*, now: datetime | None = None, actor: str = "decay", dry_run: bool = False) -> SweepReport:
+    """Archive every active memory whose effective importance fell below the threshold, each with an event.
+
+    Idempotent: archived memories are not looked at again, so a second run at the same moment archives
+    nothing and writes no event. Candidates are found outside the write transaction (a read), then re-checked
+    inside it in batches, so a memory an agent used in between is left alone and the write lock stays short.
+    """
+    now = now or timezone.now()
+    threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
+    report = SweepReport(now=now, threshold=threshold, dry_run=dry_run)
+    report.checked = Memory.objects.active().count()
+    candidates = [pk for pk, _ in below_threshold(now=now, threshold=threshold)]
+    for start in range(0, len(candidates), SWEEP_BATCH):
+        batch = candidates[start : start + SWEEP_BATCH]
+        with transaction.atomic():
+            rows = Memory.objects.active().filter(pk__in=batch).order_by("pk")
+            items = []
+            for memory in rows:
+                value = effective_importance(memory, now)
+                if value < threshold:
+                    items.append(
+                        ArchivedItem(memory.pk, memory.content, memory.project, memory.category, memory.tier, value)
+                    )
+            if not dry_run and items:
+                Memory.objects.filter(pk__in=[i.id for i in items], status=Status.ACTIVE).update(status=Status.ARCHIVED)
+                MemoryEvent.objects.bulk_create(
+                    [
+                        MemoryEvent(
+                            memory_id=item.id,
+                            action="archived",
+                            actor=actor,
+                            before={"status": Status.ACTIVE},
+                            after={"status": Status.ARCHIVED},
+                            note=f"decayed: effective importance {item.effective_importance:.3f} "
+                            f"below the threshold {threshold:.3f}",
+                            created_at=timezone.now(),
+                        )
+                        for item in items
+                    ]
+                )
+            report.archived.extend(items)
+    return report

@@ -1,0 +1,275 @@
+"""Search latency on synthetic stores of 10k and 100k memories: keyword, semantic and hybrid, in process and
+through the HTTP API; the recall of the quantized vector pass against exact search; peak memory.
+
+Each store is built in its own scratch database (the configured store is never touched), embedding every
+memory with the active model. That takes minutes at 100k; pass
+`--keep-dir DIR` to keep the built stores and reuse them on the next run, `--sizes` to choose, or
+`--fake-vectors` to embed the corpus with a random projection of its words instead of the model (much faster;
+latency is the same, the quantized recall is then measured on those vectors and says so). Queries are always
+embedded with the active model when the corpus was, and their embedding time is part of every figure.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import resource
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from memoryhub import bench_corpus, sql
+from memoryhub.embeddings import get_embedder, set_embedder
+from memoryhub.scratch_db import scratch_database
+from memoryhub.search import search_memories
+
+_WORD = re.compile(r"\w+")
+
+
+class RandomProjectionEmbedder:
+    """Clearly not a language model: each word maps to a fixed random vector; a text is their normalised sum.
+
+    Texts sharing words land close, so the vectors have structure (unlike pure noise) and KNN and quantization
+    behave like they do on real embeddings, at thousands of texts per second."""
+
+    model_id = "bench-random-projection"
+    dimensions = 384
+
+    def _word(self, word: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+        return np.random.default_rng(seed).standard_normal(self.dimensions).astype(np.float32)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for word in _WORD.findall(text.lower()) or ["(empty)"]:
+                out[i] += self._word(word)
+        return out / np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
+def peak_rss_mb(pid: int | None = None) -> float:
+    if pid is None:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Command(BaseCommand):
+    help = "Benchmark search latency (p50/p95) on synthetic 10k/100k stores, in process and over HTTP."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--sizes", default="10000,100000", help="comma-separated store sizes")
+        parser.add_argument("--queries", type=int, default=240, help="queries per size (at least 200 advised)")
+        parser.add_argument("--k", type=int, default=10)
+        parser.add_argument("--keep-dir", help="keep the built stores here and reuse them on the next run")
+        parser.add_argument("--fake-vectors", action="store_true", help="random-projection vectors, not the model")
+        parser.add_argument("--no-http", action="store_true", help="skip the HTTP API measurement")
+
+    def handle(self, *args, sizes: str, queries: int, k: int, keep_dir: str | None, fake_vectors: bool,
+               no_http: bool, **options):  # fmt: skip
+        try:
+            counts = [int(s) for s in sizes.split(",") if s.strip()]
+        except ValueError as exc:
+            raise CommandError("--sizes must be whole numbers separated by commas") from exc
+        if not counts or min(counts) < 100 or queries < 1:
+            raise CommandError("--sizes must be at least 100 each, --queries at least 1")
+        previous = get_embedder()
+        if fake_vectors:
+            set_embedder(RandomProjectionEmbedder())
+        embedder = get_embedder()
+        self.stdout.write(
+            f"vectors: {embedder.model_id}"
+            + (" (FAKE: random projection of words, not a language model)" if fake_vectors else "")
+            + f"; cpus: {os.cpu_count()}; load average: {os.getloadavg()[0]:.2f}"
+        )
+        try:
+            for count in counts:
+                path = None
+                if keep_dir:
+                    Path(keep_dir).mkdir(parents=True, exist_ok=True)
+                    path = str(Path(keep_dir) / f"bench-{count}-{embedder.model_id}.sqlite3")
+                with scratch_database(path) as db_path:
+                    self._bench(count, queries, k, db_path, no_http)
+        finally:
+            set_embedder(previous)
+        self.stdout.write(f"\npeak memory (this process, building included): {peak_rss_mb():.0f} MB")
+
+    def _build(self, count: int) -> list[dict]:
+        """Rows through the ORM in bulk (the FTS triggers fire as for any insert), vectors beside them.
+
+        `store.import_memories` does the same one row at a time with its history events; at 100k rows that costs
+        more than the benchmark itself, and the search does not care how the rows came in."""
+        from django.db import transaction
+
+        from memoryhub.models import Memory
+        from memoryhub.store import clean_fields
+
+        corpus = bench_corpus.memories(count)
+        have = Memory.objects.count()
+        if have == count:
+            self.stdout.write(f"  reusing the {count} memories already in the store")
+            return corpus
+        if have:
+            raise CommandError(f"the kept store holds {have} memories, not {count}: delete it or use another dir")
+        embedder = get_embedder()
+        started = time.perf_counter()
+        batch = 1000
+        for start in range(0, count, batch):
+            items = corpus[start : start + batch]
+            vectors = embedder.embed([item["content"] for item in items])
+            rows = []
+            for item in items:
+                fields = clean_fields({key: item[key] for key in ("content", "project", "category", "tags",
+                                                                   "importance", "confirmed", "status")})  # fmt: skip
+                stamps = ("created_at", "updated_at", "last_accessed_at")
+                times = {key: datetime.fromisoformat(item[key]) for key in stamps if item[key]}
+                rows.append(Memory(**fields, **times, source="bench", embed_model=embedder.model_id))
+            with transaction.atomic():
+                created = Memory.objects.bulk_create(rows)
+                sql.insert_new_vectors([(row.pk, vector) for row, vector in zip(created, vectors, strict=True)])
+            done = min(count, start + batch)
+            rate = done / (time.perf_counter() - started)
+            self.stdout.write(f"\r  stored {done}/{count} ({rate:.0f}/s)", ending="")
+            self.stdout.flush()
+        self.stdout.write(f"\n  built {count} memories in {time.perf_counter() - started:.0f} s")
+        return corpus
+
+    def _bench(self, count: int, n_queries: int, k: int, db_path: str, no_http: bool) -> None:
+        self.stdout.write(f"\n== {count} memories ({db_path})")
+        corpus = self._build(count)
+        pairs = bench_corpus.queries(n_queries, corpus)
+        embedder = get_embedder()
+        search_memories(query="warm up the model and the page cache", project=bench_corpus.PROJECTS[0])
+        total = sql.count_memories("m.embed_model = %s", [embedder.model_id])
+        quantized = total > settings.MEMORYHUB_EXACT_KNN_MAX
+        self.stdout.write(
+            f"  {len(pairs)} queries, k={k}, each scoped to a project (its memories + globals); vector search: "
+            + ("bit[] first pass + float rescore" if quantized else "exact float KNN")
+        )
+        embed_ms = []
+        for text, _ in pairs:
+            started = time.perf_counter()
+            embedder.embed([text])
+            embed_ms.append((time.perf_counter() - started) * 1000)
+        self.stdout.write(f"  query embedding alone: p50 {percentile(embed_ms, .5):.1f} ms, "
+                          f"p95 {percentile(embed_ms, .95):.1f} ms")  # fmt: skip
+        header = f"  {'in process':<12}{'p50 ms':>9}{'p95 ms':>9}{'mean':>9}"
+        self.stdout.write(header)
+        for mode in ("keyword", "semantic", "hybrid"):
+            times = []
+            for text, project in pairs:
+                started = time.perf_counter()
+                search_memories(query=text, project=project, k=k, mode=mode)
+                times.append((time.perf_counter() - started) * 1000)
+            self.stdout.write(f"  {mode:<12}{percentile(times, .5):>9.1f}{percentile(times, .95):>9.1f}"
+                              f"{statistics.mean(times):>9.1f}")  # fmt: skip
+        self._recall(pairs, k, total)
+        if not no_http:
+            self._http(pairs, k, db_path)
+
+    def _recall(self, pairs, k: int, total: int) -> None:
+        """The quantized pass against exact float KNN over the whole store, unfiltered, same vectors."""
+        embedder = get_embedder()
+        vectors = embedder.embed([text for text, _ in pairs])
+        candidates = max(k * 5 * settings.MEMORYHUB_QUANTIZED_OVERSAMPLE, settings.MEMORYHUB_QUANTIZED_MIN)
+        for label, cand in (("as configured", candidates), ("k x 10", k * 10)):
+            recalls, exact_ms, quant_ms = [], [], []
+            for vector in vectors:
+                started = time.perf_counter()
+                exact = {mid for mid, _ in sql.knn(vector, k)}
+                exact_ms.append((time.perf_counter() - started) * 1000)
+                started = time.perf_counter()
+                approx = {mid for mid, _ in sql.knn_binary_rescored_among(vector, k, min(cand, total))}
+                quant_ms.append((time.perf_counter() - started) * 1000)
+                recalls.append(len(exact & approx) / max(1, len(exact)))
+            self.stdout.write(
+                f"  quantized KNN ({label}: {cand} bit[] candidates, rescored) recall@{k} vs exact "
+                f"{statistics.mean(recalls):.4f}; exact KNN p50 {percentile(exact_ms, .5):.1f} / p95 "
+                f"{percentile(exact_ms, .95):.1f} ms, quantized p50 {percentile(quant_ms, .5):.1f} / p95 "
+                f"{percentile(quant_ms, .95):.1f} ms (vector search alone)"
+            )
+
+    def _http(self, pairs, k: int, db_path: str) -> None:
+        from django.urls import Resolver404, resolve
+
+        try:
+            resolve("/api/v1/search")
+        except Resolver404:
+            self.stdout.write("  HTTP: skipped, POST /api/v1/search is not routed in this checkout")
+            return
+        import httpx
+
+        env = {**os.environ, "MEMORYHUB_DB": db_path}
+        if isinstance(get_embedder(), RandomProjectionEmbedder):
+            self.stdout.write("  HTTP: skipped with --fake-vectors (the server would embed queries with the model)")
+            return
+        manage = str(Path(settings.BASE_DIR) / "manage.py")
+        made = subprocess.run([sys.executable, manage, "create_token", "bench-search"], env=env, capture_output=True,
+                              text=True, check=False)  # fmt: skip
+        if made.returncode != 0 or not made.stdout.strip():
+            self.stdout.write(f"  HTTP: skipped, create_token failed: {made.stderr.strip()[-200:]}")
+            return
+        token = made.stdout.strip().splitlines()[-1].strip()
+        port = _free_port()
+        server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port), "--threads", "4"], env=env,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+        base = f"http://127.0.0.1:{port}/api/v1"
+        try:
+            with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+                for _ in range(120):
+                    try:
+                        if client.get(f"{base}/health").status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        time.sleep(0.5)
+                else:
+                    self.stdout.write("  HTTP: skipped, the server did not come up")
+                    return
+                client.post(f"{base}/search", json={"query": "warm up", "project": pairs[0][1]})
+                self.stdout.write(f"  {'HTTP API':<12}{'p50 ms':>9}{'p95 ms':>9}{'mean':>9}")
+                for mode in ("keyword", "semantic", "hybrid"):
+                    times = []
+                    for text, project in pairs:
+                        started = time.perf_counter()
+                        response = client.post(f"{base}/search", json={"query": text, "project": project, "k": k,
+                                                                       "mode": mode})  # fmt: skip
+                        times.append((time.perf_counter() - started) * 1000)
+                        if response.status_code != 200:
+                            self.stdout.write(f"  HTTP: {response.status_code} {response.text[:200]}")
+                            return
+                    self.stdout.write(f"  {mode:<12}{percentile(times, .5):>9.1f}{percentile(times, .95):>9.1f}"
+                                      f"{statistics.mean(times):>9.1f}")  # fmt: skip
+                self.stdout.write(f"  server peak memory: {peak_rss_mb(server.pid):.0f} MB")
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+

@@ -1,0 +1,157 @@
+"""Retrieval quality on LoCoMo conversations: recall@1/5/10 and MRR for keyword, semantic and hybrid search.
+
+Every turn becomes a memory (one project per conversation, `dia_id` in metadata) in a scratch database, so
+the configured store is untouched. Each question of categories 1-4 (single-hop, temporal, multi-hop,
+open-domain; 5 is adversarial, with no answer in the data) is asked of its conversation's project, and the
+ranks of its evidence turns are scored:
+
+- recall@k: the share of a question's evidence turns found in the first k results, averaged over questions;
+- hit@k: the share of questions with at least one evidence turn in the first k;
+- MRR: 1 / rank of the first evidence turn within the first 10 (0 when none), averaged.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from memoryhub.scratch_db import scratch_database
+from memoryhub.search import MODES, search_memories
+from memoryhub.store import import_memories
+
+DEFAULT_PATH = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "locomo-dev"
+CATEGORIES = (1, 2, 3, 4)
+DIA_ID = re.compile(r"D\d+:\d+")
+CUTOFFS = (1, 5, 10)
+
+
+def turn_text(turn: dict) -> str:
+    """What was said, by whom; a shared photo is part of the turn, so its caption is kept with it."""
+    text = f"{turn.get('speaker', '')}: {turn.get('text', '')}".strip()
+    if turn.get("blip_caption"):
+        text += f" [shares {turn['blip_caption']}]"
+    return text
+
+
+def load_conversation(path: Path) -> tuple[list[dict], list[dict]]:
+    """(memories to import, questions) of one LoCoMo conversation file."""
+    data = json.loads(path.read_text())
+    conversation = data.get("conversation", data)
+    project = f"locomo-{path.stem}"
+    items = []
+    for key, turns in conversation.items():
+        match = re.fullmatch(r"session_(\d+)", key)
+        if not match or not isinstance(turns, list):
+            continue
+        when = conversation.get(f"{key}_date_time", "")
+        for turn in turns:
+            if not turn.get("dia_id") or not str(turn.get("text", "")).strip():
+                continue
+            items.append(
+                {
+                    "content": turn_text(turn),
+                    "project": project,
+                    "metadata": {"dia_id": turn["dia_id"], "session": int(match.group(1)), "date": when},
+                }
+            )
+    questions = []
+    for qa in data.get("qa", []):
+        if qa.get("category") not in CATEGORIES:
+            continue
+        evidence = {e for item in qa.get("evidence", []) for e in DIA_ID.findall(str(item))}
+        questions.append({"question": qa["question"], "evidence": evidence, "category": qa["category"]})
+    return items, questions
+
+
+def score(ranked: list[str], evidence: set[str]) -> dict[str, float]:
+    out = {f"R@{k}": len(evidence & set(ranked[:k])) / len(evidence) for k in CUTOFFS}
+    out.update({f"hit@{k}": float(bool(evidence & set(ranked[:k]))) for k in CUTOFFS})
+    first = next((i for i, d in enumerate(ranked[:10], 1) if d in evidence), None)
+    out["MRR"] = 1.0 / first if first else 0.0
+    return out
+
+
+class Command(BaseCommand):
+    help = "Recall@1/5/10 and MRR of keyword, semantic and hybrid search on LoCoMo (in a scratch database)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", nargs="?", default=str(DEFAULT_PATH), help="folder of LoCoMo conversation .json")
+        parser.add_argument("--db", help="scratch database file to use and keep (default: a temporary file)")
+        parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: hybrid,keyword,semantic")
+        parser.add_argument("--dump", help="write every question's ranked dia_ids per mode to this JSON file")
+
+    def handle(self, *args, path: str, db: str | None, modes: str, dump: str | None, **options):
+        folder = Path(path)
+        files = sorted(folder.glob("*.json")) if folder.is_dir() else []
+        if not files:
+            raise CommandError(f"no LoCoMo .json files in {folder}")
+        wanted = [m.strip() for m in modes.split(",") if m.strip()]
+        if not wanted or any(m not in MODES for m in wanted):
+            raise CommandError(f"--modes must name some of {', '.join(MODES)}")
+        with scratch_database(db) as db_path:
+            self.stdout.write(f"scratch database: {db_path}")
+            results, dumped = self._run(files, wanted)
+        self._print(results, wanted)
+        if dump:
+            Path(dump).write_text(json.dumps(dumped))
+
+    def _run(self, files: list[Path], modes: list[str]):
+        from memoryhub.models import Memory
+
+        totals: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
+        by_category: dict[tuple[str, int], list[dict[str, float]]] = {}
+        dumped: list[dict] = []
+        latencies: dict[str, list[float]] = {m: [] for m in modes}
+        for path in files:
+            items, questions = load_conversation(path)
+            project = items[0]["project"] if items else f"locomo-{path.stem}"
+            if not Memory.objects.filter(project=project).exists():
+                started = time.perf_counter()
+                import_memories(items=items, source="locomo")
+                self.stdout.write(f"{path.name}: {len(items)} turns stored in {time.perf_counter() - started:.1f} s")
+            dia = {m.pk: m.metadata.get("dia_id") for m in Memory.objects.filter(project=project)}
+            known = set(dia.values())
+            for q in questions:
+                evidence = q["evidence"] & known
+                if not evidence:
+                    continue
+                row = {"question": q["question"], "evidence": sorted(evidence), "category": q["category"]}
+                for mode in modes:
+                    started = time.perf_counter()
+                    hits = search_memories(query=q["question"], project=project, k=10, mode=mode)
+                    latencies[mode].append((time.perf_counter() - started) * 1000)
+                    ranked = [dia[h.memory.pk] for h in hits]
+                    figures = score(ranked, evidence)
+                    totals[mode].append(figures)
+                    by_category.setdefault((mode, q["category"]), []).append(figures)
+                    row[mode] = ranked
+                dumped.append(row)
+        self.latencies = latencies
+        self.by_category = by_category
+        return totals, dumped
+
+    def _print(self, totals: dict[str, list[dict[str, float]]], modes: list[str]) -> None:
+        def mean(rows: list[dict[str, float]], key: str) -> float:
+            return sum(r[key] for r in rows) / len(rows) if rows else 0.0
+
+        keys = [*(f"R@{k}" for k in CUTOFFS), "MRR", *(f"hit@{k}" for k in CUTOFFS)]
+        count = len(next(iter(totals.values()), []))
+        self.stdout.write(f"\nLoCoMo categories {','.join(map(str, CATEGORIES))}: {count} questions")
+        self.stdout.write(f"{'mode':<10}" + "".join(f"{k:>8}" for k in keys) + f"{'p50 ms':>9}")
+        for mode in modes:
+            lat = sorted(self.latencies[mode])
+            p50 = lat[len(lat) // 2] if lat else 0.0
+            self.stdout.write(
+                f"{mode:<10}" + "".join(f"{mean(totals[mode], k):>8.3f}" for k in keys) + f"{p50:>9.1f}"
+            )
+        self.stdout.write("\nby category (R@10 / MRR):")
+        for mode in modes:
+            parts = []
+            for category in CATEGORIES:
+                rows = self.by_category.get((mode, category), [])
+                parts.append(f"c{category} n={len(rows)} {mean(rows, 'R@10'):.3f}/{mean(rows, 'MRR'):.3f}")
+            self.stdout.write(f"{mode:<10}" + "  ".join(parts))

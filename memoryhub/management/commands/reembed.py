@@ -1,0 +1,29 @@
+from django.core.management.base import BaseCommand
+from tqdm import tqdm
+
+from memoryhub.embeddings import get_embedder
+from memoryhub.models import Memory
+from memoryhub.store import reembed
+
+
+class Command(BaseCommand):
+    help = "Re-embed memories whose vector came from another model than the active one (or has none)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--batch-size", type=int, default=64)
+
+    def handle(self, *args, batch_size: int, **options):
+        embedder = get_embedder()
+        pending = Memory.objects.exclude(embed_model=embedder.model_id).count()
+        if not pending:
+            self.stdout.write(f"All memories are embedded with {embedder.model_id}.")
+            return
+        try:
+            from memoryhub.backup import auto_backup
+
+            auto_backup("reembed")
+        except ImportError:
+            pass
+        with tqdm(total=pending, unit="memory", desc=f"re-embedding with {embedder.model_id}") as bar:
+            done = reembed(batch_size=batch_size, progress=bar.update)
+        self.stdout.write(self.style.SUCCESS(f"Re-embedded {done} memories with {embedder.model_id}."))

@@ -1,0 +1,151 @@
+"""Turning whatever a person or an agent typed into safe FTS5 MATCH expressions.
+
+Nothing typed here ever reaches FTS5 as syntax: every term is a quoted string (embedded quotes doubled), so
+`multi-agent`, `don't`, `c++`, `AI AND`, `NOT`, `ubuntu 20.04`, unbalanced quotes and emoji are all just text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Longer queries are cut: 10,000 characters of pasted log must not turn into a 2,000-term OR.
+MAX_QUERY_CHARS = 2000
+MAX_TERMS = 24
+MAX_SUBSTRING_TERMS = 6
+# The whole query is tried as one verbatim substring (an error message, a file path) up to this length.
+MAX_PHRASE_CHARS = 300
+MIN_PHRASE_CHARS = 4
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_CHUNK = re.compile(r"\S+")
+_EDGE_PUNCT = "\"'`()[]{}<>,;:!?“”‘’«»"
+_CAMEL = re.compile(r"[a-z0-9][A-Z]|[A-Z]{2}[a-z]")
+_SPACES = re.compile(r"\s+")
+_CODE_PUNCT = frozenset(":()[]{}<>=/\\_@#$%^&*|~`;")
+
+# Very common English words. They carry little meaning for BM25 and, more importantly, each one matches a
+# large part of any store: an OR over them makes FTS5 score most rows. Question words are here too, because
+# agents ask questions ("what did we decide about ...").
+STOPWORDS = frozenset(
+    """
+    a about above after again against all also am an and any are aren aren't as at be because been before being
+    below between both but by can can't cannot could couldn't did didn't do does doesn't doing don don't down
+    during each either else ever few for from further get gets got had hadn't has hasn't have haven't having he
+    he'd he'll he's her here here's hers herself him himself his how how's however i i'd i'll i'm i've if in into
+    is isn't it it's its itself just let let's ll me might more most much must mustn't my myself no nor not now
+    of off on once one only or other ought our ours ourselves out over own re s same shall shan't she she'd
+    she'll she's should shouldn't so some such t than that that's the their theirs them themselves then there
+    there's these they they'd they'll they're they've this those though through to too under until up upon us
+    ve very was wasn't we we'd we'll we're we've were weren't what what's whatever when when's where where's
+    whether which while who who's whom whose why why's will with won't would wouldn't yet you you'd you'll
+    you're you've your yours yourself yourselves
+    """.split()
+)
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
+
+
+def words(text: str) -> list[str]:
+    """Lower-cased word tokens in order, duplicates removed (unicode61 splits on the same boundaries)."""
+    return list(dict.fromkeys(w.lower() for w in _WORD.findall(text[:MAX_QUERY_CHARS])))
+
+
+def is_stopword(token: str) -> bool:
+    return token in STOPWORDS or (len(token) == 1 and token.isascii() and token.isalpha())
+
+
+def content_words(text: str) -> list[str]:
+    """Words that carry meaning; all words when the query is nothing but stopwords ("to be or not to be")."""
+    tokens = words(text)
+    return [t for t in tokens if not is_stopword(t)] or tokens
+
+
+def looks_like_identifier(chunk: str) -> bool:
+    """camelCase, snake_case, dotted.names, paths, ERR_CODES, versions: things typed exactly as written."""
+    if len(chunk) < 3:
+        return False
+    if _CAMEL.search(chunk):
+        return True
+    inner = chunk[1:-1]
+    if any(c in inner for c in "_./\\:#@=$"):
+        return any(c.isalnum() for c in chunk)
+    has_digit = any(c.isdigit() for c in chunk)
+    has_alpha = any(c.isalpha() for c in chunk)
+    return has_digit and has_alpha
+
+
+def substring_terms(text: str) -> list[str]:
+    """Identifier-like chunks of the query, for the trigram index (which finds `UserId` inside `getUserId`)."""
+    found: list[str] = []
+    for raw in _CHUNK.findall(text[:MAX_QUERY_CHARS]):
+        chunk = raw.strip(_EDGE_PUNCT).rstrip(".")
+        if looks_like_identifier(chunk) and chunk.lower() not in (f.lower() for f in found):
+            found.append(chunk)
+        if len(found) >= MAX_SUBSTRING_TERMS:
+            break
+    return found
+
+
+def verbatim_phrase(text: str) -> str | None:
+    """The whole query, whitespace collapsed, when it is worth looking for as a verbatim substring.
+
+    Worth it when it reads like something copied (an error message, a path, a command: code punctuation or an
+    identifier in it); not for plain prose ("what did we decide about caching?"), which the word index ranks
+    well and whose long trigram phrase would only cost time.
+    """
+    phrase = _SPACES.sub(" ", text).strip()
+    if not MIN_PHRASE_CHARS <= len(phrase) <= MAX_PHRASE_CHARS:
+        return None
+    if substring_terms(phrase) or any(c in _CODE_PUNCT for c in phrase):
+        return phrase
+    return None
+
+
+@dataclass(frozen=True)
+class KeywordQuery:
+    """The safe pieces of a typed query: a word expression, trigram terms and a verbatim phrase."""
+
+    text: str
+    terms: tuple[str, ...]
+    substrings: tuple[str, ...]
+    phrase: str | None
+
+    @property
+    def only_stopwords(self) -> bool:
+        return bool(self.terms) and all(is_stopword(t) for t in self.terms)
+
+    @property
+    def word_expression(self) -> str:
+        """`"t1" OR "t2" ...` for the porter index; empty when nothing searchable was typed.
+
+        A query of nothing but stopwords is searched as the phrase it is ("to be or not to be", "the who"):
+        an OR of such words would score nearly every row and find nothing in particular."""
+        if self.only_stopwords:
+            return _quote(" ".join(w.lower() for w in _WORD.findall(self.text)[:MAX_TERMS]))
+        return " OR ".join(_quote(t) for t in self.terms)
+
+    @property
+    def substring_expression(self) -> str:
+        """Identifier terms OR'd for the trigram index (each quoted term is a contiguous-substring match)."""
+        return " OR ".join(_quote(t) for t in self.substrings)
+
+    @property
+    def phrase_expression(self) -> str:
+        return _quote(self.phrase) if self.phrase else ""
+
+    @property
+    def empty(self) -> bool:
+        return not self.terms and not self.substrings and not self.phrase
+
+
+def parse(text: str) -> KeywordQuery:
+    text = (text or "")[:MAX_QUERY_CHARS]
+    # NUL cannot travel inside an FTS5 string; nobody means it.
+    text = text.replace("\x00", " ")
+    phrase = verbatim_phrase(text)
+    # Trigram needs three characters; shorter terms would match nothing (or everything, via a full scan).
+    substrings = tuple(s for s in substring_terms(text) if len(s) >= 3)
+    return KeywordQuery(text=text, terms=tuple(content_words(text)[:MAX_TERMS]), substrings=substrings, phrase=phrase)

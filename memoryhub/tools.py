@@ -1,0 +1,351 @@
+"""Memory tools for agents in OpenAI function-calling shape, and their execution.
+
+`tool_schemas()` is what `GET /api/v1/tools` returns and what a chat proxy hands to the model;
+`call_tool(...)` runs one call through the same domain functions as the REST API (the gate for writes,
+`search_memories` for search) and the same token checks. A turn may make at most
+MEMORYHUB_TOOL_CALLS_PER_TURN memory calls: past that the answer tells the model to use what it has, because a
+model that keeps searching rarely finds more.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+
+from memoryhub.gate import edit_memory, gate_write
+from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
+from memoryhub.search import MODES, search_memories
+from memoryhub.store import delete_memory, reinforce
+from memoryhub.tokens import AccessDenied, Agent
+
+TURN_TTL_SECONDS = 6 * 3600
+LIST_LIMIT = 50
+
+
+class ToolError(Exception):
+    """A call that cannot run as asked. `status` is the HTTP answer the API gives; `field` the bad argument."""
+
+    def __init__(self, message: str, *, status: int = 400, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.status = status
+        self.field = field
+
+
+_ID = {"type": "integer", "minimum": 1, "description": "The memory's id, as shown in search or recall results."}
+_PROJECT = {
+    "type": "string",
+    "description": "The project (repository or workspace) name. Omit for global memories such as the user's "
+    "preferences and environment.",
+}
+_CATEGORY = {"type": "string", "enum": list(Category.values), "description": "What kind of memory this is."}
+_TIER = {
+    "type": "string",
+    "enum": list(Tier.values),
+    "description": "semantic: what is true; procedural: how to do something; episodic: what happened.",
+}
+_TAGS = {"type": "array", "items": {"type": "string"}, "description": "Free labels."}
+
+
+def _function(name: str, description: str, properties: dict, required: list[str]) -> dict:
+    parameters = {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+    return {"type": "function", "function": {"name": name, "description": description, "parameters": parameters}}
+
+
+TOOLS: list[dict] = [
+    _function(
+        "memory_search",
+        "Search long-term memory for facts, decisions, gotchas and how-tos relevant to the task. The recall block "
+        "at the start of the conversation is already in your context: search only for what is not there.",
+        {
+            "query": {"type": "string", "description": "What you want to know, in a few words."},
+            "project": _PROJECT,
+            "k": {"type": "integer", "minimum": 1, "maximum": 20, "description": "How many results (default 5)."},
+            "mode": {"type": "string", "enum": list(MODES), "description": "hybrid (default), keyword or semantic."},
+            "category": _CATEGORY,
+            "tier": _TIER,
+            "tags": _TAGS | {"description": "Only memories carrying all these tags."},
+        },
+        ["query"],
+    ),
+    _function(
+        "memory_store",
+        "Store ONE lasting fact, decision, preference, gotcha or how-to that will matter in later sessions. "
+        "Write it so it is true on its own; no session logs, no secrets. Duplicates are folded automatically.",
+        {
+            "content": {"type": "string", "description": "The fact, in one or two sentences."},
+            "project": _PROJECT,
+            "category": _CATEGORY,
+            "tier": _TIER,
+            "tags": _TAGS,
+            "metadata": {"type": "object", "description": "Optional details: file path, URL, commit."},
+        },
+        ["content"],
+    ),
+    _function(
+        "memory_update",
+        "Correct or refine a memory that is wrong or out of date (by id).",
+        {
+            "id": _ID,
+            "content": {"type": "string", "description": "The corrected text."},
+            "category": _CATEGORY,
+            "tier": _TIER,
+            "tags": _TAGS,
+            "metadata": {"type": "object", "description": "Replaces the memory's metadata."},
+        },
+        ["id"],
+    ),
+    _function("memory_delete", "Delete a memory that is wrong and cannot be corrected (by id).", {"id": _ID}, ["id"]),
+    _function(
+        "memory_list",
+        "List the most recent memories of a project, optionally of one category, tier or tag.",
+        {
+            "project": _PROJECT,
+            "category": _CATEGORY,
+            "tier": _TIER,
+            "tag": {"type": "string", "description": "Only memories with this tag."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": LIST_LIMIT, "description": "At most (default 20)."},
+        },
+        [],
+    ),
+    _function(
+        "memory_refresh",
+        "Tell the memory that you used one of its memories and it was still true, so it is kept.",
+        {"id": _ID},
+        ["id"],
+    ),
+]
+TOOL_NAMES = [t["function"]["name"] for t in TOOLS]
+
+
+def tool_schemas() -> list[dict]:
+    return json.loads(json.dumps(TOOLS))  # a copy: callers may annotate it
+
+
+# --- arguments -----------------------------------------------------------------------------------------------
+
+_TYPES = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
+    """Check arguments against the tool's own schema, so what the model is told and what is enforced agree."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments) if arguments.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise ToolError(f"arguments are not valid JSON: {exc.msg}", field="arguments") from exc
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise ToolError("arguments must be a JSON object", field="arguments")
+    schema = next(t["function"]["parameters"] for t in TOOLS if t["function"]["name"] == name)
+    properties = schema["properties"]
+    for key in arguments:
+        if key not in properties:
+            raise ToolError(f"{name} has no argument {key!r}; it takes {', '.join(properties)}", field=key)
+    for key in schema["required"]:
+        if arguments.get(key) in (None, ""):
+            raise ToolError(f"{name} needs {key!r}", field=key)
+    for key, value in arguments.items():
+        spec = properties[key]
+        if value is None:
+            continue
+        types = _TYPES[spec["type"]]
+        if isinstance(value, bool) and bool not in types or not isinstance(value, types):
+            raise ToolError(f"{key} must be of type {spec['type']}", field=key)
+        if "enum" in spec and value not in spec["enum"]:
+            raise ToolError(f"{key} must be one of: {', '.join(spec['enum'])}", field=key)
+        if spec["type"] == "array" and not all(isinstance(v, str) for v in value):
+            raise ToolError(f"{key} must be a list of strings", field=key)
+        if spec["type"] == "integer" and not spec.get("minimum", value) <= value <= spec.get("maximum", value):
+            raise ToolError(f"{key} must be from {spec.get('minimum')} to {spec.get('maximum', 'any')}", field=key)
+    return {k: v for k, v in arguments.items() if v is not None}
+
+
+# --- shared selectors ----------------------------------------------------------------------------------------
+
+
+def compact(memory: Memory, **extra: Any) -> dict[str, Any]:
+    """A memory as a model needs it: the text and what it is, without bookkeeping fields."""
+    return {
+        "id": memory.pk,
+        "content": memory.content,
+        "category": memory.category,
+        "tier": memory.tier,
+        "project": memory.project,
+        "tags": list(memory.tags),
+        "confirmed": memory.confirmed,
+        "importance": round(memory.effective_importance, 3),
+    } | extra
+
+
+def list_memories(
+    *,
+    agent: Agent,
+    project: str | None = None,
+    category: str | None = None,
+    tier: str | None = None,
+    status: str | None = None,
+    tag: str | None = None,
+):
+    """The memories this agent may see, filtered; newest first. `project` means exactly that project."""
+    if project:
+        agent.check_read(project)
+    rows = Memory.objects.in_projects(agent.projects)
+    if project:
+        rows = rows.filter(project=project)
+    if category:
+        rows = rows.filter(category=category)
+    if tier:
+        rows = rows.filter(tier=tier)
+    if status:
+        rows = rows.filter(status=status)
+    if tag:
+        rows = with_tag(rows, tag)
+    return rows.order_by("-pk")
+
+
+def with_tag(rows, tag: str):
+    """JSON containment is not available on SQLite: match the tag's exact JSON text (quotes included), which is
+    what the JSON column holds, with INSTR so the match is case-sensitive (LIKE is not, on SQLite)."""
+    from django.db.models import IntegerField, TextField, Value
+    from django.db.models.functions import Cast, StrIndex
+
+    needle = json.dumps(tag)
+    return rows.annotate(
+        _tag_at=StrIndex(Cast("tags", TextField()), Value(needle), output_field=IntegerField())
+    ).filter(_tag_at__gt=0)
+
+
+def get_memory_for(agent: Agent, memory_id: Any) -> Memory:
+    try:
+        memory = Memory.objects.get(pk=int(memory_id))
+    except (Memory.DoesNotExist, TypeError, ValueError) as exc:
+        raise ToolError(f"no memory #{memory_id}", status=404, field="id") from exc
+    if not agent.may_see(memory.project):
+        raise ToolError(f"memory #{memory_id} belongs to a project this token may not touch", status=403)
+    return memory
+
+
+# --- calls ---------------------------------------------------------------------------------------------------
+
+
+def _count_call(agent: Agent, turn_id: str) -> int:
+    key = f"memoryhub:tool-turn:{agent.token_id or agent.name}:{turn_id}"[:240]
+    cache.add(key, 0, timeout=TURN_TTL_SECONDS)
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=TURN_TTL_SECONDS)
+        return 1
+
+
+def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | None) -> dict[str, Any]:
+    project = args.get("project", default_project) or None
+    if name == "memory_search":
+        agent.check_read(project)
+        hits = search_memories(
+            query=args["query"], project=project, k=args.get("k", 5), mode=args.get("mode", "hybrid"),
+            category=args.get("category"), tier=args.get("tier"), tags=args.get("tags"),
+            allowed_projects=agent.projects, reinforce_results=True,
+        )  # fmt: skip
+        return {"results": [compact(h.memory, score=round(h.score, 4)) for h in hits]}
+    if name == "memory_store":
+        agent.check_write(project)
+        result = gate_write(
+            content=args["content"], project=project, category=args.get("category"), tier=args.get("tier"),
+            tags=args.get("tags"), metadata=args.get("metadata"), source=agent.name,
+        )  # fmt: skip
+        answer = {"outcome": result.outcome, "reason": result.reason}
+        answer["memory"] = compact(result.memory) if result.memory else None
+        if result.warnings:
+            answer["warnings"] = result.warnings
+        return answer
+    if name == "memory_list":
+        rows = list_memories(
+            agent=agent, project=project, category=args.get("category"), tier=args.get("tier"),
+            status=Status.ACTIVE, tag=args.get("tag"),
+        )  # fmt: skip
+        memories = list(rows[: args.get("limit", 20)])
+        return {"memories": [compact(m) for m in memories], "count": len(memories)}
+    memory = get_memory_for(agent, args["id"])
+    if name == "memory_refresh":
+        reinforce(memory_ids=[memory.pk])
+        memory.refresh_from_db()
+        return {"memory": compact(memory)}
+    agent.check_write(memory.project)
+    if name == "memory_delete":
+        delete_memory(memory=memory, actor=agent.name)
+        return {"deleted": args["id"]}
+    changes = {k: args[k] for k in ("content", "category", "tier", "tags", "metadata") if k in args}
+    if not changes:
+        raise ToolError("memory_update needs at least one of content, category, tier, tags, metadata")
+    edit_memory(memory=memory, changes=changes, actor=agent.name)
+    memory.refresh_from_db()
+    return {"memory": compact(memory)}
+
+
+def call_tool(
+    *,
+    name: str,
+    arguments: dict[str, Any] | str | None,
+    agent: Agent,
+    turn_id: str | None = None,
+    default_project: str | None = None,
+) -> dict[str, Any]:
+    """Run one memory tool call for `agent`.
+
+    Returns {"name", "ok", "limited", "calls_in_turn", "result"}; `result` is what to hand back to the model.
+    Raises ToolError (unknown tool, bad arguments, unknown id, not allowed) with the HTTP status to answer.
+    Calls without a turn_id are not counted against the per-turn limit.
+    """
+    if name not in TOOL_NAMES:
+        raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}", field="name")
+    started = time.perf_counter()
+    limit = settings.MEMORYHUB_TOOL_CALLS_PER_TURN
+    calls = _count_call(agent, str(turn_id)) if turn_id else 0
+    answer: dict[str, Any] = {"name": name, "ok": True, "limited": False, "calls_in_turn": calls}
+    try:
+        if calls > limit:
+            answer |= {"ok": False, "limited": True}
+            answer["result"] = {
+                "message": f"Memory tool limit reached: {limit} calls in this turn. Do not call memory tools again "
+                "in this turn; answer with what you already have."
+            }
+        else:
+            args = validate_arguments(name, arguments)
+            try:
+                answer["result"] = _run(name, args, agent, default_project)
+            except AccessDenied as exc:
+                raise ToolError(str(exc), status=403) from exc
+            except ValidationError as exc:
+                field, message = _first_error(exc)
+                raise ToolError(message, field=field) from exc
+    finally:
+        project = default_project
+        if isinstance(arguments, dict) and isinstance(arguments.get("project"), str):
+            project = arguments["project"]
+        UsageRecord.objects.create(
+            agent=agent.name, kind="tool", project=project, tool_calls=1,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+        )  # fmt: skip
+    return answer
+
+
+def _first_error(exc: ValidationError) -> tuple[str | None, str]:
+    if hasattr(exc, "message_dict"):
+        field, messages = next(iter(exc.message_dict.items()))
+        return field, f"{field}: {' '.join(str(m) for m in messages)}"
+    return None, " ".join(exc.messages)

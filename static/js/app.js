@@ -1,0 +1,137 @@
+// MemoryHub dashboard: the few behaviours htmx does not cover. Everything works without this file too,
+// except the select-all box, the dialog opening as a modal and the notices appearing as toasts.
+(function () {
+  "use strict";
+
+  function showMessage(text, level) {
+    var box = document.getElementById("messages");
+    if (!box) return;
+    var div = document.createElement("div");
+    div.className = "message message-" + (level || "info");
+    div.setAttribute("role", level === "error" ? "alert" : "status");
+    var span = document.createElement("span");
+    span.className = "message-text";
+    span.textContent = text;
+    var close = document.createElement("button");
+    close.type = "button";
+    close.className = "message-close";
+    close.setAttribute("data-dismiss", "");
+    close.setAttribute("aria-label", "Dismiss message");
+    close.textContent = "×";
+    div.appendChild(span);
+    div.appendChild(close);
+    box.replaceChildren(div);
+    if (level === "success") {
+      setTimeout(function () { if (div.isConnected) div.remove(); }, 6000);
+    }
+  }
+
+  function updateSelectedCount() {
+    var form = document.getElementById("bulk-form");
+    if (!form) return;
+    var n = form.querySelectorAll('input[name="selected"]:checked').length;
+    var label = form.querySelector("[data-selected-count]");
+    if (label) label.textContent = n + " selected";
+    var all = form.querySelector("[data-select-all]");
+    var boxes = form.querySelectorAll('input[name="selected"]');
+    if (all) {
+      all.checked = boxes.length > 0 && n === boxes.length;
+      all.indeterminate = n > 0 && n < boxes.length;
+    }
+  }
+
+  function closeDialog(dialog) {
+    if (!dialog) return;
+    if (dialog.open) dialog.close();
+    var slot = document.getElementById("dialog-slot");
+    if (slot && slot.contains(dialog)) slot.replaceChildren();
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    htmx.onLoad(function (root) {
+      var dialogs = root.matches && root.matches("dialog[data-autoshow]") ? [root] : root.querySelectorAll ? root.querySelectorAll("dialog[data-autoshow]") : [];
+      dialogs.forEach(function (dialog) {
+        if (!dialog.open) dialog.showModal();
+        var field = dialog.querySelector("textarea, input:not([type=hidden])");
+        if (field) field.focus();
+        dialog.addEventListener("close", function () { closeDialog(dialog); });
+      });
+      var editing = root.querySelector && root.querySelector(".is-editing textarea, .is-editing input[type=text]");
+      if (editing && root.classList && root.classList.contains("is-editing")) editing.focus();
+      updateSelectedCount();
+    });
+  });
+
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (target.closest("[data-dismiss]")) {
+      target.closest(".message").remove();
+    } else if (target.closest("[data-close-dialog]")) {
+      closeDialog(target.closest("dialog"));
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (target.matches("[data-select-all]")) {
+      var form = target.closest("form");
+      form.querySelectorAll('input[name="selected"]').forEach(function (box) { box.checked = target.checked; });
+    }
+    if (target.matches('[data-select-all], input[name="selected"]')) updateSelectedCount();
+  });
+
+  // Enter in an inline row form saves that row (the bulk form around the table must not catch it).
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter") return;
+    var row = event.target.closest("[data-enter-submit]");
+    if (!row) return;
+    var isTextarea = event.target.tagName === "TEXTAREA";
+    if (isTextarea && !(event.ctrlKey || event.metaKey)) return;
+    if (event.target.tagName === "BUTTON" || event.target.tagName === "A") return;
+    var button = row.querySelector("[data-default-action]");
+    if (button) {
+      event.preventDefault();
+      button.click();
+    }
+  });
+
+  document.addEventListener("notice", function (event) {
+    var detail = event.detail || {};
+    var value = detail.value || detail;
+    if (value && value.text) showMessage(value.text, value.level || "success");
+  });
+
+  // A filtered list's URL carries only what was chosen, so a bookmark reads "/?project=alpha", not every empty field.
+  document.addEventListener("htmx:configRequest", function (event) {
+    if (!event.detail.elt || event.detail.elt.id !== "filters" || !event.detail.formData) return;
+    var data = event.detail.formData;
+    Array.from(new Set(Array.from(data.keys()))).forEach(function (key) {
+      if (data.getAll(key).every(function (value) { return value === ""; })) data.delete(key);
+    });
+    if (data.get("status") === "active") data.delete("status");
+  });
+
+  // Back and forward restore a snapshot of the page: put the filter fields back in line with its URL.
+  document.addEventListener("htmx:historyRestore", function () {
+    var form = document.getElementById("filters");
+    if (!form) return;
+    var params = new URLSearchParams(window.location.search);
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (!field.name) return;
+      var value = params.get(field.name) || "";
+      if (field.tagName === "SELECT") {
+        field.value = value || (field.name === "status" ? "active" : "");
+      } else if (field.type !== "submit") {
+        field.value = value;
+      }
+    });
+  });
+
+  document.addEventListener("htmx:responseError", function (event) {
+    var xhr = event.detail.xhr;
+    if (xhr && xhr.status >= 500) showMessage("The server could not do that (error " + xhr.status + "). Nothing was changed by this page.", "error");
+  });
+  document.addEventListener("htmx:sendError", function () {
+    showMessage("The server did not answer. Check that MemoryHub is running, then try again.", "error");
+  });
+})();

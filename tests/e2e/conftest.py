@@ -1,0 +1,87 @@
+"""Headless Chromium (Debian's, driven by Playwright) against the dashboard served on 127.0.0.1 by live_server.
+
+The server runs in a thread of this process and shares the test database, so a test arranges the store with the
+domain functions, acts in the browser, and checks the store with the ORM.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from django.contrib.auth import get_user_model
+
+# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make are still synchronous.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = os.environ.get("MEMORYHUB_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+PASSWORD = "a-long-e2e-password"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (scripts/test.sh does it)")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def curator(transactional_db):
+    return get_user_model().objects.create_user("curator", password=PASSWORD)
+
+
+class Dashboard:
+    """A logged-in browser tab, with the console errors it saw (a CSP violation or a script error fails a test)."""
+
+    def __init__(self, page, base_url: str):
+        self.page = page
+        self.base_url = base_url
+        self.errors: list[str] = []
+        page.on("console", lambda msg: self.errors.append(msg.text) if msg.type == "error" else None)
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        page.on("dialog", lambda dialog: dialog.accept())  # hx-confirm asks; the person says yes
+
+    def open(self, path: str):
+        self.page.goto(self.base_url + path)
+        return self.page
+
+    def log_in(self, username: str = "curator", password: str = PASSWORD, next_path: str = "/"):
+        page = self.open(f"/login/?next={next_path}")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(password)
+        page.get_by_role("button", name="Log in").click()
+        page.wait_for_url(self.base_url + next_path)
+        return page
+
+    def screenshot(self, name: str) -> Path:
+        ARTIFACTS.mkdir(exist_ok=True)
+        path = ARTIFACTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+@pytest.fixture
+def dashboard(browser, live_server, curator):
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(15_000)
+    tab = Dashboard(context.new_page(), live_server.url)
+    tab.log_in()
+    yield tab
+    context.close()
+    assert not tab.errors, f"the browser console reported errors: {tab.errors}"

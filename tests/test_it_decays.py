@@ -1,0 +1,148 @@
+"""Decay: effective importance = importance x rate ** days since last referenced, computed at read time.
+
+Time is controlled by passing `now` and by setting the row's clocks in the past; nothing sleeps.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from memoryhub.decay import days_until_below, effective_importance
+from memoryhub.lifecycle import confirm_memory, refresh_memory
+from memoryhub.models import Memory, MemoryEvent
+from memoryhub.search import search_memories
+from memoryhub.store import create_memory
+
+pytestmark = pytest.mark.django_db
+
+NOW = timezone.now()
+
+
+def aged(days: float, *, importance: float = 0.8, category: str = "", tier: str = "", confirmed: bool = False, **kw):
+    """A memory last referenced `days` before NOW (never retrieved: its clock is updated_at)."""
+    memory = create_memory(
+        content=kw.pop("content", f"A {category or tier or 'plain'} memory aged {days} days"),
+        category=category,
+        tier=tier,
+        importance=importance,
+        confirmed=confirmed,
+        project=kw.pop("project", "alpha"),
+    )
+    then = NOW - timedelta(days=days)
+    Memory.objects.filter(pk=memory.pk).update(created_at=then, updated_at=then)
+    memory.refresh_from_db()
+    return memory
+
+
+@pytest.mark.parametrize(
+    ("category", "tier", "rate"),
+    [
+        ("", "", 0.95),  # the default
+        ("fact", "", 0.95),  # a category without its own rate
+        ("decision", "", 0.98),
+        ("gotcha", "", 0.98),
+        ("preference", "", 0.995),
+        ("person", "", 0.995),
+        ("", "episodic", 0.93),  # faster for what happened
+        ("", "semantic", 0.97),
+        ("decision", "episodic", 0.98),  # a category's rate wins over its tier's
+    ],
+)
+def test_effective_importance_matches_the_formula_per_category_and_tier(category, tier, rate):
+    memory = aged(10, importance=0.8, category=category, tier=tier)
+    assert effective_importance(memory, NOW) == pytest.approx(0.8 * rate**10, abs=1e-6)
+    assert effective_importance(memory, NOW + timedelta(days=5)) == pytest.approx(0.8 * rate**15, abs=1e-6)
+
+
+def test_a_fresh_memory_has_its_full_importance():
+    memory = create_memory(content="The CI runs on every push to main", importance=0.7)
+    assert memory.effective_importance == pytest.approx(0.7, abs=1e-4)
+
+
+def test_rates_come_from_settings(settings):
+    settings.MEMORYHUB_DECAY_CATEGORY_RATES = {"decision": 0.5}
+    memory = aged(2, importance=0.8, category="decision")
+    assert effective_importance(memory, NOW) == pytest.approx(0.8 * 0.25, abs=1e-6)
+
+
+def test_the_clock_is_the_last_use_when_there_was_one():
+    memory = aged(40, importance=0.6, category="fact")
+    Memory.objects.filter(pk=memory.pk).update(last_accessed_at=NOW - timedelta(days=2))
+    memory.refresh_from_db()
+    assert effective_importance(memory, NOW) == pytest.approx(0.6 * 0.95**2, abs=1e-6)
+
+
+def test_a_refresh_reinforces_a_faded_memory(settings):
+    memory = aged(30, importance=0.5, category="fact")
+    assert effective_importance(memory, NOW) == pytest.approx(0.5 * 0.95**30, abs=1e-6)
+    refresh_memory(memory=memory, actor="claude", now=NOW)
+    memory.refresh_from_db()
+    assert memory.last_accessed_at == NOW
+    assert memory.access_count == 1
+    assert memory.importance == pytest.approx(0.5 + settings.MEMORYHUB_REINFORCE_STEP)
+    assert effective_importance(memory, NOW) == pytest.approx(memory.importance, abs=1e-6)
+    event = MemoryEvent.objects.filter(memory_id=memory.pk).last()
+    assert (event.action, event.actor) == ("refreshed", "claude")
+    assert event.before["effective_importance"] < 0.15 < event.after["effective_importance"]
+
+
+def test_a_search_that_returns_a_memory_reinforces_it():
+    memory = aged(30, importance=0.5, category="fact", content="Invoices are rendered with WeasyPrint")
+    hits = search_memories(query="WeasyPrint invoices", project="alpha", reinforce_results=True)
+    assert [h.memory.pk for h in hits] == [memory.pk]
+    memory.refresh_from_db()
+    assert memory.access_count == 1
+    assert memory.effective_importance > 0.5
+
+
+def test_a_confirmed_memory_never_falls_below_the_floor(settings):
+    settings.MEMORYHUB_CONFIRMED_FLOOR = 0.5
+    confirmed = aged(1000, importance=0.9, category="fact", confirmed=True)
+    unconfirmed = aged(1000, importance=0.9, category="fact")
+    assert effective_importance(confirmed, NOW) == 0.5
+    assert effective_importance(unconfirmed, NOW) < 0.001
+    # Early on the decayed value is above the floor and is what counts.
+    assert effective_importance(confirmed, NOW - timedelta(days=995)) == pytest.approx(0.9 * 0.95**5, abs=1e-6)
+    assert days_until_below(confirmed, 0.3, NOW) is None
+
+
+def test_the_floor_never_lifts_a_memory_above_its_own_importance(settings):
+    settings.MEMORYHUB_CONFIRMED_FLOOR = 0.5
+    modest = aged(1000, importance=0.4, category="fact", confirmed=True)
+    assert effective_importance(modest, NOW) == 0.4
+
+
+def test_confirming_records_an_event_and_restarts_the_clock():
+    memory = aged(60, importance=0.8, category="fact")
+    before = timezone.now()
+    confirm_memory(memory=memory, actor="me")
+    assert memory.confirmed is True
+    assert memory.last_accessed_at >= before
+    assert memory.effective_importance == pytest.approx(0.8, abs=1e-3)
+    confirm_memory(memory=memory, confirmed=False, actor="me")
+    memory.refresh_from_db()
+    assert memory.confirmed is False
+    actions = list(MemoryEvent.objects.filter(memory_id=memory.pk).values_list("action", "before", "after"))
+    assert actions[-2:] == [
+        ("confirmed", {"confirmed": False}, {"confirmed": True}),
+        ("unconfirmed", {"confirmed": True}, {"confirmed": False}),
+    ]
+
+
+def test_confirming_twice_changes_nothing_more():
+    memory = aged(1, category="fact")
+    confirm_memory(memory=memory, actor="me")
+    events = MemoryEvent.objects.filter(memory_id=memory.pk).count()
+    confirm_memory(memory=memory, actor="me")
+    assert MemoryEvent.objects.filter(memory_id=memory.pk).count() == events
+
+
+def test_days_until_below_agrees_with_the_formula():
+    memory = aged(0, importance=0.6, category="fact")
+    days = days_until_below(memory, 0.3, NOW)
+    assert days == pytest.approx(13.51, abs=0.01)  # 0.6 * 0.95 ** d = 0.3
+    assert effective_importance(memory, NOW + timedelta(days=days - 0.01)) >= 0.3
+    assert effective_importance(memory, NOW + timedelta(days=days + 0.01)) < 0.3

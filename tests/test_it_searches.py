@@ -1,0 +1,276 @@
+"""Hybrid search on the real FTS5 and vec0 tables and the real embedding model."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
+
+from memoryhub import query_text
+from memoryhub.models import Memory, Status
+from memoryhub.search import search_memories
+from memoryhub.store import import_memories
+
+pytestmark = pytest.mark.django_db
+
+HOSTILE = [
+    "",
+    "   ",
+    '"',
+    "'",
+    "multi-agent",
+    "don't",
+    "c++",
+    "AI AND",
+    "AND",
+    "OR OR NOT",
+    "NEAR(a b)",
+    "ubuntu 20.04",
+    "col:value",
+    "a*",
+    "^start",
+    "(unbalanced",
+    'say "hi',
+    "🙂🔥 emoji only",
+    "ünïcödé façade",
+    "x" * 10_000,
+    "word " * 3_000,
+    "\x00nul\x00",
+    "-- DROP TABLE memoryhub_memory; --",
+    "'; SELECT * FROM sqlite_master; --",
+    "{}[]()<>|\\/@#$%^&*+=~`",
+]
+
+
+def ids(hits) -> list[int]:
+    return [h.memory.pk for h in hits]
+
+
+def store(*items: dict) -> list[Memory]:
+    pks = import_memories(items=list(items), source="test")
+    return [Memory.objects.get(pk=pk) for pk in pks]
+
+
+@pytest.fixture
+def corpus():
+    return store(
+        {"content": "getUserId returns None for anonymous sessions in the auth middleware", "project": "alpha"},
+        {"content": "The user id is read from the session cookie on every request", "project": "alpha"},
+        {"content": "Settings for local development live in config/settings_local.py", "project": "alpha"},
+        {"content": "ModuleNotFoundError: No module named 'pysqlite3' means the wheel is missing", "project": "alpha"},
+        {"content": "Deploys go through GitHub Actions and need the AWS_REGION variable", "project": "alpha"},
+        {"content": "Billing invoices are generated nightly by a cron job", "project": "beta"},
+        {"content": "The person prefers short answers with the code first", "project": None},
+        {"content": "Python modules are imported once and then cached in sys.modules", "project": "alpha"},
+    )
+
+
+@pytest.mark.parametrize("query", HOSTILE)
+@pytest.mark.parametrize("mode", ["keyword", "hybrid"])
+def test_hostile_queries_give_results_or_nothing_never_an_error(corpus, query, mode):
+    hits = search_memories(query=query, project="alpha", mode=mode)
+    assert isinstance(hits, list)
+
+
+@hypothesis_settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(max_size=300))
+def test_arbitrary_text_never_raises_in_keyword_search(corpus, query):
+    hits = search_memories(query=query, project="alpha", mode="keyword")
+    assert all(h.memory.project in ("alpha", None) for h in hits)
+
+
+@hypothesis_settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=80))
+def test_arbitrary_text_never_raises_in_hybrid_search(corpus, query):
+    search_memories(query=query, project="alpha", mode="hybrid")
+
+
+@given(text=st.text(max_size=500))
+def test_every_match_expression_is_built_from_quoted_terms(text):
+    parsed = query_text.parse(text)
+    for expression in (parsed.word_expression, parsed.substring_expression, parsed.phrase_expression):
+        for term in filter(None, expression.split(" OR ")):
+            assert term.startswith('"') and term.endswith('"')
+            assert '"' not in term[1:-1].replace('""', "")
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("getUserId", 0),
+        ("UserId", 0),
+        ("settings_local.py", 2),
+        ("ModuleNotFoundError: No module named 'pysqlite3'", 3),
+        ("AWS_REGION", 4),
+    ],
+)
+@pytest.mark.parametrize("mode", ["hybrid", "keyword"])
+def test_an_identifier_file_name_or_error_typed_verbatim_ranks_its_memory_first(corpus, query, expected, mode):
+    hits = search_memories(query=query, project="alpha", mode=mode)
+    assert hits[0].memory.pk == corpus[expected].pk
+    assert hits[0].explain["exact_match"] is True
+
+
+def test_semantic_search_finds_meaning_without_shared_words(corpus):
+    hits = search_memories(query="how are releases shipped to production", project="alpha", mode="semantic")
+    assert hits[0].memory.pk == corpus[4].pk
+    assert hits[0].explain["keyword_rank"] is None and hits[0].explain["vector_rank"] == 1
+
+
+def test_a_project_sees_its_own_and_global_memories_never_another_projects(corpus):
+    for mode in ("hybrid", "keyword", "semantic"):
+        alpha = search_memories(query="invoices cron billing answers", project="alpha", mode=mode, k=20)
+        assert {h.memory.project for h in alpha} <= {"alpha", None}
+        assert corpus[5].pk not in ids(alpha)
+        beta = search_memories(query="invoices cron billing answers", project="beta", mode=mode, k=20)
+        assert corpus[5].pk in ids(beta)
+        assert corpus[6].pk in ids(beta)  # the global preference is seen from every project
+        assert {h.memory.project for h in beta} <= {"beta", None}
+
+
+def test_without_a_project_only_globals_are_searched_unless_every_project_is_asked(corpus):
+    assert {h.memory.project for h in search_memories(query="code answers billing deploys")} == {None}
+    every = search_memories(query="code answers billing deploys", every_project=True, k=20)
+    assert {"alpha", "beta", None} <= {h.memory.project for h in every}
+
+
+def test_a_token_limited_to_projects_never_sees_the_others(corpus):
+    hits = search_memories(query="billing invoices", every_project=True, allowed_projects=["alpha"], k=20)
+    assert corpus[5].pk not in ids(hits)
+    assert {h.memory.project for h in hits} <= {"alpha", None}
+
+
+def test_archived_memories_are_left_out_unless_asked_for(corpus):
+    Memory.objects.filter(pk=corpus[5].pk).update(status=Status.ARCHIVED)
+    for mode in ("hybrid", "keyword", "semantic"):
+        assert corpus[5].pk not in ids(search_memories(query="billing invoices cron", project="beta", mode=mode))
+    assert corpus[5].pk in ids(search_memories(query="billing invoices cron", project="beta", status=None))
+    archived = search_memories(query="billing invoices cron", project="beta", status=Status.ARCHIVED)
+    assert ids(archived) == [corpus[5].pk]
+
+
+def test_filters_narrow_by_category_tier_tags_and_source():
+    a, b, c = store(
+        {"content": "Redis caches the session tokens", "project": "p", "category": "fact", "tags": ["cache"]},
+        {"content": "Redis must be flushed after a schema change", "project": "p", "category": "gotcha",
+         "tier": "procedural", "tags": ["cache", "ops"]},
+        {"content": "Redis runs on port 6379 in staging", "project": "p", "category": "environment",
+         "source": "codex"},
+    )  # fmt: skip
+    assert ids(search_memories(query="redis", project="p", category="gotcha")) == [b.pk]
+    assert ids(search_memories(query="redis", project="p", tier="procedural")) == [b.pk]
+    assert set(ids(search_memories(query="redis", project="p", tags=["cache"]))) == {a.pk, b.pk}
+    assert ids(search_memories(query="redis", project="p", tags=["cache", "ops"])) == [b.pk]
+    assert ids(search_memories(query="redis", project="p", source="codex")) == [c.pk]
+
+
+def test_date_ranges_filter_on_creation_and_last_access():
+    now = timezone.now()
+    old, recent = store(
+        {"content": "The old deploy used Fabric scripts", "project": "p",
+         "created_at": (now - timedelta(days=90)).isoformat()},
+        {"content": "The new deploy uses GitHub Actions", "project": "p",
+         "created_at": (now - timedelta(days=2)).isoformat(),
+         "last_accessed_at": (now - timedelta(hours=1)).isoformat()},
+    )  # fmt: skip
+    week_ago = now - timedelta(days=7)
+    assert ids(search_memories(query="deploy", project="p", created_after=week_ago)) == [recent.pk]
+    assert ids(search_memories(query="deploy", project="p", created_before=week_ago)) == [old.pk]
+    assert ids(search_memories(query="deploy", project="p", accessed_after=week_ago)) == [recent.pk]
+    assert ids(search_memories(query="deploy", project="p", accessed_before=week_ago)) == []
+
+
+def test_a_narrow_filter_does_not_starve_the_results(settings):
+    # Sixty near-identical memories elsewhere fill any global candidate pool before the one that matters.
+    store(*[{"content": f"Postgres connection pool size is {n} in service {n}", "project": "noise"} for n in range(60)])
+    (target,) = store({"content": "The database pool holds twenty connections", "project": "target"})
+    for filter_ids_max in (2000, 0):  # rank within the allowed rows; or widen the global pool by selectivity
+        settings.MEMORYHUB_KNN_FILTER_IDS_MAX = filter_ids_max
+        for mode in ("semantic", "hybrid", "keyword"):
+            hits = search_memories(query="postgres connection pool size", project="target", mode=mode, k=3)
+            assert ids(hits) == [target.pk], (filter_ids_max, mode)
+
+
+def test_quantized_search_finds_what_exact_search_finds(settings, corpus):
+    exact = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
+    settings.MEMORYHUB_EXACT_KNN_MAX = 0
+    settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
+    quantized = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
+    assert quantized[0].explain["knn"] == "quantized"
+    assert ids(quantized)[:3] == ids(exact)[:3]
+
+
+def test_ranking_moves_with_importance():
+    low, high = store(
+        {"content": "The API rate limit is 100 requests per minute", "project": "p", "importance": 0.2},
+        {"content": "The API rate limit is 100 requests per minute", "project": "p", "importance": 0.9},
+    )
+    assert ids(search_memories(query="api rate limit", project="p"))[:2] == [high.pk, low.pk]
+    Memory.objects.filter(pk=low.pk).update(importance=1.0)
+    Memory.objects.filter(pk=high.pk).update(importance=0.1)
+    assert ids(search_memories(query="api rate limit", project="p"))[:2] == [low.pk, high.pk]
+
+
+def test_a_confirmed_fresh_memory_wins_a_tie_against_a_stale_one():
+    long_ago = (timezone.now() - timedelta(days=120)).isoformat()
+    stale, fresh = store(
+        {"content": "Staging runs on Kubernetes 1.29", "project": "p", "importance": 0.6,
+         "created_at": long_ago, "updated_at": long_ago},
+        {"content": "Staging runs on Kubernetes 1.29", "project": "p", "importance": 0.6, "confirmed": True},
+    )  # fmt: skip
+    hits = search_memories(query="which kubernetes version does staging run", project="p")
+    assert ids(hits)[:2] == [fresh.pk, stale.pk]
+    assert hits[0].explain["importance_factor"] > hits[1].explain["importance_factor"]
+
+
+def test_explain_says_why_and_agrees_with_the_order(corpus):
+    hits = search_memories(query="session user id", project="alpha", k=8)
+    assert len(hits) >= 3
+    expected = {
+        "keyword_rank", "bm25", "substring_rank", "exact_match", "vector_rank", "distance", "similarity",
+        "word_coverage", "fused", "relevance", "effective_importance", "confirmed", "importance_factor", "mode",
+    }  # fmt: skip
+    for hit in hits:
+        assert expected <= set(hit.explain)
+        assert hit.score == pytest.approx(hit.explain["relevance"] * hit.explain["importance_factor"], abs=1e-5)
+        assert (hit.explain["keyword_rank"] is None) == (hit.explain["bm25"] is None)
+        assert (hit.explain["vector_rank"] is None) == (hit.explain["distance"] is None)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    keyword = sorted((h.explain["keyword_rank"], h.explain["bm25"]) for h in hits if h.explain["keyword_rank"])
+    assert [b for _, b in keyword] == sorted(b for _, b in keyword)  # bm25: lower is better, rank 1 lowest
+    vector = sorted((h.explain["vector_rank"], h.explain["distance"]) for h in hits if h.explain["vector_rank"])
+    assert [d for _, d in vector] == sorted(d for _, d in vector)
+
+
+def test_scores_are_readable_a_good_match_scores_high_and_noise_low(corpus):
+    good = search_memories(query="getUserId anonymous sessions", project="alpha")[0]
+    noise = search_memories(query="volcanic eruptions in iceland", project="alpha", mode="semantic")[0]
+    assert 0.0 < noise.score < 0.6 < good.score
+
+
+def test_an_agents_search_reinforces_what_it_returned_and_browsing_does_not(corpus):
+    search_memories(query="getUserId", project="alpha", reinforce_results=False)
+    corpus[0].refresh_from_db()
+    assert corpus[0].access_count == 0 and corpus[0].last_accessed_at is None
+    hits = search_memories(query="getUserId", project="alpha", k=2, reinforce_results=True)
+    for hit in hits:
+        hit.memory.refresh_from_db()
+        assert hit.memory.access_count == 1 and hit.memory.last_accessed_at is not None
+    untouched = Memory.objects.exclude(pk__in=ids(hits))
+    assert not untouched.filter(access_count__gt=0).exists()
+
+
+@pytest.mark.parametrize("bad", [{"mode": "fuzzy"}, {"k": 0}, {"k": 1000}, {"k": "10"}])
+def test_bad_arguments_get_a_clear_error(corpus, bad):
+    with pytest.raises(ValueError):
+        search_memories(query="deploy", project="alpha", **bad)
+
+
+def test_very_common_words_do_not_flood_the_keyword_query():
+    parsed = query_text.parse("what is the way that we do the deploy of the api")
+    assert parsed.terms == ("way", "deploy", "api")
+    assert query_text.parse("to be or not to be").terms  # all stopwords: kept rather than searching nothing

@@ -1,0 +1,100 @@
+"""Consolidation review: the queue with sources beside the proposed text, accept (edited), reject, undo, run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from memoryhub.models import Memory, Proposal
+from tests.ui.conftest import HX, remember
+
+
+@pytest.fixture
+def proposal(db) -> Proposal:
+    a = remember("Run the shopfront tests with pytest -n auto and --reuse-db in about four minutes", project="shop")
+    b = remember("The shopfront tests run with pytest -n auto --reuse-db", project="shop")
+    return Proposal.objects.create(
+        sources=[a.pk, b.pk], cluster_key=f"{a.pk},{b.pk}", project="shop", category="skill", tier="procedural",
+        tags=["testing"], content="Run the shopfront tests with pytest -n auto --reuse-db (about four minutes on CI)",
+        rationale="2 memories say nearly the same thing",
+    )
+
+
+def test_the_queue_shows_sources_beside_the_proposal_with_the_differences_marked(ui, proposal):
+    html = ui.get("/proposals/").content.decode()
+    card = html[html.index(f'id="proposal-{proposal.pk}"'):]
+    assert "2 memories say nearly the same thing" in card
+    assert "<del>in</del>" in card  # a word of a source the proposal dropped
+    assert "<ins>on CI)</ins>" in card  # words the proposal added
+    assert 'name="p%d-content"' % proposal.pk in card
+    assert ">Accept<" in card and ">Reject<" in card
+
+
+def test_accepting_with_an_edited_text_merges_the_sources(ui, proposal):
+    response = ui.post(f"/proposals/{proposal.pk}/accept/", {f"p{proposal.pk}-content": "Edited merged text here"}, **HX)
+    html = response.content.decode()
+    proposal.refresh_from_db()
+    merged = proposal.merged_memory
+    assert response.status_code == 200
+    assert proposal.status == "accepted" and merged.content == "Edited merged text here"
+    assert set(Memory.objects.filter(merged_into=merged).values_list("pk", flat=True)) == set(proposal.sources)
+    assert ">accepted<" in html and "Undo merge" in html
+    assert json.loads(response["HX-Trigger"])["notice"]["text"].endswith(f"merged into memory #{merged.pk}.")
+
+
+def test_accepting_without_an_edit_keeps_the_proposed_text(ui, proposal):
+    ui.post(f"/proposals/{proposal.pk}/accept/", {f"p{proposal.pk}-content": ""}, **HX)
+    proposal.refresh_from_db()
+    assert proposal.merged_memory.content == proposal.content
+
+
+def test_undo_brings_the_sources_back(ui, proposal):
+    ui.post(f"/proposals/{proposal.pk}/accept/", {}, **HX)
+    proposal.refresh_from_db()
+    merged_id = proposal.merged_memory_id
+    html = ui.post(f"/proposals/{proposal.pk}/undo/", **HX).content.decode()
+    proposal.refresh_from_db()
+    assert proposal.status == "undone" and ">undone<" in html
+    assert set(Memory.objects.filter(pk__in=proposal.sources).values_list("status", flat=True)) == {"active"}
+    assert Memory.objects.get(pk=merged_id).status == "archived"
+
+
+def test_rejecting_records_the_decision_and_changes_no_memory(ui, proposal):
+    html = ui.post(f"/proposals/{proposal.pk}/reject/", **HX).content.decode()
+    proposal.refresh_from_db()
+    assert proposal.status == "rejected" and proposal.decided_by == "ui:curator"
+    assert ">rejected<" in html
+    assert set(Memory.objects.filter(pk__in=proposal.sources).values_list("status", flat=True)) == {"active"}
+
+
+def test_accepting_twice_is_refused_with_a_message(ui, proposal):
+    ui.post(f"/proposals/{proposal.pk}/accept/", {}, **HX)
+    response = ui.post(f"/proposals/{proposal.pk}/accept/", {}, **HX)
+    assert response.status_code == 409
+    assert "only a pending proposal can be accepted" in response.content.decode()
+    assert Memory.objects.filter(merged_into__isnull=False).count() == 2
+
+
+def test_a_missing_proposal_gets_a_message(ui, db):
+    for action in ("accept", "reject", "undo"):
+        response = ui.post(f"/proposals/999/{action}/", **HX)
+        assert response.status_code == 404 and "Proposal #999 does not exist" in response.content.decode()
+
+
+def test_the_status_tabs_filter_the_queue(ui, proposal):
+    ui.post(f"/proposals/{proposal.pk}/reject/", **HX)
+    assert f'id="proposal-{proposal.pk}"' not in ui.get("/proposals/", **HX).content.decode()
+    assert f'id="proposal-{proposal.pk}"' in ui.get("/proposals/?status=rejected", **HX).content.decode()
+    assert "Unknown status" in ui.get("/proposals/?status=bogus").content.decode()
+
+
+def test_running_a_pass_proposes_the_planted_duplicates(ui, db):
+    a = remember("Celery workers must be restarted after changing the beat schedule", project="shop")
+    b = remember("Celery workers must be restarted after changing the beat schedule setting", project="shop")
+    response = ui.post("/proposals/run/", {"project": "shop"}, **HX)
+    html = response.content.decode()
+    proposal = Proposal.objects.get()
+    assert set(proposal.sources) == {a.pk, b.pk} and proposal.status == "pending"
+    assert f'id="proposal-{proposal.pk}"' in html
+    assert json.loads(response["HX-Trigger"])["notice"]["text"] == "Consolidation pass done: 1 new proposal."

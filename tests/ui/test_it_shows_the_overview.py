@@ -1,0 +1,46 @@
+"""The overview: counts per project, category, tier and status; calls per agent; the recall block's size."""
+
+from __future__ import annotations
+
+import re
+
+from memoryhub.models import UsageRecord
+
+
+def table(html: str, table_id: str) -> dict[str, str]:
+    body = html[html.index(f'id="{table_id}"'):]
+    body = body[: body.index("</table>")]
+    rows = re.findall(r"<tr><th scope=\"row\">(?:<a [^>]*>)?([^<]+)(?:</a>)?</th>(.*?)</tr>", body, re.S)
+    return {name.strip(): re.sub(r"<[^>]+>", " ", cells).split() for name, cells in rows}
+
+
+def test_it_counts_memories_per_project_category_tier_and_status(ui, store):
+    html = ui.get("/overview/").content.decode()
+    assert table(html, "by-project") == {"alpha": ["2"], "beta": ["1"], "global": ["1"]}
+    assert table(html, "by-category")["decision"] == ["1"]
+    assert table(html, "by-tier") == {"semantic": ["3"], "procedural": ["1"]}
+    assert table(html, "by-status") == {"active": ["4"], "unconfirmed": ["3"], "confirmed": ["1"]}
+
+
+def test_it_counts_writes_and_searches_per_agent(ui, store):
+    for agent, kind, n in [("claude", "write", 3), ("claude", "search", 5), ("codex", "search", 2)]:
+        for _ in range(n):
+            UsageRecord.objects.create(agent=agent, kind=kind, project="alpha")
+    html = ui.get("/overview/").content.decode()
+    head = html[html.index('id="agent-usage"'):]
+    assert re.findall(r'<th scope="col" class="num">(\w+)</th>', head)[:3] == ["search", "write", "total"]
+    assert table(html, "agent-usage") == {"claude": ["5", "3", "8"], "codex": ["2", "0", "2"]}
+
+
+def test_it_shows_the_recall_block_size_per_project(ui, store):
+    UsageRecord.objects.create(agent="claude", kind="recall", project="alpha", recall_chars=350)
+    UsageRecord.objects.create(agent="claude", kind="recall", project="alpha", recall_chars=250)
+    html = ui.get("/overview/").content.decode()
+    rows = table(html, "recall-sizes")
+    assert set(rows) == {"global", "alpha", "beta"}
+    chars, _, memories, avg_sent, calls = rows["alpha"]
+    assert 0 < int(chars) <= 400 and int(memories) >= 2  # both alpha memories and the global fit
+    assert (avg_sent, calls) == ("300", "2")
+    assert rows["beta"][-2:] == ["—", "0"]
+    # Looking at the overview is not use: nothing was reinforced.
+    assert all(m.access_count == 0 for m in store.values())

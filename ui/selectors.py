@@ -1,0 +1,313 @@
+"""Reads for the dashboard: the filtered memory list, a memory's neighbours, decay figures, counts.
+
+Nothing here writes. Search goes through memoryhub.search without reinforcing: a person browsing is not use.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from memoryhub import sql
+from memoryhub.decay import days_since, decay_rate, decayed
+from memoryhub.models import Category, GateLogEntry, Memory, MemoryEvent, Proposal, ProposalStatus, Status, Tier, UsageRecord
+
+PAGE_SIZE = 50
+SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
+GLOBAL = "-"  # the project filter's value for memories without a project
+SORTS = {"": "Default", "relevance": "Relevance", "recent": "Newest", "importance": "Importance", "used": "Most used"}
+
+
+@dataclass
+class MemoryFilters:
+    q: str = ""
+    project: str = ""
+    category: str = ""
+    tier: str = ""
+    tag: str = ""
+    source: str = ""
+    status: str = Status.ACTIVE  # "all" for both
+    confirmed: str = ""  # "yes" / "no"
+    sort: str = ""
+    page: int = 1
+
+    @property
+    def effective_sort(self) -> str:
+        if self.sort == "relevance" and not self.q:
+            return "recent"
+        return self.sort or ("relevance" if self.q else "recent")
+
+
+@dataclass
+class MemoryListing:
+    page: Page
+    total: int
+    searched: bool
+    scores: dict[int, float] = field(default_factory=dict)
+
+
+def _filtered(filters: MemoryFilters) -> QuerySet[Memory]:
+    rows = Memory.objects.all()
+    if filters.project == GLOBAL:
+        rows = rows.filter(project__isnull=True)
+    elif filters.project:
+        rows = rows.filter(project=filters.project)
+    if filters.category:
+        rows = rows.filter(category=filters.category)
+    if filters.tier:
+        rows = rows.filter(tier=filters.tier)
+    if filters.tag:
+        # JSON text holds each tag as a quoted string: matching the quoted form matches whole tags only.
+        rows = rows.filter(tags__icontains=json.dumps(filters.tag))
+    if filters.source:
+        rows = rows.filter(source=filters.source)
+    if filters.status != "all":
+        rows = rows.filter(status=filters.status)
+    if filters.confirmed:
+        rows = rows.filter(confirmed=filters.confirmed == "yes")
+    return rows
+
+
+def _effective_order(rows: QuerySet[Memory]) -> list[int]:
+    """Ids ordered by effective importance, highest first; computed here because it is a read-time value."""
+    now = timezone.now()
+    scored = []
+    for pk, importance, category, tier, confirmed, accessed, updated, created in rows.values_list(
+        "pk", "importance", "category", "tier", "confirmed", "last_accessed_at", "updated_at", "created_at"
+    ).iterator(chunk_size=2000):
+        moment = accessed or updated or created
+        scored.append((decayed(importance, decay_rate(category, tier), days_since(moment, now), confirmed), pk))
+    scored.sort(key=lambda item: (-item[0], -item[1]))
+    return [pk for _, pk in scored]
+
+
+def _page_of_ids(ids: list[int], number: int) -> Page:
+    """Paginate ids, then load only the memories of the page shown."""
+    page = Paginator(ids, PAGE_SIZE).get_page(number)
+    by_id = Memory.objects.in_bulk(list(page.object_list))
+    page.object_list = [by_id[i] for i in page.object_list if i in by_id]
+    return page
+
+
+def _search_ids(filters: MemoryFilters) -> tuple[list[int], dict[int, float]]:
+    from memoryhub.search import search_memories
+
+    common = {
+        "query": filters.q,
+        "k": SEARCH_LIMIT,
+        "category": filters.category or None,
+        "tier": filters.tier or None,
+        "source": filters.source or None,
+        "status": None if filters.status == "all" else filters.status,
+        "reinforce_results": False,
+    }
+    if filters.project == GLOBAL:
+        scope: dict = {"project": None}
+    elif filters.project:
+        scope = {"project": filters.project}
+    else:
+        scope = {"project": None, "every_project": True}  # the dashboard sees every project at once
+    if filters.tag:
+        scope["tags"] = [filters.tag]
+    scores = {hit.memory.pk: hit.score for hit in search_memories(**scope, **common)}
+    ids = sorted(scores, key=lambda pk: (-scores[pk], pk))
+    if ids:
+        # The search knows no "confirmed" filter, and a project's search includes the globals: apply the list's own.
+        allowed = set(_filtered(filters).filter(pk__in=ids).values_list("pk", flat=True))
+        ids = [pk for pk in ids if pk in allowed]
+    return ids[:SEARCH_LIMIT], scores
+
+
+def list_memories(filters: MemoryFilters) -> MemoryListing:
+    sort = filters.effective_sort
+    if filters.q.strip():
+        ids, scores = _search_ids(filters)
+        if sort != "relevance":
+            ids = _reorder(ids, sort)
+        return MemoryListing(page=_page_of_ids(ids, filters.page), total=len(ids), searched=True, scores=scores)
+    rows = _filtered(filters)
+    if sort == "importance":
+        ids = _effective_order(rows)
+        return MemoryListing(page=_page_of_ids(ids, filters.page), total=len(ids), searched=False)
+    ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
+    page = Paginator(rows.order_by(*ordering), PAGE_SIZE).get_page(filters.page)
+    return MemoryListing(page=page, total=page.paginator.count, searched=False)
+
+
+def _reorder(ids: list[int], sort: str) -> list[int]:
+    rows = Memory.objects.filter(pk__in=ids)
+    if sort == "importance":
+        return _effective_order(rows)
+    ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
+    return list(rows.order_by(*ordering).values_list("pk", flat=True))
+
+
+def filter_choices() -> dict[str, list]:
+    """Values for the filter menus; cheap at 10k rows (indexed distinct on project, a scan on source)."""
+    projects = sorted(p for p in Memory.objects.values_list("project", flat=True).distinct() if p)
+    sources = sorted(s for s in Memory.objects.values_list("source", flat=True).distinct() if s)
+    return {"projects": projects, "sources": sources, "categories": Category.values, "tiers": Tier.values}
+
+
+def nav_counts() -> dict[str, int]:
+    by_status = dict(Memory.objects.values_list("status").annotate(n=Count("pk")))
+    return {
+        "active": by_status.get(Status.ACTIVE, 0),
+        "archived": by_status.get(Status.ARCHIVED, 0),
+        "pending": Proposal.objects.filter(status=ProposalStatus.PENDING).count(),
+    }
+
+
+# --- a memory's page -------------------------------------------------------------------------------------------
+
+
+def history(memory_id: int) -> list[MemoryEvent]:
+    return list(MemoryEvent.objects.filter(memory_id=memory_id).order_by("created_at", "id"))
+
+
+def similar_memories(memory: Memory, k: int = 8) -> list[tuple[Memory, float]]:
+    """The nearest memories by vector (any project, any status), with cosine similarity."""
+    from memoryhub.embeddings import get_embedder
+
+    if not memory.embed_model:
+        return []
+    dimensions = get_embedder().dimensions
+    vector = sql.read_vectors([memory.pk], dimensions).get(memory.pk)
+    if vector is None:
+        return []
+    neighbours = [(pk, distance) for pk, distance in sql.knn(vector, k + 1) if pk != memory.pk][:k]
+    by_id = Memory.objects.in_bulk([pk for pk, _ in neighbours])
+    return [(by_id[pk], round(1.0 - distance, 3)) for pk, distance in neighbours if pk in by_id]
+
+
+# --- decay -----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DecayRow:
+    memory: Memory
+    effective: float
+    days_left: float
+
+
+def active_effective(now: datetime | None = None) -> list[tuple[Memory, float]]:
+    now = now or timezone.now()
+    rows = Memory.objects.active().only(
+        "pk", "content", "project", "importance", "category", "tier", "confirmed", "last_accessed_at",
+        "updated_at", "created_at", "status", "tags", "source",
+    )
+    return [(m, _effective_at(m, now)) for m in rows.iterator(chunk_size=2000)]
+
+
+def _effective_at(memory: Memory, now: datetime) -> float:
+    return decayed(memory.importance, decay_rate(memory.category, memory.tier), days_since(memory.last_referenced_at, now), memory.confirmed)
+
+
+def distribution(pairs: list[tuple[Memory, float]], key: str, bins: int = 10) -> dict[str, list[int]]:
+    """Histogram of effective importance (bins of equal width over 0..1) per tier or per category."""
+    out: dict[str, list[int]] = defaultdict(lambda: [0] * bins)
+    for memory, value in pairs:
+        label = getattr(memory, key) or "(none)"
+        out[label][min(int(value * bins), bins - 1)] += 1
+    return dict(sorted(out.items()))
+
+
+def category_curves(pairs: list[tuple[Memory, float]]) -> list[dict]:
+    """Per category: today's median effective importance and where it goes over the next 90 days.
+
+    The curve follows the category's decay rate (a memory nobody uses); the tier rate applies where the
+    category has none, so the curve uses the most common tier of that category's memories.
+    """
+    groups: dict[str, list[tuple[Memory, float]]] = defaultdict(list)
+    for memory, value in pairs:
+        groups[memory.category].append((memory, value))
+    curves = []
+    for category in ["", *Category.values]:
+        members = groups.get(category, [])
+        values = sorted(v for _, v in members)
+        start = values[len(values) // 2] if values else 0.5
+        tier = Counter(m.tier for m, _ in members).most_common(1)[0][0] if members else ""
+        rate = decay_rate(category, tier)
+        if not category and not members:
+            continue  # "(none)" is not a category: show it only when some memories have no category
+        curves.append({"category": category or "(none)", "count": len(members), "start": start, "rate": rate})
+    return curves
+
+
+def falling_soon(pairs: list[tuple[Memory, float]], within_days: float = 7.0, limit: int = 100) -> list[DecayRow]:
+    """Active memories whose effective importance drops below the archive threshold within the window."""
+    import math
+
+    threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
+    floor = settings.MEMORYHUB_CONFIRMED_FLOOR
+    rows = []
+    for memory, value in pairs:
+        if memory.confirmed and min(memory.importance, floor) >= threshold:
+            continue
+        rate = decay_rate(memory.category, memory.tier)
+        if value < threshold:
+            days = 0.0
+        elif rate >= 1.0 or value <= 0:
+            continue
+        else:
+            days = math.log(threshold / value) / math.log(rate)
+        if days <= within_days:
+            rows.append(DecayRow(memory, value, round(days, 1)))
+    rows.sort(key=lambda r: (r.days_left, r.effective, r.memory.pk))
+    return rows[:limit]
+
+
+def recently_archived(limit: int = 20) -> list[tuple[Memory, MemoryEvent]]:
+    """Archived memories, latest first, with the event that archived them (a sweep, a person, a merge).
+
+    Archiving leaves `updated_at` alone (it is the decay clock), so the history says when it happened.
+    """
+    events = MemoryEvent.objects.filter(action__in=["archived", "merged"]).order_by("-created_at", "-id")[: limit * 4]
+    latest: dict[int, MemoryEvent] = {}
+    for event in events:
+        latest.setdefault(event.memory_id, event)
+    memories = Memory.objects.filter(pk__in=list(latest), status=Status.ARCHIVED).in_bulk()
+    ordered = [(memories[mid], event) for mid, event in latest.items() if mid in memories]
+    return ordered[:limit]
+
+
+# --- gate log and overview --------------------------------------------------------------------------------------
+
+
+def gate_entries(decision: str = "") -> QuerySet[GateLogEntry]:
+    rows = GateLogEntry.objects.select_related("memory", "promoted_to").order_by("-created_at", "-id")
+    return rows.filter(decision=decision) if decision else rows
+
+
+def counts_by(field_name: str) -> list[tuple[str, int]]:
+    rows = Memory.objects.values_list(field_name).annotate(n=Count("pk")).order_by("-n", field_name)
+    return [(value or "", n) for value, n in rows]
+
+
+def usage_by_agent() -> tuple[list[str], list[dict]]:
+    """Per agent: how many calls of each kind (write, search, recall, ...), from the usage records."""
+    rows = UsageRecord.objects.values_list("agent", "kind").annotate(n=Count("pk")).order_by("agent", "kind")
+    kinds = sorted({kind for _, kind, _ in rows})
+    table: dict[str, dict[str, int]] = defaultdict(dict)
+    for agent, kind, n in rows:
+        table[agent][kind] = n
+    return kinds, [{"agent": a, "counts": [table[a].get(k, 0) for k in kinds], "total": sum(table[a].values())} for a in sorted(table)]
+
+
+def recall_usage_by_project() -> dict[str | None, dict]:
+    """Average and last recall block size per project, from what the agents were actually sent."""
+    from django.db.models import Avg, Max
+
+    rows = (
+        UsageRecord.objects.filter(Q(kind="recall") & Q(recall_chars__gt=0))
+        .values("project")
+        .annotate(avg=Avg("recall_chars"), biggest=Max("recall_chars"), n=Count("pk"))
+    )
+    return {row["project"]: row for row in rows}

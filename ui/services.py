@@ -1,0 +1,64 @@
+"""Bulk actions of the dashboard: one domain call per memory, all in one transaction (all or nothing).
+
+The domain modules (lifecycle, consolidation) are imported where used so the dashboard loads even while
+one of them is being replaced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from django.db import transaction
+
+from memoryhub.models import Memory, Status
+from memoryhub.store import update_memory
+
+
+def bulk_confirm(*, memories: list[Memory], confirmed: bool, actor: str) -> int:
+    from memoryhub.lifecycle import confirm_memory
+
+    todo = [m for m in memories if m.confirmed != confirmed]
+    with transaction.atomic():
+        for memory in todo:
+            confirm_memory(memory=memory, confirmed=confirmed, actor=actor)
+    return len(todo)
+
+
+def bulk_archive(*, memories: list[Memory], actor: str, reason: str = "archived from the dashboard") -> int:
+    from memoryhub.lifecycle import archive_memory
+
+    todo = [m for m in memories if m.status != Status.ARCHIVED]
+    with transaction.atomic():
+        for memory in todo:
+            archive_memory(memory=memory, actor=actor, reason=reason)
+    return len(todo)
+
+
+def bulk_restore(*, memories: list[Memory], actor: str) -> int:
+    from memoryhub.lifecycle import restore_memory
+
+    todo = [m for m in memories if m.status == Status.ARCHIVED]
+    with transaction.atomic():
+        for memory in todo:
+            restore_memory(memory=memory, actor=actor)
+    return len(todo)
+
+
+def bulk_retag(*, memories: list[Memory], changes_for: Callable[[Memory], dict], actor: str) -> int:
+    """Apply per-memory tag/project/category/tier changes; a bad value anywhere writes nothing."""
+    changed = 0
+    with transaction.atomic():
+        for memory in memories:
+            before = memory.updated_at
+            update_memory(memory=memory, changes=changes_for(memory), actor=actor, action="retagged")
+            changed += memory.updated_at != before
+    return changed
+
+
+def default_merge_text(memories: list[Memory]) -> str:
+    """The text a merge starts from: one source that already says everything, else each distinct text once."""
+    texts = list(dict.fromkeys(m.content.strip() for m in memories))
+    for text in sorted(texts, key=len, reverse=True):
+        if all(other.lower() in text.lower() for other in texts):
+            return text
+    return "\n".join(texts)

@@ -1,0 +1,103 @@
+"""Small helpers for the dashboard templates: counters, importance bars, history formatting."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django import template
+from django.conf import settings
+
+from ui import selectors
+
+register = template.Library()
+
+
+@register.simple_tag
+def nav_counts() -> dict[str, int]:
+    return selectors.nav_counts()
+
+
+@register.filter
+def percent(value: float | None) -> int:
+    """0..1 as a whole percentage for a bar's width."""
+    try:
+        return max(0, min(100, round(float(value) * 100)))
+    except (TypeError, ValueError):
+        return 0
+
+
+@register.filter
+def importance_level(value: float | None) -> str:
+    """A word for the bar's colour: under the archive threshold, near it, or comfortably above."""
+    value = float(value or 0.0)
+    threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
+    if value < threshold:
+        return "low"
+    if value < threshold + 0.2:
+        return "mid"
+    return "high"
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, list):
+        return ", ".join(str(v) for v in value) or "(none)"
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if value == "":
+        return "(empty)"
+    return str(value)
+
+
+@register.filter
+def event_changes(event) -> list[tuple[str, str, str]]:
+    """(field, before, after) for every field the event names, the way a person reads a change."""
+    before = event.before if isinstance(event.before, dict) else {}
+    after = event.after if isinstance(event.after, dict) else {}
+    if before and after:
+        fields = list(dict.fromkeys([*before, *after]))
+        return [(f, _show(before.get(f)), _show(after.get(f))) for f in fields if before.get(f) != after.get(f)]
+    return []
+
+
+@register.filter
+def event_snapshot(event) -> list[tuple[str, str]]:
+    """A one-sided event (created, deleted): the values it recorded."""
+    before = event.before if isinstance(event.before, dict) else {}
+    after = event.after if isinstance(event.after, dict) else {}
+    if before and after:
+        return []
+    return [(k, _show(v)) for k, v in (after or before).items()]
+
+
+@register.filter
+def pretty_json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True)
+
+
+@register.filter
+def days_text(days: float | None) -> str:
+    if days is None:
+        return "never"
+    if days <= 0:
+        return "now"
+    if days < 1:
+        return "within a day"
+    return f"in {days:.0f} day{'s' if round(days) != 1 else ''}"
+
+
+@register.filter
+def ago(moment) -> str:
+    """A short relative time ("5 min ago", "3 days ago") for tight table cells."""
+    from django.utils import timezone
+
+    if not moment:
+        return "never"
+    seconds = max(0, int((timezone.now() - moment).total_seconds()))
+    for unit, size in (("day", 86400), ("h", 3600), ("min", 60)):
+        if seconds >= size:
+            n = seconds // size
+            return f"{n} {unit}{'s' if unit == 'day' and n != 1 else ''} ago"
+    return "just now"

@@ -1,0 +1,1 @@
+"""Dashboard views, one module per screen family; ui/urls.py maps them."""

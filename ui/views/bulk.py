@@ -1,0 +1,131 @@
+"""Bulk actions on the selected rows, and merging a selection into one memory."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse, HttpResponseRedirect, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from memoryhub.embeddings import EmbeddingError
+from memoryhub.models import Memory
+from ui import services
+from ui.forms import BulkForm, MergeForm
+from ui.views.common import DOMAIN_ERRORS, HtmxHttpRequest, actor, dashboard_view, error_text, notify, refuse
+from ui.views.memories import LIST, listing_context
+
+
+def _results(request: HtmxHttpRequest, notice: str) -> HttpResponse:
+    """The list as the person had it filtered, after the change; or back to it for a plain form post."""
+    return_query = request.POST.get("return_query", "")
+    if not request.htmx:
+        from django.contrib import messages
+
+        messages.success(request, notice)
+        return HttpResponseRedirect(reverse("ui:memories") + (f"?{return_query}" if return_query else ""))
+    context = listing_context(QueryDict(return_query)) | {"close_dialog": True}
+    response = render(request, f"{LIST}#results", context)
+    return notify(response, notice)
+
+
+def _selected_memories(ids: list[int]) -> tuple[list[Memory], int]:
+    by_id = Memory.objects.in_bulk(ids)
+    return [by_id[i] for i in ids if i in by_id], sum(1 for i in ids if i not in by_id)
+
+
+def _skipped(missing: int) -> str:
+    return f" {missing} selected memor{'y was' if missing == 1 else 'ies were'} already gone." if missing else ""
+
+
+@dashboard_view
+@require_POST
+def bulk(request: HtmxHttpRequest) -> HttpResponse:
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        return refuse(request, "Bulk action not carried out: " + error_text_from_form(form), status=422)
+    ids = form.cleaned_data["selected"]
+    if not ids:
+        return refuse(request, "Select at least one memory first.", status=400)
+    memories, missing = _selected_memories(ids)
+    if not memories:
+        return refuse(request, "None of the selected memories exist any more; reload the list.", status=404)
+    action = form.cleaned_data["action"]
+    who = actor(request)
+    if action == "merge":
+        memories.sort(key=lambda m: m.pk)  # oldest first, as the merge records its sources
+        return _merge_dialog(request, memories, MergeForm(initial=_merge_initial(memories)), missing=missing)
+    try:
+        if action in ("confirm", "unconfirm"):
+            n = services.bulk_confirm(memories=memories, confirmed=action == "confirm", actor=who)
+            verb = "confirmed" if action == "confirm" else "unconfirmed"
+        elif action == "archive":
+            n, verb = services.bulk_archive(memories=memories, actor=who), "archived"
+        elif action == "restore":
+            n, verb = services.bulk_restore(memories=memories, actor=who), "restored"
+        else:
+            n, verb = services.bulk_retag(memories=memories, changes_for=form.retag_changes, actor=who), "re-tagged"
+    except DOMAIN_ERRORS as exc:
+        return refuse(request, f"Nothing was changed: {error_text(exc)}", status=422)
+    return _results(request, f"{n} memor{'y' if n == 1 else 'ies'} {verb}." + _skipped(missing))
+
+
+def error_text_from_form(form) -> str:
+    return "; ".join(f"{'' if field == '__all__' else field + ': '}{' '.join(errs)}" for field, errs in form.errors.items())
+
+
+def _merge_initial(memories: list[Memory]) -> dict:
+    first = memories[0]
+    same = lambda attr: getattr(first, attr) if all(getattr(m, attr) == getattr(first, attr) for m in memories) else ""  # noqa: E731
+    tags = list(dict.fromkeys(t for m in memories for t in m.tags))
+    return {
+        "selected": [m.pk for m in memories],
+        "content": services.default_merge_text(memories),
+        "category": same("category"),
+        "tier": same("tier"),
+        "tags": ", ".join(tags),
+    }
+
+
+def _merge_dialog(request: HtmxHttpRequest, memories: list[Memory], form: MergeForm, *, missing: int = 0, status: int = 200):
+    context = {
+        "memories": memories,
+        "form": form,
+        "return_query": request.POST.get("return_query", ""),
+        "skipped": _skipped(missing).strip(),
+    }
+    if not request.htmx:
+        return render(request, "ui/merge.html", context, status=status)
+    response = render(request, f"{LIST}#merge_dialog", context, status=status)
+    response["HX-Retarget"] = "#dialog-slot"
+    response["HX-Reswap"] = "innerHTML"
+    return response
+
+
+@dashboard_view
+@require_POST
+def merge(request: HtmxHttpRequest) -> HttpResponse:
+    form = MergeForm(request.POST)
+    ids = [int(v) for v in request.POST.getlist("selected") if v.isdigit()]
+    memories, missing = _selected_memories(ids)
+    if not form.is_valid():
+        return _merge_dialog(request, memories, form, status=422)
+    if missing or len(memories) < 2:
+        return refuse(request, "Some of these memories no longer exist; nothing was merged. Reload the list.", status=409)
+    from memoryhub.consolidation import merge_memories
+
+    data = form.cleaned_data
+    try:
+        merged = merge_memories(
+            memory_ids=[m.pk for m in memories],
+            content=data["content"],
+            actor=actor(request),
+            category=data["category"],
+            tier=data["tier"],
+            tags=data["tags"],
+        )
+    except EmbeddingError as exc:
+        return refuse(request, f"Nothing was merged: the embedder failed ({exc}).", status=503)
+    except DOMAIN_ERRORS as exc:
+        form.add_error(None, error_text(exc))
+        return _merge_dialog(request, memories, form, status=422)
+    return _results(request, f"Merged {len(memories)} memories into #{merged.pk}.")

@@ -1,0 +1,117 @@
+"""What every dashboard view shares: login, partial-or-page rendering, messages, and clear refusals."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.cache import patch_vary_headers
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.middleware import HtmxDetails
+
+from memoryhub.models import Memory
+
+
+class HtmxHttpRequest(HttpRequest):
+    htmx: HtmxDetails
+
+
+MEMORIES_CHANGED = "memories-changed"  # the nav counters listen for it
+
+
+def dashboard_view(view: Callable) -> Callable:
+    """Login required; an htmx request with an expired session is sent to the login page as a whole page."""
+
+    @wraps(view)
+    def wrapper(request: HtmxHttpRequest, *args, **kwargs):
+        if not request.user.is_authenticated:
+            if request.htmx:
+                next_url = request.htmx.current_url_abs_path or "/"
+                return HttpResponseClientRedirect(f"{reverse('login')}?{urlencode({'next': next_url})}")
+            return redirect_to_login(request.get_full_path())
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+def actor(request: HttpRequest) -> str:
+    return f"ui:{request.user.get_username()}"
+
+
+def wants_partial(request: HtmxHttpRequest) -> bool:
+    # A history restore (back button after the cache emptied) needs the whole page, not a fragment.
+    return bool(request.htmx) and not request.htmx.history_restore_request and not request.htmx.boosted
+
+
+def render_view(
+    request: HtmxHttpRequest, template: str, partial: str | None, context: dict, *, status: int = 200
+) -> HttpResponse:
+    """The named partial for an htmx request, the whole page otherwise; the URL works both ways."""
+    name = f"{template}#{partial}" if partial and wants_partial(request) else template
+    response = render(request, name, context, status=status)
+    patch_vary_headers(response, ["HX-Request"])
+    return response
+
+
+def notify(response: HttpResponse, notice: str = "", *, changed: bool = True) -> HttpResponse:
+    """Tell the page what happened: a notice to show and an event that refreshes the counters."""
+    events: dict = {}
+    if changed:
+        events[MEMORIES_CHANGED] = True
+    if notice:
+        events["notice"] = {"text": notice, "level": "success"}
+    if events:
+        response["HX-Trigger"] = json.dumps(events)
+    return response
+
+
+def safe_next(request: HttpRequest, default: str) -> str:
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if candidate and url_has_allowed_host_and_scheme(candidate, allowed_hosts={request.get_host()}):
+        return candidate
+    return default
+
+
+def done(request: HtmxHttpRequest, notice: str, default: str) -> HttpResponse:
+    """After a plain (non-htmx) POST: show the notice on the page we go back to."""
+    messages.success(request, notice)
+    return HttpResponseRedirect(safe_next(request, default))
+
+
+def refuse(request: HtmxHttpRequest, message: str, *, status: int = 400) -> HttpResponse:
+    """A request we cannot carry out: say why where the person is looking, never a 500."""
+    if request.htmx:
+        response = render(request, "ui/messages.html#message", {"level": "error", "text": message}, status=status)
+        response["HX-Retarget"] = "#messages"
+        response["HX-Reswap"] = "innerHTML"
+        return response
+    return render(request, "ui/problem.html", {"message": message, "back": safe_next(request, "/")}, status=status)
+
+
+def error_text(exc: Exception) -> str:
+    """A readable sentence from a domain error, naming fields where the domain named them."""
+    if isinstance(exc, ValidationError):
+        if hasattr(exc, "message_dict"):
+            return "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())
+        return " ".join(exc.messages)
+    return str(exc) or exc.__class__.__name__
+
+
+# Errors the domain raises for a request it will not carry out (bad values, a state that does not allow it).
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (ValidationError, ValueError)
+
+
+def get_memory(pk: int) -> Memory | None:
+    return Memory.objects.filter(pk=pk).first()
+
+
+def missing_memory(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return refuse(request, f"Memory #{pk} does not exist (it may have been deleted or merged away).", status=404)

@@ -1,0 +1,97 @@
+"""The decay page (distributions, curves, what fades next) and the overview (counts and agent usage)."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.http import HttpResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.models import Memory
+from ui import charts, selectors
+from ui.views.common import DOMAIN_ERRORS, HtmxHttpRequest, actor, dashboard_view, done, error_text, notify, refuse, render_view
+
+DECAY = "ui/decay.html"
+RECALL_BUDGET = 400  # build_recall's default: what an agent gets when it asks for no other size
+
+
+def decay_context() -> dict:
+    threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
+    pairs = selectors.active_effective()
+    by_tier = selectors.distribution(pairs, "tier")
+    by_category = selectors.distribution(pairs, "category")
+    return {
+        "threshold": threshold,
+        "floor": settings.MEMORYHUB_CONFIRMED_FLOOR,
+        "active_total": len(pairs),
+        "tier_charts": [charts.histogram(name, counts, threshold) for name, counts in by_tier.items()],
+        "category_charts": [charts.histogram(name, counts, threshold) for name, counts in by_category.items()],
+        "curves": [
+            charts.decay_curve(c["category"], c["count"], c["start"], c["rate"], threshold)
+            for c in selectors.category_curves(pairs)
+        ],
+        "soon": selectors.falling_soon(pairs, within_days=7),
+        "archived": selectors.recently_archived(),
+    }
+
+
+@dashboard_view
+@require_GET
+def decay(request: HtmxHttpRequest) -> HttpResponse:
+    return render_view(request, DECAY, "body", decay_context())
+
+
+@dashboard_view
+@require_POST
+def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
+    from memoryhub.lifecycle import run_decay_sweep
+
+    try:
+        report = run_decay_sweep(actor=actor(request))
+    except DOMAIN_ERRORS as exc:
+        return refuse(request, f"The decay sweep did not run: {error_text(exc)}", status=409)
+    n = len(report.archived)
+    notice = f"Decay sweep done: {n} memor{'y' if n == 1 else 'ies'} archived."
+    if not request.htmx:
+        return done(request, notice, reverse("ui:decay"))
+    context = decay_context() | {"swept": report}
+    return notify(render_view(request, DECAY, "body", context), notice)
+
+
+@dashboard_view
+@require_GET
+def overview(request: HtmxHttpRequest) -> HttpResponse:
+    from memoryhub.recall import build_recall
+
+    kinds, agents = selectors.usage_by_agent()
+    projects = [p for p, _ in selectors.counts_by("project")]
+    recall_usage = selectors.recall_usage_by_project()
+    recall_rows = []
+    for project in sorted(projects, key=lambda p: (p != "", p)):
+        # Built without a query: nothing is searched, so nothing is reinforced by looking.
+        block = build_recall(project=project or None)
+        usage = recall_usage.get(project or None)
+        recall_rows.append(
+            {
+                "project": project,
+                "chars": len(block.text),
+                "fill": min(1.0, len(block.text) / RECALL_BUDGET),
+                "label": f"{len(block.text)} of {RECALL_BUDGET} characters",
+                "memories": len(block.memory_ids),
+                "avg_sent": round(usage["avg"]) if usage else None,
+                "calls": usage["n"] if usage else 0,
+            }
+        )
+    context = {
+        "total": Memory.objects.count(),
+        "by_project": selectors.counts_by("project"),
+        "by_category": selectors.counts_by("category"),
+        "by_tier": selectors.counts_by("tier"),
+        "by_status": selectors.counts_by("status"),
+        "by_confirmed": [("confirmed" if v else "unconfirmed", n) for v, n in selectors.counts_by("confirmed")],
+        "kinds": kinds,
+        "agents": agents,
+        "recall_rows": recall_rows,
+        "budget": RECALL_BUDGET,
+    }
+    return render_view(request, "ui/overview.html", None, context)

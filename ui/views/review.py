@@ -1,0 +1,205 @@
+"""Consolidation review (the proposals queue) and the gate log: where a person overrules the machine."""
+
+from __future__ import annotations
+
+from django.core.paginator import Paginator
+from django.http import HttpResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.embeddings import EmbeddingError
+from memoryhub.models import GateDecision, GateLogEntry, Memory, Proposal, ProposalStatus
+from ui import diffing, selectors
+from ui.forms import AcceptProposalForm, RunConsolidationForm
+from ui.views.common import (
+    DOMAIN_ERRORS,
+    HtmxHttpRequest,
+    actor,
+    dashboard_view,
+    done,
+    error_text,
+    notify,
+    refuse,
+    render_view,
+)
+
+PROPOSALS = "ui/proposals.html"
+GATE = "ui/gate.html"
+STATUSES = [*ProposalStatus.values, "all"]
+
+
+def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict:
+    """A proposal with its sources and the word differences between them and the proposed text."""
+    sources = []
+    texts = []
+    for memory_id in proposal.sources:
+        memory = memories.get(int(memory_id))
+        text = memory.content if memory else ""
+        texts.append(text)
+        sources.append(
+            {
+                "id": int(memory_id),
+                "memory": memory,
+                "segments": diffing.source_segments(text, proposal.content) if memory else [],
+            }
+        )
+    return {
+        "proposal": proposal,
+        "sources": sources,
+        "proposed": diffing.proposed_segments(proposal.content, texts),
+        "form": AcceptProposalForm(initial={"content": proposal.content}, prefix=f"p{proposal.pk}"),
+    }
+
+
+def _cards(proposals: list[Proposal]) -> list[dict]:
+    ids = {int(i) for p in proposals for i in p.sources}
+    memories = Memory.objects.in_bulk(list(ids))
+    return [proposal_view_model(p, memories) for p in proposals]
+
+
+@dashboard_view
+@require_GET
+def proposals(request: HtmxHttpRequest) -> HttpResponse:
+    status = request.GET.get("status") or ProposalStatus.PENDING
+    problems = []
+    if status not in STATUSES:
+        problems.append(f"Unknown status “{status}”; showing pending proposals.")
+        status = ProposalStatus.PENDING
+    rows = Proposal.objects.all() if status == "all" else Proposal.objects.filter(status=status)
+    page = Paginator(rows.order_by("-created_at", "-id"), 20).get_page(request.GET.get("page"))
+    context = {
+        "cards": _cards(list(page.object_list)),
+        "page": page,
+        "status": status,
+        "statuses": STATUSES,
+        "problems": problems,
+        "projects": selectors.filter_choices()["projects"],
+    }
+    return render_view(request, PROPOSALS, "queue", context)
+
+
+def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str) -> HttpResponse:
+    if not request.htmx:
+        return done(request, notice, reverse("ui:proposals"))
+    proposal.refresh_from_db()
+    card = _cards([proposal])[0]
+    return notify(render_view(request, PROPOSALS, "card", {"card": card}), notice)
+
+
+def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice) -> HttpResponse:
+    proposal = Proposal.objects.filter(pk=pk).first()
+    if proposal is None:
+        return refuse(request, f"Proposal #{pk} does not exist.", status=404)
+    try:
+        result = call(proposal)
+    except EmbeddingError as exc:
+        return refuse(request, f"Nothing was changed: the embedder failed ({exc}).", status=503)
+    except DOMAIN_ERRORS as exc:
+        return refuse(request, f"Proposal #{pk}: {error_text(exc)}", status=409)
+    return _card_response(request, proposal, notice(result) if callable(notice) else notice)
+
+
+@dashboard_view
+@require_POST
+def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    from memoryhub.consolidation import accept_proposal
+
+    form = AcceptProposalForm(request.POST, prefix=f"p{pk}")
+    if not form.is_valid():
+        return refuse(request, f"Proposal #{pk} was not accepted: " + " ".join(form.errors.get("content", [])), status=422)
+    content = form.cleaned_data["content"].strip() or None
+    return _proposal_action(
+        request,
+        pk,
+        lambda p: accept_proposal(proposal=p, content=content, actor=actor(request)),
+        lambda merged: f"Proposal #{pk} accepted: merged into memory #{merged.pk}.",
+    )
+
+
+@dashboard_view
+@require_POST
+def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    from memoryhub.consolidation import reject_proposal
+
+    return _proposal_action(
+        request, pk, lambda p: reject_proposal(proposal=p, actor=actor(request)), f"Proposal #{pk} rejected."
+    )
+
+
+@dashboard_view
+@require_POST
+def undo(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    from memoryhub.consolidation import undo_proposal
+
+    return _proposal_action(
+        request, pk, lambda p: undo_proposal(proposal=p, actor=actor(request)), f"Merge of proposal #{pk} undone."
+    )
+
+
+@dashboard_view
+@require_POST
+def run_consolidation_pass(request: HtmxHttpRequest) -> HttpResponse:
+    from memoryhub.consolidation import run_consolidation
+
+    form = RunConsolidationForm(request.POST)
+    if not form.is_valid():
+        return refuse(request, "Consolidation not run: the project name is too long.", status=422)
+    project = form.cleaned_data["project"].strip() or None
+    try:
+        made = run_consolidation(project=project, actor=actor(request))
+    except EmbeddingError as exc:
+        return refuse(request, f"Consolidation not run: the embedder failed ({exc}).", status=503)
+    except DOMAIN_ERRORS as exc:
+        return refuse(request, f"Consolidation not run: {error_text(exc)}", status=422)
+    notice = f"Consolidation pass done: {len(made)} new proposal{'' if len(made) == 1 else 's'}."
+    if not request.htmx:
+        return done(request, notice, reverse("ui:proposals"))
+    rows = Proposal.objects.filter(status=ProposalStatus.PENDING).order_by("-created_at", "-id")
+    page = Paginator(rows, 20).get_page(1)
+    context = {
+        "cards": _cards(list(page.object_list)),
+        "page": page,
+        "status": ProposalStatus.PENDING,
+        "statuses": STATUSES,
+        "problems": [],
+    }
+    response = render_view(request, PROPOSALS, "queue", context)
+    response["HX-Push-Url"] = reverse("ui:proposals")
+    return notify(response, notice)
+
+
+# --- gate log --------------------------------------------------------------------------------------------------
+
+
+@dashboard_view
+@require_GET
+def gate_log(request: HtmxHttpRequest) -> HttpResponse:
+    decision = request.GET.get("decision") or ""
+    problems = []
+    if decision and decision not in GateDecision.values:
+        problems.append(f"Unknown decision “{decision}”; showing every entry.")
+        decision = ""
+    page = Paginator(selectors.gate_entries(decision), 50).get_page(request.GET.get("page"))
+    context = {"page": page, "decision": decision, "decisions": GateDecision.values, "problems": problems}
+    return render_view(request, GATE, "entries", context)
+
+
+@dashboard_view
+@require_POST
+def promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    from memoryhub.gate import promote_gate_entry
+
+    entry = GateLogEntry.objects.filter(pk=pk).first()
+    if entry is None:
+        return refuse(request, f"Gate log entry #{pk} does not exist.", status=404)
+    try:
+        memory = promote_gate_entry(entry=entry, actor=actor(request))
+    except EmbeddingError as exc:
+        return refuse(request, f"Not promoted: the embedder failed ({exc}).", status=503)
+    except DOMAIN_ERRORS as exc:
+        return refuse(request, f"Entry #{pk} was not promoted: {error_text(exc)}", status=409)
+    notice = f"Promoted to memory #{memory.pk}."
+    if not request.htmx:
+        return done(request, notice, reverse("ui:gate"))
+    entry.refresh_from_db()
+    return notify(render_view(request, GATE, "entry", {"entry": entry}), notice)
