@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import io
+import json
+import math
+from typing import Any
 
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -52,23 +54,73 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
         return build_bearer_security_scheme_object(header_name="Authorization", token_prefix="Bearer")
 
 
+MAX_JSON_DEPTH = 32
+
+
+def bad_json_value(value: Any, path: str = "", depth: int = 0) -> tuple[str, str] | None:
+    """(field path, why) for the first value no memory may hold: text that is not valid Unicode (a lone
+    surrogate cannot be written out as UTF-8, so one stored would break every answer that includes it), a
+    number that is not finite, or nesting deeper than MAX_JSON_DEPTH."""
+    if depth > MAX_JSON_DEPTH:
+        return path, f"nested deeper than {MAX_JSON_DEPTH} levels"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path, "holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
+        return None
+    if isinstance(value, float) and not math.isfinite(value):
+        return path, "must be a finite number"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if bad_json_value(key) is not None:
+                return path, "has a key that is not valid Unicode (a lone surrogate such as \\ud800)"
+            found = bad_json_value(item, f"{path}.{key}" if path else key, depth + 1)
+            if found:
+                return found
+    if isinstance(value, list):
+        for index, item in enumerate(value):
+            found = bad_json_value(item, f"{path}.{index}" if path else str(index), depth + 1)
+            if found:
+                return found
+    return None
+
+
 class LimitedJSONParser(JSONParser):
-    """DRF reads the body stream itself, bypassing Django's DATA_UPLOAD_MAX_MEMORY_SIZE; enforce it here."""
+    """JSON bodies, checked before any view sees them.
+
+    DRF reads the body stream itself, bypassing Django's DATA_UPLOAD_MAX_MEMORY_SIZE, so the limit is enforced
+    here; and values that parse but cannot be stored or answered safely are refused naming their field.
+    """
 
     def parse(self, stream, media_type=None, parser_context=None):
+        parser_context = parser_context or {}
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-        request = (parser_context or {}).get("request")
+        request = parser_context.get("request")
         try:
             declared = int(request.META.get("CONTENT_LENGTH") or 0) if request is not None else 0
         except ValueError:
             declared = 0
-        message = too_large_message()
         if limit is not None and declared > limit:
-            raise PayloadTooLarge(message)
+            raise PayloadTooLarge(too_large_message())
         data = stream.read(limit + 1) if limit is not None else stream.read()
         if limit is not None and len(data) > limit:
-            raise PayloadTooLarge(message)
-        return super().parse(io.BytesIO(data), media_type, parser_context)
+            raise PayloadTooLarge(too_large_message())
+        try:
+            text = data.decode(parser_context.get("encoding") or settings.DEFAULT_CHARSET)
+        except (UnicodeDecodeError, LookupError) as exc:
+            raise exceptions.ParseError("the body is not valid UTF-8 JSON") from exc
+        try:
+            value = json.loads(text)  # NaN and Infinity parse here and are refused below, naming the field
+        except RecursionError as exc:
+            raise exceptions.ParseError(f"the JSON is nested too deeply (limit {MAX_JSON_DEPTH} levels)") from exc
+        except ValueError as exc:
+            raise exceptions.ParseError(f"the body is not valid JSON: {exc}") from exc
+        problem = bad_json_value(value)
+        if problem:
+            field, why = problem
+            raise exceptions.ValidationError({field or "non_field_errors": [why]})
+        return value
 
 
 class AgentAPIMixin:

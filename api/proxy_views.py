@@ -67,15 +67,18 @@ def _answer(view):
 
     def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
         try:
-            return view(request, *args, **kwargs)
+            response = view(request, *args, **kwargs)
         except ProxyError as exc:
-            return error_response(exc)
+            response = error_response(exc)
         except DisallowedHost:
             raise
         except Exception:
             logger.exception("the chat proxy failed on %s", request.path)
-            return error_response(ProxyError("the proxy failed on this request; see the server log", status=500,
-                                             type="server_error", code="internal_error"))  # fmt: skip
+            response = error_response(ProxyError("the proxy failed on this request; see the server log", status=500,
+                                                 type="server_error", code="internal_error"))  # fmt: skip
+        # Answers carry what the agents remember: no cache may keep them (as for /api/).
+        response["Cache-Control"] = "no-store"
+        return response
 
     wrapped.__name__ = view.__name__
     wrapped.__doc__ = view.__doc__
@@ -92,7 +95,6 @@ def chat_completions(request: HttpRequest) -> HttpResponse:
     if not exchange.stream:
         return JsonResponse(proxy.complete(exchange))
     response = StreamingHttpResponse(proxy.open_stream(exchange), content_type="text/event-stream")
-    response["Cache-Control"] = "no-cache"
     response["X-Accel-Buffering"] = "no"  # a reverse proxy in front must not hold the chunks back
     return response
 
@@ -110,4 +112,6 @@ def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     """MCP over streamable HTTP, stateless with JSON answers: each POST is one JSON-RPC exchange."""
     from memoryhub import mcp_server
 
-    return mcp_server.serve_django_request(request)
+    response = mcp_server.serve_django_request(request)
+    response["Cache-Control"] = "no-store"
+    return response

@@ -12,7 +12,6 @@ from api.views.retrieval import ExportView, HealthView, RecallView, SearchView, 
 app_name = "api"
 
 
-
 class OptionalSlashRouter(SimpleRouter):
     """`memories` and `memories/` both answer: agents write either, and a redirect would drop a POST body."""
 

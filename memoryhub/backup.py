@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import re
+import time
 import urllib.parse
 import uuid
 from datetime import UTC, datetime
@@ -107,12 +108,14 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
     (PRAGMA integrity_check) and only then renamed into place, so a backup file that exists is a whole one.
     """
     source_name = source or database_name()
+    if not is_in_memory(source_name) and not Path(source_name).is_file():
+        raise BackupError(f"there is no database at {source_name} (run `python manage.py migrate` first)")
     directory = Path(dest_dir or settings.MEMORYHUB_BACKUP_DIR)
-    directory.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     final = directory / f"{BACKUP_PREFIX}{stamp}-{uuid.uuid4().hex[:6]}-{_slug(reason)}{BACKUP_SUFFIX}"
     partial = directory / f".{final.name}.partial"
     try:
+        directory.mkdir(parents=True, exist_ok=True)
         src = _open(source_name)
         try:
             dst = driver_connect(str(partial))
@@ -130,9 +133,9 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
             raise BackupError("the copy failed its integrity check: " + "; ".join(problems[:5]))
         _fsync(partial)
         os.replace(partial, final)
-    except DRIVER.Error as exc:
+    except (DRIVER.Error, OSError) as exc:  # a locked or damaged source, a full disk, an unwritable directory
         partial.unlink(missing_ok=True)
-        raise BackupError(f"backup of {source_name} failed: {exc}") from exc
+        raise BackupError(f"backup of {source_name} to {directory} failed: {exc}") from exc
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
@@ -141,11 +144,15 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
     return final
 
 
-def auto_backup(reason: str) -> Path | None:
+def auto_backup(reason: str, *, min_interval: float | None = None) -> Path | None:
     """Call before a destructive operation (bulk delete, merge acceptance, import over a non-empty store,
     re-embedding). Returns the backup, or None when switched off (MEMORYHUB_AUTO_BACKUP=false), when the
     database lives in memory (tests) or when there is nothing to lose yet. Raises BackupError when a backup
     was due and failed: the caller should not go on destroying what could not be saved.
+
+    `min_interval` (seconds) skips the backup when one for the same reason is younger than that: for calls that
+    come in bursts (an agent importing in batches), where the first backup of the burst already holds the store
+    as it was before it.
     """
     if not settings.MEMORYHUB_AUTO_BACKUP:
         return None
@@ -156,7 +163,13 @@ def auto_backup(reason: str) -> Path | None:
 
     if not Memory.objects.exists():
         return None
-    return backup_database(reason=f"auto-{reason}")
+    full_reason = f"auto-{reason}"
+    if min_interval:
+        suffix = f"-{_slug(full_reason)}{BACKUP_SUFFIX}"
+        recent = [p for p in list_backups() if p.name.endswith(suffix)]
+        if recent and time.time() - recent[-1].stat().st_mtime < min_interval:
+            return None
+    return backup_database(reason=full_reason)
 
 
 def inspect_store(conn) -> dict[str, int]:

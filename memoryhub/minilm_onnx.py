@@ -91,8 +91,9 @@ def _build_graph(
     x = g.layer_norm(x, "embeddings.LayerNorm")
 
     # Additive attention bias [batch, 1, 1, seq]: 0 for tokens, -1e9 for padding.
-    mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
-    mask4 = g.op("Unsqueeze", mask, g.const("axes_1_2", i64([1, 2])))
+    # Unsqueeze, Unsqueeze, Cast, Sub, Mul is the HF export's order, which ORT's attention fusion matches.
+    mask4 = g.op("Unsqueeze", g.op("Unsqueeze", "attention_mask", g.const("axes_1", i64([1]))), g.const("axes_2", i64([2])))
+    mask4 = g.op("Cast", mask4, to=TensorProto.FLOAT)
     bias = g.op("Mul", g.op("Sub", g.const("f_one", f32(1.0)), mask4), g.const("mask_bias", f32(_MASK_BIAS)))
 
     split_heads = g.const("split_heads", i64([0, 0, _HEADS, _HEAD_DIM]))
@@ -124,8 +125,9 @@ def _build_graph(
     g.nodes[-1].output[0] = hidden = "last_hidden_state"  # rename the final LayerNorm's output
 
     # Mean over real tokens, then L2 normalise (same clipping as minilm.mean_pool_normalise).
-    mask3 = g.op("Unsqueeze", mask, g.const("axes_2", i64([2])))
-    axis1 = g.const("axes_1", i64([1]))
+    mask = g.op("Cast", "attention_mask", to=TensorProto.FLOAT)
+    mask3 = g.op("Unsqueeze", mask, "axes_2")
+    axis1 = "axes_1"
     summed = g.op("ReduceSum", g.op("Mul", hidden, mask3), axis1, keepdims=0)
     count = g.op("Max", g.op("ReduceSum", mask, axis1, keepdims=1), g.const("eps_count", f32(1e-9)))
     pooled = g.op("Div", summed, count)

@@ -188,10 +188,10 @@ def import_memories(*, items: list[dict[str, Any]], source: str = "", actor: str
     transaction, so a crash loses at most the batch in flight and never leaves a row without its vector.
     """
     prepared: list[dict[str, Any]] = []
-    errors: dict[str, Any] = {}
+    errors: dict[str, list[str]] = {}
     for index, item in enumerate(items):
         if not isinstance(item, dict):
-            errors[str(index)] = "each memory must be a JSON object"
+            errors[f"memories.{index}"] = ["each memory must be a JSON object"]
             continue
         try:
             fields = clean_fields({k: item[k] for k in (*EDITABLE_FIELDS, "content") if k in item})
@@ -205,11 +205,12 @@ def import_memories(*, items: list[dict[str, Any]], source: str = "", actor: str
                     extra[field] = parsed
             prepared.append(fields | extra)
         except ValidationError as exc:
-            errors[str(index)] = exc.message_dict if hasattr(exc, "message_dict") else exc.messages
+            for field, messages in (exc.message_dict if hasattr(exc, "message_dict") else {"": exc.messages}).items():
+                errors[f"memories.{index}.{field}".rstrip(".")] = list(messages)
         except (TypeError, ValueError):
-            errors[str(index)] = "access_count must be a whole number"
+            errors[f"memories.{index}.access_count"] = ["access_count must be a whole number"]
     if errors:
-        raise ValidationError({"memories": [errors]})
+        raise ValidationError(errors)
     embedder = get_embedder()
     ids: list[int] = []
     for start in range(0, len(prepared), batch_size):

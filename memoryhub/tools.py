@@ -10,6 +10,7 @@ model that keeps searching rarely finds more.
 from __future__ import annotations
 
 import json
+import math
 import time
 from typing import Any
 
@@ -37,7 +38,12 @@ class ToolError(Exception):
         self.field = field
 
 
-_ID = {"type": "integer", "minimum": 1, "description": "The memory's id, as shown in search or recall results."}
+_ID = {
+    "type": "integer",
+    "minimum": 1,
+    "maximum": 2**63 - 1,
+    "description": "The memory's id, as shown in search or recall results.",
+}
 _PROJECT = {
     "type": "string",
     "description": "The project (repository or workspace) name. Omit for global memories such as the user's "
@@ -139,11 +145,32 @@ _TYPES = {
 }
 
 
+def _storable(value: Any, depth: int = 0) -> bool:
+    """False for what parses as JSON but cannot be stored and answered: lone surrogates, NaN, deep nesting."""
+    if depth > 32:
+        return False
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return False
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if isinstance(value, dict):
+        return all(_storable(k, depth + 1) and _storable(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(_storable(v, depth + 1) for v in value)
+    return True
+
+
 def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
     """Check arguments against the tool's own schema, so what the model is told and what is enforced agree."""
     if isinstance(arguments, str):
         try:
             arguments = json.loads(arguments) if arguments.strip() else {}
+        except RecursionError as exc:
+            raise ToolError("arguments are nested too deeply", field="arguments") from exc
         except json.JSONDecodeError as exc:
             raise ToolError(f"arguments are not valid JSON: {exc.msg}", field="arguments") from exc
     if arguments is None:
@@ -162,6 +189,8 @@ def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
         spec = properties[key]
         if value is None:
             continue
+        if not _storable(value):
+            raise ToolError(f"{key} holds text that is not valid Unicode or a number that is not finite", field=key)
         types = _TYPES[spec["type"]]
         if isinstance(value, bool) and bool not in types or not isinstance(value, types):
             raise ToolError(f"{key} must be of type {spec['type']}", field=key)

@@ -225,6 +225,9 @@ from memoryhub.store import create_memory
 print(auto_backup("bulk-delete"))
 create_memory(content="The staging database is refreshed every Monday", project="alpha")
 print(auto_backup("bulk-delete"))
+# A burst of imports: the first backup of the burst is enough.
+print(auto_backup("import", min_interval=300))
+print(auto_backup("import", min_interval=300))
 """
 
 
@@ -240,12 +243,14 @@ def test_auto_backup_saves_a_non_empty_store_unless_switched_off(store_template,
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
-    empty_store, with_a_memory = result.stdout.strip().splitlines()
+    empty_store, with_a_memory, first_import, second_import = result.stdout.strip().splitlines()
     assert empty_store == "None"  # nothing to lose yet
     if enabled == "true":
         assert Path(with_a_memory).parent == db.parent / "backups"
         assert Path(with_a_memory).name.endswith("-auto-bulk-delete.sqlite3")
         assert check_file(Path(with_a_memory)).rows == 1
+        assert Path(first_import).name.endswith("-auto-import.sqlite3")
+        assert second_import == "None"
     else:
-        assert with_a_memory == "None"
+        assert [with_a_memory, first_import, second_import] == ["None"] * 3
         assert not (db.parent / "backups").exists()

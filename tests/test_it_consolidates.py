@@ -339,7 +339,7 @@ def test_the_consolidate_command_prints_the_proposals_it_made(twins):
 
 
 def test_planted_clusters_in_a_small_synthetic_store_are_found():
-    data = generate(240, clusters=16, projects=2, seed=3, cross_project=10)
+    data = generate(150, clusters=12, projects=2, seed=3, cross_project=8)
     ids = import_memories(items=data.items, source="test")
     proposals = consolidate()
     result = score([p.sources for p in proposals], [[ids[i] for i in c] for c in data.planted])

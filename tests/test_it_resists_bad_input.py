@@ -26,7 +26,8 @@ A_FACT = "The integration tests need the Redis container running first"
 def live(store_template, tmp_path_factory):
     db = migrated_store(store_template, tmp_path_factory.mktemp("bad-input"))
     token = create_token(db, "fuzzer")
-    with LiveServer(db, threads=4) as server:
+    # DEBUG logging: the test that checks no secret reaches the log gets every line there is.
+    with LiveServer(db, threads=4, env={"MEMORYHUB_LOG_LEVEL": "DEBUG"}) as server:
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=120) as http:
             yield server, http
 
@@ -170,6 +171,23 @@ def test_bad_query_parameters_get_a_400(live):
     assert_error(http.get("/api/v1/memories", params={"cursor": "not-a-cursor"}), 400, "cursor")
     assert http.get("/api/v1/memories", params={"limit": "lots", "project": "injection"}).status_code == 200
     assert_error(http.get("/api/v1/memories", params={"status": "'; DELETE FROM memoryhub_memory"}), 400, "status")
+
+
+SECRETS = ["AKIAZ7QWERTY12345678", "ghp_" + "x1Y2z3" * 6, "sk-proj-" + "Q9w8E7r6T5y4" * 3]
+
+
+def test_a_secret_the_gate_refuses_is_never_logged(live):
+    server, http = live
+    for secret in SECRETS:
+        refused = http.post("/api/v1/memories", json={"content": f"The deploy key for staging is {secret} for now"})
+        assert refused.status_code == 422 and refused.json()["outcome"] == "rejected", refused.text
+        assert secret not in refused.text
+        # Also where it fails validation or is merely searched for: still never written to the log.
+        http.post("/api/v1/memories", json={"content": f"token {secret}", "importance": "not a number"})
+        http.post("/api/v1/search", json={"query": secret})
+    log = server.log()
+    assert "Unprocessable Entity: /api/v1/memories" in log  # the refusals were logged, by path only
+    assert [s for s in SECRETS if s in log] == []
 
 
 # --- Property tests: arbitrary text, in process -------------------------------------------------------------------

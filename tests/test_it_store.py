@@ -143,3 +143,10 @@ def test_sqlite_vec_is_loaded_on_the_connection():
     with connection.cursor() as cursor:
         cursor.execute("select vec_version()")
         assert cursor.fetchone()[0].startswith("v")
+
+
+def test_a_bad_item_in_an_import_is_named_and_nothing_is_written():
+    with pytest.raises(ValidationError) as caught:
+        import_memories(items=[{"content": "A fine fact about ports"}, {"content": ""}, "not an object"])
+    assert set(caught.value.message_dict) == {"memories.1.content", "memories.2"}
+    assert Memory.objects.count() == 0

@@ -149,7 +149,9 @@ class BulkForm(SelectionForm):
     def retag_changes(self, memory: Memory) -> dict:
         data = self.cleaned_data
         removed = set(data["remove_tags"])
-        changes: dict = {"tags": list(dict.fromkeys([*(t for t in memory.tags if t not in removed), *data["add_tags"]]))}
+        changes: dict = {
+            "tags": list(dict.fromkeys([*(t for t in memory.tags if t not in removed), *data["add_tags"]]))
+        }
         if data["set_project"]:
             changes["project"] = data["project"].strip() or None
         # A field left out of the request, like one left at "(keep)", keeps each memory's own value.

@@ -17,7 +17,17 @@ from django.utils import timezone
 
 from memoryhub import sql
 from memoryhub.decay import days_since, decay_rate, decayed
-from memoryhub.models import Category, GateLogEntry, Memory, MemoryEvent, Proposal, ProposalStatus, Status, Tier, UsageRecord
+from memoryhub.models import (
+    Category,
+    GateLogEntry,
+    Memory,
+    MemoryEvent,
+    Proposal,
+    ProposalStatus,
+    Status,
+    Tier,
+    UsageRecord,
+)
 
 PAGE_SIZE = 50
 SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
@@ -200,14 +210,30 @@ class DecayRow:
 def active_effective(now: datetime | None = None) -> list[tuple[Memory, float]]:
     now = now or timezone.now()
     rows = Memory.objects.active().only(
-        "pk", "content", "project", "importance", "category", "tier", "confirmed", "last_accessed_at",
-        "updated_at", "created_at", "status", "tags", "source",
+        "pk",
+        "content",
+        "project",
+        "importance",
+        "category",
+        "tier",
+        "confirmed",
+        "last_accessed_at",
+        "updated_at",
+        "created_at",
+        "status",
+        "tags",
+        "source",
     )
     return [(m, _effective_at(m, now)) for m in rows.iterator(chunk_size=2000)]
 
 
 def _effective_at(memory: Memory, now: datetime) -> float:
-    return decayed(memory.importance, decay_rate(memory.category, memory.tier), days_since(memory.last_referenced_at, now), memory.confirmed)
+    return decayed(
+        memory.importance,
+        decay_rate(memory.category, memory.tier),
+        days_since(memory.last_referenced_at, now),
+        memory.confirmed,
+    )
 
 
 def distribution(pairs: list[tuple[Memory, float]], key: str, bins: int = 10) -> dict[str, list[int]]:
@@ -298,7 +324,10 @@ def usage_by_agent() -> tuple[list[str], list[dict]]:
     table: dict[str, dict[str, int]] = defaultdict(dict)
     for agent, kind, n in rows:
         table[agent][kind] = n
-    return kinds, [{"agent": a, "counts": [table[a].get(k, 0) for k in kinds], "total": sum(table[a].values())} for a in sorted(table)]
+    return kinds, [
+        {"agent": a, "counts": [table[a].get(k, 0) for k in kinds], "total": sum(table[a].values())}
+        for a in sorted(table)
+    ]
 
 
 def recall_usage_by_project() -> dict[str | None, dict]:

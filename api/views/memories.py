@@ -20,7 +20,15 @@ from memoryhub.models import Memory, MemoryEvent
 from memoryhub.store import delete_memory, reinforce
 from memoryhub.tools import list_memories
 
+MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id cannot exist, and binding it would raise
 WRITE_STATUS = {"created": status.HTTP_201_CREATED, "merged": 200, "duplicate": 200, "rejected": 422}
+
+
+def sqlite_id(value) -> int:
+    number = int(value)
+    if not 0 < number <= MAX_ID:
+        raise ValueError(value)
+    return number
 
 
 class IdCursorPagination(CursorPagination):
@@ -68,7 +76,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
 
     def get_memory(self, pk) -> Memory:
         try:
-            memory = Memory.objects.get(pk=int(pk))
+            memory = Memory.objects.get(pk=sqlite_id(pk))
         except (Memory.DoesNotExist, ValueError) as exc:
             raise NotFound(f"no memory #{pk}") from exc
         agent_of(self.request).check_read(memory.project)

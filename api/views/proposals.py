@@ -17,7 +17,7 @@ from api import serializers as s
 from api.auth import AgentAPIMixin, agent_of
 from api.errors import Conflict, Unavailable
 from api.views.common import errors, parse, parse_query
-from api.views.memories import IdCursorPagination
+from api.views.memories import IdCursorPagination, sqlite_id
 from memoryhub.exports import memory_as_dict
 from memoryhub.models import Proposal
 
@@ -67,7 +67,7 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
 
     def get_proposal(self, pk) -> Proposal:
         try:
-            proposal = Proposal.objects.get(pk=int(pk))
+            proposal = Proposal.objects.get(pk=sqlite_id(pk))
         except (Proposal.DoesNotExist, ValueError) as exc:
             raise NotFound(f"no proposal #{pk}") from exc
         agent_of(self.request).check_read(proposal.project)

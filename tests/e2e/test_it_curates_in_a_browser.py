@@ -24,14 +24,35 @@ def remember(content: str, **fields) -> Memory:
 @pytest.fixture
 def store(transactional_db) -> dict[str, Memory]:
     return {
-        "pagination": remember("The API uses cursor pagination for every list endpoint", project="alpha",
-                               category="decision", tier="semantic", tags=["api"], importance=0.8),
-        "deploy": remember("Deploys run through GitHub Actions to Fly.io", project="alpha", category="fact",
-                           tier="semantic", tags=["deploy"]),
-        "pytest": remember("Run the tests with pytest -n auto and --reuse-db", project="beta", category="skill",
-                           tier="procedural", tags=["testing"]),
-        "editor": remember("The user edits code in Neovim with LazyVim", category="environment", tier="semantic",
-                           tags=["editor"], confirmed=True),
+        "pagination": remember(
+            "The API uses cursor pagination for every list endpoint",
+            project="alpha",
+            category="decision",
+            tier="semantic",
+            tags=["api"],
+            importance=0.8,
+        ),
+        "deploy": remember(
+            "Deploys run through GitHub Actions to Fly.io",
+            project="alpha",
+            category="fact",
+            tier="semantic",
+            tags=["deploy"],
+        ),
+        "pytest": remember(
+            "Run the tests with pytest -n auto and --reuse-db",
+            project="beta",
+            category="skill",
+            tier="procedural",
+            tags=["testing"],
+        ),
+        "editor": remember(
+            "The user edits code in Neovim with LazyVim",
+            category="environment",
+            tier="semantic",
+            tags=["editor"],
+            confirmed=True,
+        ),
     }
 
 
@@ -125,21 +146,30 @@ def test_merge_two_memories(dashboard, store):
     merged = Memory.objects.get(content="List endpoints page with a cursor (cursor pagination)")
     expect(row(page, merged)).to_be_visible()
     expect(row(page, twin)).to_have_count(0)
-    assert set(Memory.objects.filter(merged_into=merged).values_list("pk", flat=True)) == {store["pagination"].pk, twin.pk}
+    assert set(Memory.objects.filter(merged_into=merged).values_list("pk", flat=True)) == {
+        store["pagination"].pk,
+        twin.pk,
+    }
     assert merged.tags == ["api", "cursor"]
 
 
 def test_accept_and_undo_a_proposal(dashboard, store):
     a = remember("Celery workers must be restarted after changing the beat schedule", project="shop")
     b = remember("Restart the Celery workers whenever the beat schedule changes", project="shop")
-    proposal = Proposal.objects.create(sources=[a.pk, b.pk], cluster_key=f"{a.pk},{b.pk}", project="shop",
-                                       content="Restart Celery workers after changing the beat schedule",
-                                       rationale="two memories say the same thing")
+    proposal = Proposal.objects.create(
+        sources=[a.pk, b.pk],
+        cluster_key=f"{a.pk},{b.pk}",
+        project="shop",
+        content="Restart Celery workers after changing the beat schedule",
+        rationale="two memories say the same thing",
+    )
     page = dashboard.open("/proposals/")
     card = page.locator(f"#proposal-{proposal.pk}")
     expect(card.locator("del").first).to_be_visible()  # the differences are marked
     dashboard.screenshot("proposals")
-    card.get_by_label("Merged text (edit before accepting)").fill("Restart the Celery workers after any beat schedule change")
+    card.get_by_label("Merged text (edit before accepting)").fill(
+        "Restart the Celery workers after any beat schedule change"
+    )
     card.get_by_role("button", name="Accept").click()
     expect(card.get_by_text("accepted", exact=True)).to_be_visible()
     proposal.refresh_from_db()
@@ -156,8 +186,13 @@ def test_accept_and_undo_a_proposal(dashboard, store):
 
 
 def test_the_decay_page_shows_its_charts_and_rescues_a_fading_memory(dashboard, store):
-    fading = remember("The staging database is refreshed every Sunday night", project="alpha", category="fact",
-                      tier="semantic", importance=0.5)
+    fading = remember(
+        "The staging database is refreshed every Sunday night",
+        project="alpha",
+        category="fact",
+        tier="semantic",
+        importance=0.5,
+    )
     twelve_days_ago = timezone.now() - timedelta(days=12)
     Memory.objects.filter(pk=fading.pk).update(updated_at=twelve_days_ago, created_at=twelve_days_ago)
     page = dashboard.open("/decay/")

@@ -113,6 +113,7 @@ def test_a_plain_answer_passes_through_with_the_recall_block_in_the_system_promp
     response = chat(client, token, ask("How do we deploy?"))
 
     assert response.status_code == 200, response.content
+    assert response["Cache-Control"] == "no-store"
     answer = response.json()
     assert answer["choices"][0]["message"] == {"role": "assistant", "content": "Plain answer."}
     assert answer["usage"] == {"prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18}

@@ -39,19 +39,33 @@ def remember(content: str, **fields) -> Memory:
 def store(db) -> dict[str, Memory]:
     return {
         "pagination": remember(
-            "The API uses cursor pagination for every list endpoint", project="alpha", category="decision",
-            tier="semantic", tags=["api", "pagination"], importance=0.8,
+            "The API uses cursor pagination for every list endpoint",
+            project="alpha",
+            category="decision",
+            tier="semantic",
+            tags=["api", "pagination"],
+            importance=0.8,
         ),
         "deploy": remember(
-            "Deploys run through GitHub Actions to Fly.io", project="alpha", category="fact", tier="semantic",
-            tags=["deploy"], source="codex",
+            "Deploys run through GitHub Actions to Fly.io",
+            project="alpha",
+            category="fact",
+            tier="semantic",
+            tags=["deploy"],
+            source="codex",
         ),
         "pytest": remember(
-            "Run the tests with pytest -n auto and --reuse-db", project="beta", category="skill", tier="procedural",
+            "Run the tests with pytest -n auto and --reuse-db",
+            project="beta",
+            category="skill",
+            tier="procedural",
             tags=["testing"],
         ),
         "editor": remember(
-            "The user edits code in Neovim with LazyVim", category="environment", tier="semantic", tags=["editor"],
+            "The user edits code in Neovim with LazyVim",
+            category="environment",
+            tier="semantic",
+            tags=["editor"],
             confirmed=True,
         ),
     }

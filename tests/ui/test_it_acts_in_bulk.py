@@ -99,8 +99,14 @@ def test_merging_makes_one_memory_and_archives_the_sources_into_it(ui, store):
     b = remember("Every list endpoint pages with a cursor", project="alpha", category="decision", tags=["cursor"])
     response = ui.post(
         "/memories/merge/",
-        {"selected": [a.pk, b.pk], "content": "List endpoints use cursor pagination", "category": "decision",
-         "tier": "semantic", "tags": "api, pagination", "return_query": "project=alpha"},
+        {
+            "selected": [a.pk, b.pk],
+            "content": "List endpoints use cursor pagination",
+            "category": "decision",
+            "tier": "semantic",
+            "tags": "api, pagination",
+            "return_query": "project=alpha",
+        },
         **HX,
     )
     html = response.content.decode()
@@ -133,7 +139,9 @@ def test_merging_needs_two_memories_and_a_text(ui, store):
     assert response.status_code == 200  # the dialog opens and says what is missing once submitted
     response = ui.post("/memories/merge/", {"selected": [store["deploy"].pk], "content": "x"}, **HX)
     assert response.status_code == 422 and "at least two" in response.content.decode()
-    response = ui.post("/memories/merge/", {"selected": [store["deploy"].pk, store["pagination"].pk], "content": ""}, **HX)
+    response = ui.post(
+        "/memories/merge/", {"selected": [store["deploy"].pk, store["pagination"].pk], "content": ""}, **HX
+    )
     assert response.status_code == 422 and "This field is required" in response.content.decode()
     assert Memory.objects.count() == 4
 
@@ -146,6 +154,8 @@ def test_merging_memories_deleted_meanwhile_is_refused(ui, store):
 
 
 def test_without_javascript_a_bulk_action_redirects_back_to_the_filtered_list(ui, store):
-    response = ui.post("/memories/bulk/", {"action": "confirm", "selected": [store["deploy"].pk], "return_query": "project=alpha"})
+    response = ui.post(
+        "/memories/bulk/", {"action": "confirm", "selected": [store["deploy"].pk], "return_query": "project=alpha"}
+    )
     assert response.status_code == 302 and response["Location"] == "/?project=alpha"
     assert Memory.objects.get(pk=store["deploy"].pk).confirmed is True

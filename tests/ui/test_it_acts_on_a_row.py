@@ -169,7 +169,12 @@ def test_an_empty_project_makes_the_memory_global(ui, store):
     p = f"m{memory.pk}"
     ui.post(
         f"/memories/{memory.pk}/retag/",
-        {f"{p}-project": "", f"{p}-category": "skill", f"{p}-tier": "procedural", f"{p}-version": memory.updated_at.isoformat()},
+        {
+            f"{p}-project": "",
+            f"{p}-category": "skill",
+            f"{p}-tier": "procedural",
+            f"{p}-version": memory.updated_at.isoformat(),
+        },
         **HX,
     )
     assert fresh(memory).project is None
@@ -180,8 +185,13 @@ def test_an_invalid_tag_is_refused_and_nothing_changes(ui, store):
     p = f"m{memory.pk}"
     response = ui.post(
         f"/memories/{memory.pk}/retag/",
-        {f"{p}-add_tags": "ok, " + "x" * 65, f"{p}-project": "gamma", f"{p}-category": "decision",
-         f"{p}-tier": "semantic", f"{p}-version": memory.updated_at.isoformat()},
+        {
+            f"{p}-add_tags": "ok, " + "x" * 65,
+            f"{p}-project": "gamma",
+            f"{p}-category": "decision",
+            f"{p}-tier": "semantic",
+            f"{p}-version": memory.updated_at.isoformat(),
+        },
         **HX,
     )
     assert response.status_code == 422
@@ -191,8 +201,13 @@ def test_an_invalid_tag_is_refused_and_nothing_changes(ui, store):
 
 
 def test_a_missing_memory_gets_a_message_not_a_server_error(ui, db):
-    for method, path in [("post", "/memories/999/confirm/"), ("post", "/memories/999/archive/"),
-                         ("get", "/memories/999/edit/"), ("post", "/memories/999/delete/"), ("get", "/memories/999/")]:
+    for method, path in [
+        ("post", "/memories/999/confirm/"),
+        ("post", "/memories/999/archive/"),
+        ("get", "/memories/999/edit/"),
+        ("post", "/memories/999/delete/"),
+        ("get", "/memories/999/"),
+    ]:
         response = getattr(ui, method)(path, **HX)
         assert response.status_code == 404, path
         assert "Memory #999 does not exist" in response.content.decode()

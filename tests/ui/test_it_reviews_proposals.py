@@ -15,24 +15,31 @@ def proposal(db) -> Proposal:
     a = remember("Run the shopfront tests with pytest -n auto and --reuse-db in about four minutes", project="shop")
     b = remember("The shopfront tests run with pytest -n auto --reuse-db", project="shop")
     return Proposal.objects.create(
-        sources=[a.pk, b.pk], cluster_key=f"{a.pk},{b.pk}", project="shop", category="skill", tier="procedural",
-        tags=["testing"], content="Run the shopfront tests with pytest -n auto --reuse-db (about four minutes on CI)",
+        sources=[a.pk, b.pk],
+        cluster_key=f"{a.pk},{b.pk}",
+        project="shop",
+        category="skill",
+        tier="procedural",
+        tags=["testing"],
+        content="Run the shopfront tests with pytest -n auto --reuse-db (about four minutes on CI)",
         rationale="2 memories say nearly the same thing",
     )
 
 
 def test_the_queue_shows_sources_beside_the_proposal_with_the_differences_marked(ui, proposal):
     html = ui.get("/proposals/").content.decode()
-    card = html[html.index(f'id="proposal-{proposal.pk}"'):]
+    card = html[html.index(f'id="proposal-{proposal.pk}"') :]
     assert "2 memories say nearly the same thing" in card
     assert "<del>in</del>" in card  # a word of a source the proposal dropped
     assert "<ins>on CI)</ins>" in card  # words the proposal added
-    assert 'name="p%d-content"' % proposal.pk in card
+    assert f'name="p{proposal.pk}-content"' in card
     assert ">Accept<" in card and ">Reject<" in card
 
 
 def test_accepting_with_an_edited_text_merges_the_sources(ui, proposal):
-    response = ui.post(f"/proposals/{proposal.pk}/accept/", {f"p{proposal.pk}-content": "Edited merged text here"}, **HX)
+    response = ui.post(
+        f"/proposals/{proposal.pk}/accept/", {f"p{proposal.pk}-content": "Edited merged text here"}, **HX
+    )
     html = response.content.decode()
     proposal.refresh_from_db()
     merged = proposal.merged_memory

@@ -7,17 +7,38 @@ from tests.ui.conftest import remember
 
 
 def test_it_shows_every_field(ui, store):
-    memory = remember("Releases are tagged vX.Y.Z and built by CI", project="alpha", category="skill",
-                      tier="procedural", tags=["release"], metadata={"file": "RELEASING.md"}, importance=0.7)
+    memory = remember(
+        "Releases are tagged vX.Y.Z and built by CI",
+        project="alpha",
+        category="skill",
+        tier="procedural",
+        tags=["release"],
+        metadata={"file": "RELEASING.md"},
+        importance=0.7,
+    )
     html = ui.get(f"/memories/{memory.pk}/").content.decode()
-    for text in ["Releases are tagged vX.Y.Z and built by CI", "alpha", "skill", "procedural", ">release<", "claude",
-                 "RELEASING.md", "all-MiniLM-L6-v2", "0.700", "Created", "Updated", "Used"]:
+    for text in [
+        "Releases are tagged vX.Y.Z and built by CI",
+        "alpha",
+        "skill",
+        "procedural",
+        ">release<",
+        "claude",
+        "RELEASING.md",
+        "all-MiniLM-L6-v2",
+        "0.700",
+        "Created",
+        "Updated",
+        "Used",
+    ]:
         assert text in html, text
 
 
 def test_it_shows_the_history_with_who_changed_what(ui, store):
     memory = store["deploy"]
-    update_memory(memory=memory, changes={"content": "Deploys run through Jenkins"}, actor="ui:someone", action="edited")
+    update_memory(
+        memory=memory, changes={"content": "Deploys run through Jenkins"}, actor="ui:someone", action="edited"
+    )
     html = ui.get(f"/memories/{memory.pk}/").content.decode()
     assert html.index(">created<") < html.index(">edited<")
     assert "by ui:someone" in html
@@ -28,7 +49,7 @@ def test_it_shows_the_history_with_who_changed_what(ui, store):
 def test_it_lists_the_most_similar_memories_first(ui, store):
     twin = remember("GitHub Actions deploys the app to Fly.io", project="alpha")
     html = ui.get(f"/memories/{store['deploy'].pk}/").content.decode()
-    similar = html[html.index('id="similar-h"'):]
+    similar = html[html.index('id="similar-h"') :]
     assert f'href="/memories/{twin.pk}/"' in similar
     assert similar.index(f"#{twin.pk}<") < similar.index(f"#{store['editor'].pk}<")
     assert f'href="/memories/{store["deploy"].pk}/"' not in similar  # not itself

@@ -24,20 +24,37 @@ def unused_for(memory: Memory, days: float) -> Memory:
 def fading(db) -> dict[str, Memory]:
     return {
         # semantic facts decay at 0.97 a day: 0.5 after 12 days is 0.35, below 0.3 in about 5 days
-        "soon": unused_for(remember("The staging database is refreshed every Sunday night", project="alpha",
-                                    category="fact", tier="semantic", importance=0.5), 12),
+        "soon": unused_for(
+            remember(
+                "The staging database is refreshed every Sunday night",
+                project="alpha",
+                category="fact",
+                tier="semantic",
+                importance=0.5,
+            ),
+            12,
+        ),
         # after 40 days it is 0.15: already below, the sweep takes it
-        "gone": unused_for(remember("A temporary branch exists for the VAT rounding fix", project="alpha",
-                                    category="fact", tier="episodic", importance=0.5), 40),
-        "fresh": remember("The API answers in JSON only", project="alpha", category="decision", tier="semantic",
-                          importance=0.9),
+        "gone": unused_for(
+            remember(
+                "A temporary branch exists for the VAT rounding fix",
+                project="alpha",
+                category="fact",
+                tier="episodic",
+                importance=0.5,
+            ),
+            40,
+        ),
+        "fresh": remember(
+            "The API answers in JSON only", project="alpha", category="decision", tier="semantic", importance=0.9
+        ),
     }
 
 
 def test_it_draws_the_distribution_per_tier_and_per_category(ui, fading):
     html = ui.get("/decay/").content.decode()
-    tiers = html[html.index('id="tier-charts"'):html.index('id="category-charts"')]
-    categories = html[html.index('id="category-charts"'):html.index('id="curves-h"')]
+    tiers = html[html.index('id="tier-charts"') : html.index('id="category-charts"')]
+    categories = html[html.index('id="category-charts"') : html.index('id="curves-h"')]
     assert tiers.count("<svg") == 2 and ">semantic · 2<" in tiers and ">episodic · 1<" in tiers
     assert categories.count("<svg") == 2 and ">fact · 2<" in categories and ">decision · 1<" in categories
     assert 'class="threshold"' in tiers
@@ -46,7 +63,7 @@ def test_it_draws_the_distribution_per_tier_and_per_category(ui, fading):
 
 def test_it_draws_each_categorys_curve_with_the_threshold(ui, fading):
     html = ui.get("/decay/").content.decode()
-    curves = html[html.index('id="curve-charts"'):html.index('id="soon-h"')]
+    curves = html[html.index('id="curve-charts"') : html.index('id="soon-h"')]
     assert curves.count("<svg") == 9  # every category, even one without memories yet
     assert curves.count('class="threshold"') == 9 and curves.count("<polyline") == 9
     assert "Stays above 0.3 for 90 days" in curves  # preferences fade slowly
@@ -55,7 +72,7 @@ def test_it_draws_each_categorys_curve_with_the_threshold(ui, fading):
 
 def test_it_lists_what_falls_below_within_seven_days(ui, fading):
     html = ui.get("/decay/").content.decode()
-    soon = html[html.index('id="soon-h"'):html.index('id="archived-h"')]
+    soon = html[html.index('id="soon-h"') : html.index('id="archived-h"')]
     assert f'id="memory-{fading["soon"].pk}"' in soon
     assert f'id="memory-{fading["gone"].pk}"' in soon  # below already, not yet swept
     assert f'id="memory-{fading["fresh"].pk}"' not in soon
@@ -89,7 +106,7 @@ def test_the_sweep_archives_what_fell_below_and_shows_it_as_recently_archived(ui
     assert statuses[fading["soon"].pk] == "active" and statuses[fading["fresh"].pk] == "active"
     assert json.loads(response["HX-Trigger"])["notice"]["text"] == "Decay sweep done: 1 memory archived."
     assert html.lstrip().startswith('<div id="decay-body"')
-    archived = html[html.index('id="archived-h"'):]
+    archived = html[html.index('id="archived-h"') :]
     assert f'id="archived-{fading["gone"].pk}"' in archived and "decayed: effective importance" in archived
     second = ui.post("/decay/sweep/", **HX)
     assert json.loads(second["HX-Trigger"])["notice"]["text"] == "Decay sweep done: 0 memories archived."

@@ -12,7 +12,9 @@ from tests.ui.conftest import HX
 @pytest.fixture
 def entries(store) -> dict[str, GateLogEntry]:
     gate_write(content="ok", project="alpha", source="claude")
-    gate_write(content="The deploy key is sk-live-abcdefghijklmnopqrstuvwxyz0123456789ABCD", project="alpha", source="claude")
+    gate_write(
+        content="The deploy key is sk-live-abcdefghijklmnopqrstuvwxyz0123456789ABCD", project="alpha", source="claude"
+    )
     gate_write(content=store["deploy"].content, project="alpha", source="codex")
     by_kind = {e.kind: e for e in GateLogEntry.objects.all()}
     return {"noise": by_kind["noise"], "secret": by_kind["secret"], "duplicate": by_kind["duplicate"]}
@@ -24,7 +26,7 @@ def test_it_lists_refused_and_folded_writes_with_their_reasons(ui, entries):
         assert f'id="gate-{entry.pk}"' in html
         assert entry.reason in html
     assert "sk-live" not in html  # a secret's value is never kept, so never shown
-    assert f'folded into #{entries["duplicate"].memory_id}' in html
+    assert f"folded into #{entries['duplicate'].memory_id}" in html
 
 
 def test_the_decision_tabs_filter_the_log(ui, entries):

@@ -8,7 +8,7 @@ from memoryhub.models import UsageRecord
 
 
 def table(html: str, table_id: str) -> dict[str, str]:
-    body = html[html.index(f'id="{table_id}"'):]
+    body = html[html.index(f'id="{table_id}"') :]
     body = body[: body.index("</table>")]
     rows = re.findall(r"<tr><th scope=\"row\">(?:<a [^>]*>)?([^<]+)(?:</a>)?</th>(.*?)</tr>", body, re.S)
     return {name.strip(): re.sub(r"<[^>]+>", " ", cells).split() for name, cells in rows}
@@ -27,7 +27,7 @@ def test_it_counts_writes_and_searches_per_agent(ui, store):
         for _ in range(n):
             UsageRecord.objects.create(agent=agent, kind=kind, project="alpha")
     html = ui.get("/overview/").content.decode()
-    head = html[html.index('id="agent-usage"'):]
+    head = html[html.index('id="agent-usage"') :]
     assert re.findall(r'<th scope="col" class="num">(\w+)</th>', head)[:3] == ["search", "write", "total"]
     assert table(html, "agent-usage") == {"claude": ["5", "3", "8"], "codex": ["2", "0", "2"]}
 

@@ -70,23 +70,28 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
 
 
 def error_text_from_form(form) -> str:
-    return "; ".join(f"{'' if field == '__all__' else field + ': '}{' '.join(errs)}" for field, errs in form.errors.items())
+    return "; ".join(
+        f"{'' if field == '__all__' else field + ': '}{' '.join(errs)}" for field, errs in form.errors.items()
+    )
 
 
 def _merge_initial(memories: list[Memory]) -> dict:
-    first = memories[0]
-    same = lambda attr: getattr(first, attr) if all(getattr(m, attr) == getattr(first, attr) for m in memories) else ""  # noqa: E731
-    tags = list(dict.fromkeys(t for m in memories for t in m.tags))
+    """Start from what a consolidation proposal would say (most common category and tier, every tag)."""
+    from memoryhub.consolidation import deterministic_fields
+
+    fields = deterministic_fields(memories)
     return {
         "selected": [m.pk for m in memories],
         "content": services.default_merge_text(memories),
-        "category": same("category"),
-        "tier": same("tier"),
-        "tags": ", ".join(tags),
+        "category": fields["category"],
+        "tier": fields["tier"],
+        "tags": ", ".join(fields["tags"]),
     }
 
 
-def _merge_dialog(request: HtmxHttpRequest, memories: list[Memory], form: MergeForm, *, missing: int = 0, status: int = 200):
+def _merge_dialog(
+    request: HtmxHttpRequest, memories: list[Memory], form: MergeForm, *, missing: int = 0, status: int = 200
+):
     context = {
         "memories": memories,
         "form": form,
@@ -110,7 +115,9 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _merge_dialog(request, memories, form, status=422)
     if missing or len(memories) < 2:
-        return refuse(request, "Some of these memories no longer exist; nothing was merged. Reload the list.", status=409)
+        return refuse(
+            request, "Some of these memories no longer exist; nothing was merged. Reload the list.", status=409
+        )
     from memoryhub.consolidation import merge_memories
 
     data = form.cleaned_data

@@ -9,7 +9,17 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.models import Memory
 from ui import charts, selectors
-from ui.views.common import DOMAIN_ERRORS, HtmxHttpRequest, actor, dashboard_view, done, error_text, notify, refuse, render_view
+from ui.views.common import (
+    DOMAIN_ERRORS,
+    HtmxHttpRequest,
+    actor,
+    dashboard_view,
+    done,
+    error_text,
+    notify,
+    refuse,
+    render_view,
+)
 
 DECAY = "ui/decay.html"
 RECALL_BUDGET = 400  # build_recall's default: what an agent gets when it asks for no other size

@@ -249,7 +249,9 @@ def _form_response(request, memory, form, mode, partial, *, status=200) -> HttpR
 @require_http_methods(["GET", "POST"])
 def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     def apply(memory: Memory, form: EditTextForm) -> None:
-        update_memory(memory=memory, changes={"content": form.cleaned_data["content"]}, actor=actor(request), action="edited")
+        update_memory(
+            memory=memory, changes={"content": form.cleaned_data["content"]}, actor=actor(request), action="edited"
+        )
 
     return _form_view(request, pk, EditTextForm, "edit", apply)
 
@@ -261,4 +263,3 @@ def retag(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         update_memory(memory=memory, changes=form.changes(), actor=actor(request), action="retagged")
 
     return _form_view(request, pk, RetagForm, "retag", apply)
-

@@ -106,7 +106,9 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
     form = AcceptProposalForm(request.POST, prefix=f"p{pk}")
     if not form.is_valid():
-        return refuse(request, f"Proposal #{pk} was not accepted: " + " ".join(form.errors.get("content", [])), status=422)
+        return refuse(
+            request, f"Proposal #{pk} was not accepted: " + " ".join(form.errors.get("content", [])), status=422
+        )
     content = form.cleaned_data["content"].strip() or None
     return _proposal_action(
         request,

@@ -51,6 +51,10 @@ class Command(BaseCommand):
                 f"warning: binding {host} exposes the memory store beyond this machine; "
                 "set MEMORYHUB_SECRET_KEY and MEMORYHUB_ALLOWED_HOSTS, and put TLS in front"
             )
+        from memoryhub import sql
+
+        if sql.MEMORY_TABLE not in sql.schema_names():
+            raise CommandError("the store is not set up: run `python manage.py migrate` first")
         if not no_preload:
             # The first agent request should not wait a second or two for the model to load.
             from memoryhub.embeddings import get_embedder

@@ -71,7 +71,9 @@ class Command(BaseCommand):
                                                                    "importance", "confirmed", "status")})  # fmt: skip
                 stamps = {key: datetime.fromisoformat(item[key]) for key in
                           ("created_at", "updated_at", "last_accessed_at") if item[key]}  # fmt: skip
-                rows.append(Memory(**fields, **stamps, source=f"agent-{start // 500 % 4}", embed_model=embedder.model_id))
+                rows.append(
+                    Memory(**fields, **stamps, source=f"agent-{start // 500 % 4}", embed_model=embedder.model_id)
+                )
             with transaction.atomic():
                 created = Memory.objects.bulk_create(rows)
                 sql.insert_new_vectors([(row.pk, vector) for row, vector in zip(created, vectors, strict=True)])
