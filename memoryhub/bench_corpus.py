@@ -197,7 +197,7 @@ def queries(count: int, corpus: list[dict], seed: int = 11) -> list[tuple[str, s
             out.append((rng.choice(identifiers), memory["project"]))
         elif ":" in memory["content"]:
             start = memory["content"].index(":")
-            head = memory["content"][: start].split()[-1:]
+            head = memory["content"][:start].split()[-1:]
             out.append((" ".join(head) + memory["content"][start : start + 40], memory["project"]))
         else:
             out.append((" ".join(words[: rng.randrange(3, 7)]), memory["project"]))

@@ -165,9 +165,10 @@ MEMORYHUB_ARCHIVE_THRESHOLD = envfloat("MEMORYHUB_ARCHIVE_THRESHOLD", 0.3, minim
 MEMORYHUB_REINFORCE_STEP = envfloat("MEMORYHUB_REINFORCE_STEP", 0.05, minimum=0.0, maximum=1.0)
 
 # Search fusion.
-MEMORYHUB_RRF_K = envint("MEMORYHUB_RRF_K", 60, minimum=1)
+# Tuned with `manage.py eval_locomo` (issue 3): a small constant lets first places count; words outweigh MiniLM.
+MEMORYHUB_RRF_K = envint("MEMORYHUB_RRF_K", 5, minimum=1)
 MEMORYHUB_KEYWORD_WEIGHT = envfloat("MEMORYHUB_KEYWORD_WEIGHT", 1.0, minimum=0.0)
-MEMORYHUB_SEMANTIC_WEIGHT = envfloat("MEMORYHUB_SEMANTIC_WEIGHT", 1.0, minimum=0.0)
+MEMORYHUB_SEMANTIC_WEIGHT = envfloat("MEMORYHUB_SEMANTIC_WEIGHT", 0.8, minimum=0.0)
 
 # Backups.
 MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(Path(DATABASES["default"]["NAME"]).parent / "backups"))
@@ -217,7 +218,7 @@ MEMORYHUB_CONSOLIDATE_SIMILARITY = envfloat("MEMORYHUB_CONSOLIDATE_SIMILARITY", 
 MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY = envfloat(
     "MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY", 0.9, minimum=0.0, maximum=1.0
 )
-MEMORYHUB_CONSOLIDATE_WORD_OVERLAP = envfloat("MEMORYHUB_CONSOLIDATE_WORD_OVERLAP", 0.6, minimum=0.0, maximum=1.0)
+MEMORYHUB_CONSOLIDATE_WORD_OVERLAP = envfloat("MEMORYHUB_CONSOLIDATE_WORD_OVERLAP", 0.65, minimum=0.0, maximum=1.0)
 MEMORYHUB_CONSOLIDATE_MAX_CLUSTER = envint("MEMORYHUB_CONSOLIDATE_MAX_CLUSTER", 8, minimum=2)
 MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS = envint("MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS", 500, minimum=1)
 
@@ -249,17 +250,21 @@ MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, min
 # --- Search (memoryhub/search.py) ---
 # Identifier substrings (trigram index) as a third ranked list beside words and meaning.
 MEMORYHUB_SUBSTRING_WEIGHT = envfloat("MEMORYHUB_SUBSTRING_WEIGHT", 1.0, minimum=0.0)
-# score = importance factor x (BLEND x normalised fused rank + (1 - BLEND) x absolute relevance).
-MEMORYHUB_SCORE_BLEND = envfloat("MEMORYHUB_SCORE_BLEND", 0.7, minimum=0.0, maximum=1.0)
+# relevance = (fused / best possible + COVERAGE x share of query words found) / (1 + COVERAGE)
+#             x (1 - ABSOLUTE + ABSOLUTE x max(cosine closeness, word share)); score = relevance x importance factor.
+MEMORYHUB_COVERAGE_WEIGHT = envfloat("MEMORYHUB_COVERAGE_WEIGHT", 1.0, minimum=0.0)
+MEMORYHUB_SCORE_ABSOLUTE = envfloat("MEMORYHUB_SCORE_ABSOLUTE", 0.7, minimum=0.0, maximum=1.0)
 # Importance factor = 1 - WEIGHT - BONUS + WEIGHT x effective importance (+ BONUS when confirmed).
 MEMORYHUB_IMPORTANCE_WEIGHT = envfloat("MEMORYHUB_IMPORTANCE_WEIGHT", 0.15, minimum=0.0, maximum=0.5)
 MEMORYHUB_CONFIRMED_BONUS = envfloat("MEMORYHUB_CONFIRMED_BONUS", 0.05, minimum=0.0, maximum=0.5)
 # Candidates per ranked list (at least 5 x k).
 MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
-# Up to this many vectors KNN is exact (float); above, a bit[] first pass of OVERSAMPLE x the pool (at least MIN)
-# is rescored exactly. Filters that leave at most FILTER_IDS_MAX rows rank those rows exactly.
+# Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/vector_index.py: a Hamming pass over the
+# bit[] codes, the best QUANTIZED_RESCORE rescored in int8, rebuilt every REBUILD_SECONDS at the latest.
+# Filters that leave at most FILTER_IDS_MAX rows rank exactly those rows; wider ones widen the pool (at most
+# KNN_MAX_FETCH rows from vec0).
 MEMORYHUB_EXACT_KNN_MAX = envint("MEMORYHUB_EXACT_KNN_MAX", 20000, minimum=0)
-MEMORYHUB_QUANTIZED_OVERSAMPLE = envint("MEMORYHUB_QUANTIZED_OVERSAMPLE", 4, minimum=1)
-MEMORYHUB_QUANTIZED_MIN = envint("MEMORYHUB_QUANTIZED_MIN", 100, minimum=10)
+MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimum=10)
+MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS = envint("MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS", 300, minimum=1)
 MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
 MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)

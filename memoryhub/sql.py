@@ -479,3 +479,52 @@ def insert_new_vectors(pairs: Sequence[tuple[int, np.ndarray]]) -> None:
             "VALUES (%s, %s, vec_quantize_binary(%s))",
             [[int(mid), to_blob(v), to_blob(v)] for mid, v in pairs],
         )
+
+
+def change_token() -> tuple[int, int]:
+    """Changes since we last looked: data_version moves when another connection commits, total_changes when
+    this one writes. Equal tokens mean nothing was written in between."""
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA data_version")
+        version = int(cursor.fetchone()[0])
+        cursor.execute("SELECT total_changes()")
+        return version, int(cursor.fetchone()[0])
+
+
+def quantize_binary(vector: np.ndarray) -> bytes:
+    """The query's bits exactly as vec0 stores `embedding_bits` (same function, same bit order)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT vec_quantize_binary(%s)", [to_blob(vector)])
+        return bytes(cursor.fetchone()[0])
+
+
+def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000):
+    """(memory_id, float32 vector, bits) for every row of the vec table, or for these ids only."""
+    table = vec_table(dimensions)
+    with connection.cursor() as cursor:
+        if memory_ids is None:
+            cursor.execute(f"SELECT memory_id, embedding, embedding_bits FROM {table}")
+            while rows := cursor.fetchmany(batch):
+                yield from ((int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in rows)
+            return
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"SELECT memory_id, embedding, embedding_bits FROM {table} WHERE memory_id IN ({marks})", chunk
+            )
+            yield from ((int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in cursor.fetchall())
+
+
+def memory_ids_changed_since(*, after_id: int, updated_since, embed_model: str) -> tuple[list[int], list[int]]:
+    """(ids above `after_id`, ids at or below it updated since `updated_since`) with vectors of `embed_model`."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {MEMORY_TABLE} WHERE id > %s AND embed_model = %s ORDER BY id", [after_id, embed_model]
+        )
+        new = [int(r[0]) for r in cursor.fetchall()]
+        cursor.execute(
+            f"SELECT id FROM {MEMORY_TABLE} WHERE id <= %s AND updated_at >= %s AND embed_model = %s",
+            [after_id, connection.ops.adapt_datetimefield_value(updated_since), embed_model],
+        )
+        return new, [int(r[0]) for r in cursor.fetchall()]

@@ -183,11 +183,17 @@ class OwnServer:
                 time.sleep(0.2)
         raise SystemExit("server did not start")
 
-    def stop(self, keep: bool) -> None:
+    def stop(self, keep: bool, show_errors: bool = False) -> None:
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             self.process.wait(timeout=30)
         self.log.close()
+        if show_errors:
+            # The server's own account of the first failure: the client only sees a 500.
+            lines = (self.directory / "server.log").read_text(errors="replace").splitlines()
+            start = next((i for i, line in enumerate(lines) if line.startswith("Traceback")), None)
+            if start is not None:
+                print("first server traceback:\n" + "\n".join(lines[start : start + 40]))
         if keep:
             print(f"store and server log kept in {self.directory}")
         else:
@@ -240,9 +246,12 @@ def main() -> int:
             thread.join()
         wall = time.monotonic() - started
         missing = verify(base, token, out.acknowledged)
-    finally:
+    except BaseException:
         if server:
-            server.stop(keep=args.keep)
+            server.stop(keep=True, show_errors=True)
+        raise
+    if server:
+        server.stop(keep=args.keep or bool(out.errors or missing), show_errors=bool(out.errors))
 
     total = sum(len(v) for v in out.latencies.values())
     print(f"{'operation':<10}{'count':>8}{'p50 ms':>10}{'p95 ms':>10}{'p99 ms':>10}{'max ms':>10}{'per s':>9}")
@@ -257,8 +266,8 @@ def main() -> int:
     print(f"write outcomes: {dict(out.outcomes)}")
     print(f"acknowledged writes: {len(out.acknowledged)}, missing afterwards: {len(missing)}")
     print(f"errors: {len(out.errors)}")
-    for line in (out.errors + missing)[:20]:
-        print("  " + line)
+    for line, count in Counter(out.errors + missing).most_common(10):
+        print(f"  {count} x {line}")
     return 1 if out.errors or missing else 0
 
 

@@ -9,6 +9,7 @@ import sys
 import threading
 from pathlib import Path
 
+import httpx
 import pytest
 from django.core.management import call_command
 
@@ -23,7 +24,7 @@ from memoryhub.backup import (
 from memoryhub.checks import run_checks
 from memoryhub.db.driver import connect as driver_connect
 from memoryhub.store import create_memory
-from tests.live_server import REPO, migrated_store, store_env
+from tests.live_server import REPO, LiveServer, create_token, migrated_store, store_env
 
 # Writes memories through the domain, one transaction each, until a stop file appears; prints each committed id.
 WRITER = """
@@ -128,6 +129,30 @@ def test_a_backup_taken_while_an_agent_writes_restores_to_a_consistent_store(sto
     before_restore = [p for p in list_backups(tmp_path / "backups") if p.name.endswith("-before-restore.sqlite3")]
     assert len(before_restore) == 1
     assert ids_in(before_restore[0]) == all_acked
+
+
+def test_a_restore_under_a_running_server_is_what_the_server_serves_next(store_template, tmp_path, settings):
+    settings.MEMORYHUB_BACKUP_DIR = str(tmp_path / "backups")
+    db = migrated_store(store_template, tmp_path / "live")
+    token = create_token(db, "agent")
+    with (
+        LiveServer(db, threads=4) as server,
+        httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=120) as http,
+    ):
+        kept = http.post("/api/v1/memories", json={"content": "Releases are cut from the main branch on Tuesdays"})
+        backup = backup_database(reason="before mistake", dest_dir=tmp_path / "made", source=str(db))
+        lost = http.post("/api/v1/memories", json={"content": "The mobile app reads feature flags from LaunchDarkly"})
+        assert kept.status_code == lost.status_code == 201
+        restore_database(path=backup, target=str(db))
+        # The server's open connections see the restored store on their next request; no restart needed.
+        assert http.get(f"/api/v1/memories/{kept.json()['memory']['id']}").status_code == 200
+        assert http.get(f"/api/v1/memories/{lost.json()['memory']['id']}").status_code == 404
+        assert http.get("/api/v1/health").json()["memories"] == 1
+        found = http.post("/api/v1/search", json={"query": "which branch are releases cut from"})
+        assert [r["id"] for r in found.json()["results"]][:1] == [kept.json()["memory"]["id"]]
+        again = http.post("/api/v1/memories", json={"content": "Staging data is anonymised every night"})
+        assert again.status_code == 201
+    assert check_file(db).ok
 
 
 @pytest.fixture

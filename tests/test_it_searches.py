@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from memoryhub import query_text
 from memoryhub.models import Memory, Status
 from memoryhub.search import search_memories
-from memoryhub.store import import_memories
+from memoryhub.store import delete_memory, import_memories, update_memory
 
 pytestmark = pytest.mark.django_db
 
@@ -198,10 +198,28 @@ def test_a_narrow_filter_does_not_starve_the_results(settings):
 def test_quantized_search_finds_what_exact_search_finds(settings, corpus):
     exact = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
     settings.MEMORYHUB_EXACT_KNN_MAX = 0
+    for filter_ids_max in (0, 2000):  # widened global pool, then ranking within the filter's rows
+        settings.MEMORYHUB_KNN_FILTER_IDS_MAX = filter_ids_max
+        quantized = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
+        assert quantized[0].explain["knn"].startswith("quantized")
+        assert ids(quantized)[:3] == ids(exact)[:3]
+        for q, e in zip(quantized, exact, strict=False):
+            assert q.explain["distance"] == pytest.approx(e.explain["distance"], abs=0.01)
+
+
+def test_the_quantized_copy_follows_new_changed_and_deleted_memories(settings, corpus):
+    settings.MEMORYHUB_EXACT_KNN_MAX = 0
     settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
-    quantized = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
-    assert quantized[0].explain["knn"] == "quantized"
-    assert ids(quantized)[:3] == ids(exact)[:3]
+    query = "kubernetes helm chart for the ingress controller"
+    assert search_memories(query=query, project="alpha", mode="semantic")[0].explain["knn"] == "quantized"
+    (added,) = store({"content": "The ingress controller is deployed with a Helm chart on Kubernetes",
+                      "project": "alpha"})  # fmt: skip
+    assert search_memories(query=query, project="alpha", mode="semantic")[0].memory.pk == added.pk
+    update_memory(memory=corpus[7], changes={"content": "Kubernetes ingress uses the nginx Helm chart, pinned"})
+    top = ids(search_memories(query=query, project="alpha", mode="semantic"))[:2]
+    assert set(top) == {added.pk, corpus[7].pk}
+    delete_memory(memory=added)
+    assert search_memories(query=query, project="alpha", mode="semantic")[0].memory.pk == corpus[7].pk
 
 
 def test_ranking_moves_with_importance():
@@ -236,7 +254,9 @@ def test_explain_says_why_and_agrees_with_the_order(corpus):
     }  # fmt: skip
     for hit in hits:
         assert expected <= set(hit.explain)
-        assert hit.score == pytest.approx(hit.explain["relevance"] * hit.explain["importance_factor"], abs=1e-5)
+        verbatim = 1.0 if hit.explain["exact_match"] else 0.0
+        product = verbatim + hit.explain["relevance"] * hit.explain["importance_factor"]
+        assert hit.score == pytest.approx(product, abs=1e-4)
         assert (hit.explain["keyword_rank"] is None) == (hit.explain["bm25"] is None)
         assert (hit.explain["vector_rank"] is None) == (hit.explain["distance"] is None)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)

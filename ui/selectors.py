@@ -5,6 +5,7 @@ Nothing here writes. Search goes through memoryhub.search without reinforcing: a
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -12,7 +13,9 @@ from datetime import datetime
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Q, QuerySet
+from django.db import OperationalError
+from django.db.models import Case, Count, ExpressionWrapper, F, FloatField, Func, Q, QuerySet, Value, When
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 
 from memoryhub import sql
@@ -29,7 +32,7 @@ from memoryhub.models import (
     UsageRecord,
 )
 
-PAGE_SIZE = 50
+PAGE_SIZE = 25  # a screenful to curate; rendering and the search's k both grow with it
 SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
 GLOBAL = "-"  # the project filter's value for memories without a project
 SORTS = {"": "Default", "relevance": "Relevance", "recent": "Newest", "importance": "Importance", "used": "Most used"}
@@ -61,6 +64,7 @@ class MemoryListing:
     total: int
     searched: bool
     scores: dict[int, float] = field(default_factory=dict)
+    exact: bool = True  # False: a search that stopped at its limit, so more matches may exist
 
 
 def _filtered(filters: MemoryFilters) -> QuerySet[Memory]:
@@ -85,33 +89,71 @@ def _filtered(filters: MemoryFilters) -> QuerySet[Memory]:
     return rows
 
 
-def _effective_order(rows: QuerySet[Memory]) -> list[int]:
-    """Ids ordered by effective importance, highest first; computed here because it is a read-time value."""
-    now = timezone.now()
-    scored = []
-    for pk, importance, category, tier, confirmed, accessed, updated, created in rows.values_list(
-        "pk", "importance", "category", "tier", "confirmed", "last_accessed_at", "updated_at", "created_at"
-    ).iterator(chunk_size=2000):
-        moment = accessed or updated or created
-        scored.append((decayed(importance, decay_rate(category, tier), days_since(moment, now), confirmed), pk))
-    scored.sort(key=lambda item: (-item[0], -item[1]))
-    return [pk for _, pk in scored]
+def effective_importance_expression(now: datetime | None = None):
+    """memoryhub.decay's formula as an SQL expression, so SQLite orders 10k rows by it in a few milliseconds.
+
+    effective = importance x rate ** days since last referenced, never below min(importance, floor) when
+    confirmed; the rate is the category's if configured, else the tier's, else the default (as decay_rate).
+    """
+    now = now or timezone.now()
+    rate = Case(
+        *[When(category=name, then=Value(value)) for name, value in settings.MEMORYHUB_DECAY_CATEGORY_RATES.items()],
+        *[When(tier=name, then=Value(value)) for name, value in settings.MEMORYHUB_DECAY_TIER_RATES.items()],
+        default=Value(settings.MEMORYHUB_DECAY_DEFAULT_RATE),
+        output_field=FloatField(),
+    )
+    clock = Func(
+        Coalesce("last_accessed_at", "updated_at", "created_at"), function="julianday", output_field=FloatField()
+    )
+    now_julian = now.timestamp() / 86400.0 + 2440587.5  # the same instant on SQLite's julianday scale (UTC)
+    days = Greatest(Value(0.0), ExpressionWrapper(Value(now_julian) - clock, output_field=FloatField()))
+    decayed_value = ExpressionWrapper(F("importance") * Func(rate, days, function="pow"), output_field=FloatField())
+    floor = Least(F("importance"), Value(settings.MEMORYHUB_CONFIRMED_FLOOR), output_field=FloatField())
+    return Case(
+        When(confirmed=True, then=Greatest(decayed_value, floor, output_field=FloatField())),
+        default=decayed_value,
+        output_field=FloatField(),
+    )
 
 
-def _page_of_ids(ids: list[int], number: int) -> Page:
-    """Paginate ids, then load only the memories of the page shown."""
+@functools.cache
+def _sqlite_has_pow() -> bool:
+    """SQLite's math functions are a compile-time option; every build we ship has them, but say so if not."""
+    try:
+        list(Memory.objects.annotate(x=Func(Value(2.0), Value(2.0), function="pow")).values_list("x")[:1])
+        return True
+    except OperationalError:
+        return False
+
+
+def _by_importance(rows: QuerySet[Memory]) -> QuerySet[Memory] | list[int]:
+    if _sqlite_has_pow():
+        return rows.annotate(effective=effective_importance_expression()).order_by("-effective", "-pk")
+    # Fallback: the same order computed in Python (slower at 10k rows, same result).
+    pairs = [(m.effective_importance, m.pk) for m in rows.only(*DECAY_FIELDS)]
+    return [pk for _, pk in sorted(pairs, key=lambda p: (-p[0], -p[1]))]
+
+
+DECAY_FIELDS = ("pk", "importance", "category", "tier", "confirmed", "last_accessed_at", "updated_at", "created_at")
+
+
+def _page_of_ids(ids: list[int], number: int, known: dict[int, Memory] | None = None) -> Page:
+    """Paginate ids, then load only the memories of the page shown (unless the search already loaded them)."""
     page = Paginator(ids, PAGE_SIZE).get_page(number)
-    by_id = Memory.objects.in_bulk(list(page.object_list))
+    wanted = list(page.object_list)
+    by_id = {i: known[i] for i in wanted if i in known} if known else {}
+    if len(by_id) < len(wanted):
+        by_id |= Memory.objects.in_bulk([i for i in wanted if i not in by_id])
     page.object_list = [by_id[i] for i in page.object_list if i in by_id]
     return page
 
 
-def _search_ids(filters: MemoryFilters) -> tuple[list[int], dict[int, float]]:
+def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float], bool, dict[int, Memory]]:
     from memoryhub.search import search_memories
 
     common = {
         "query": filters.q,
-        "k": SEARCH_LIMIT,
+        "k": k,
         "category": filters.category or None,
         "tier": filters.tier or None,
         "source": filters.source or None,
@@ -126,26 +168,37 @@ def _search_ids(filters: MemoryFilters) -> tuple[list[int], dict[int, float]]:
         scope = {"project": None, "every_project": True}  # the dashboard sees every project at once
     if filters.tag:
         scope["tags"] = [filters.tag]
-    scores = {hit.memory.pk: hit.score for hit in search_memories(**scope, **common)}
+    hits = search_memories(**scope, **common)
+    memories = {hit.memory.pk: hit.memory for hit in hits}
+    scores = {hit.memory.pk: hit.score for hit in hits}
     ids = sorted(scores, key=lambda pk: (-scores[pk], pk))
-    if ids:
-        # The search knows no "confirmed" filter, and a project's search includes the globals: apply the list's own.
-        allowed = set(_filtered(filters).filter(pk__in=ids).values_list("pk", flat=True))
-        ids = [pk for pk in ids if pk in allowed]
-    return ids[:SEARCH_LIMIT], scores
+    exhausted = len(ids) < k
+    # The search knows no "confirmed" filter and a project's search includes the globals: keep what the list would.
+    if filters.confirmed:
+        ids = [pk for pk in ids if memories[pk].confirmed == (filters.confirmed == "yes")]
+    if filters.project and filters.project != GLOBAL:
+        ids = [pk for pk in ids if memories[pk].project == filters.project]
+    return ids, scores, exhausted, memories
 
 
 def list_memories(filters: MemoryFilters) -> MemoryListing:
     sort = filters.effective_sort
     if filters.q.strip():
-        ids, scores = _search_ids(filters)
+        # Ask the search for the pages up to this one and one more hit (which tells whether a next page exists):
+        # its cost grows with k, and most searches are read on their first page.
+        k = min(SEARCH_LIMIT, PAGE_SIZE * max(1, filters.page) + 1)
+        ids, scores, exhausted, memories = _search(filters, k)
         if sort != "relevance":
             ids = _reorder(ids, sort)
-        return MemoryListing(page=_page_of_ids(ids, filters.page), total=len(ids), searched=True, scores=scores)
+        page = _page_of_ids(ids, filters.page, memories)
+        return MemoryListing(page=page, total=len(ids), searched=True, scores=scores, exact=exhausted)
     rows = _filtered(filters)
     if sort == "importance":
-        ids = _effective_order(rows)
-        return MemoryListing(page=_page_of_ids(ids, filters.page), total=len(ids), searched=False)
+        ordered = _by_importance(rows)
+        if isinstance(ordered, list):
+            return MemoryListing(page=_page_of_ids(ordered, filters.page), total=len(ordered), searched=False)
+        page = Paginator(ordered, PAGE_SIZE).get_page(filters.page)
+        return MemoryListing(page=page, total=page.paginator.count, searched=False)
     ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
     page = Paginator(rows.order_by(*ordering), PAGE_SIZE).get_page(filters.page)
     return MemoryListing(page=page, total=page.paginator.count, searched=False)
@@ -154,16 +207,24 @@ def list_memories(filters: MemoryFilters) -> MemoryListing:
 def _reorder(ids: list[int], sort: str) -> list[int]:
     rows = Memory.objects.filter(pk__in=ids)
     if sort == "importance":
-        return _effective_order(rows)
+        ordered = _by_importance(rows)
+        return ordered if isinstance(ordered, list) else list(ordered.values_list("pk", flat=True))
     ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
     return list(rows.order_by(*ordering).values_list("pk", flat=True))
 
 
 def filter_choices() -> dict[str, list]:
-    """Values for the filter menus; cheap at 10k rows (indexed distinct on project, a scan on source)."""
-    projects = sorted(p for p in Memory.objects.values_list("project", flat=True).distinct() if p)
-    sources = sorted(s for s in Memory.objects.values_list("source", flat=True).distinct() if s)
-    return {"projects": projects, "sources": sources, "categories": Category.values, "tiers": Tier.values}
+    """Values for the filter menus. Kept a minute: a scan of every row's source is not worth doing per page view,
+    and a project or agent that appeared in the last minute is still found by typing its filter in the URL."""
+    from django.core.cache import cache
+
+    choices = cache.get("ui:filter-choices")
+    if choices is None:
+        projects = sorted(p for p in Memory.objects.values_list("project", flat=True).distinct() if p)
+        sources = sorted(s for s in Memory.objects.values_list("source", flat=True).distinct() if s)
+        choices = {"projects": projects, "sources": sources, "categories": Category.values, "tiers": Tier.values}
+        cache.set("ui:filter-choices", choices, 60)
+    return choices
 
 
 def nav_counts() -> dict[str, int]:

@@ -159,3 +159,12 @@ def test_without_javascript_a_bulk_action_redirects_back_to_the_filtered_list(ui
     )
     assert response.status_code == 302 and response["Location"] == "/?project=alpha"
     assert Memory.objects.get(pk=store["deploy"].pk).confirmed is True
+
+
+def test_without_javascript_merge_is_a_page_that_posts_the_merge(ui, store):
+    b = remember("Every list endpoint pages with a cursor", project="alpha")
+    page = ui.post("/memories/bulk/", {"action": "merge", "selected": [store["pagination"].pk, b.pk]})
+    assert page.status_code == 200 and b"<html" in page.content and b"Merge into one memory" in page.content
+    response = ui.post("/memories/merge/", {"selected": [store["pagination"].pk, b.pk], "content": "Cursor pages"})
+    assert response.status_code == 302
+    assert Memory.objects.get(content="Cursor pages").status == "active"

@@ -241,3 +241,19 @@ def test_the_decay_page_gets_its_own_row_back(ui, store):
     assert f'<tr id="memory-{memory.pk}">' in html
     assert "never" in html  # a confirmed memory no longer falls below the threshold
     assert fresh(memory).confirmed is True
+
+
+def test_without_javascript_the_edit_form_is_a_page_of_its_own(ui, store):
+    memory = store["deploy"]
+    page = ui.get(f"/memories/{memory.pk}/edit/?next=/memories/{memory.pk}/")
+    assert page.status_code == 200 and b"<html" in page.content and b"Edit the text of" in page.content
+    response = ui.post(
+        f"/memories/{memory.pk}/edit/",
+        {
+            f"m{memory.pk}-content": "Deploys run on Fridays only",
+            f"m{memory.pk}-version": memory.updated_at.isoformat(),
+            "next": f"/memories/{memory.pk}/",
+        },
+    )
+    assert response.status_code == 302 and response["Location"] == f"/memories/{memory.pk}/"
+    assert fresh(memory).content == "Deploys run on Fridays only"

@@ -6,8 +6,10 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from memoryhub.decay import effective_importance
 from memoryhub.models import Memory
 from tests.ui.conftest import HX, remember, row_ids
+from ui.selectors import PAGE_SIZE
 
 
 def test_it_lists_every_active_memory_with_its_fields(ui, store):
@@ -112,14 +114,25 @@ def test_sorting_by_use_and_by_recency(ui, store):
 
 
 def test_the_list_is_paged_and_page_links_keep_the_filters(ui, db):
-    for n in range(55):
+    for n in range(30):
         remember(f"Service number {n} listens on port {9000 + n}", project="ports")
     first = ui.get("/?project=ports", **HX).content.decode()
     second = ui.get("/?project=ports&page=2", **HX).content.decode()
-    assert len(row_ids(first)) == 50 and len(row_ids(second)) == 5
+    assert len(row_ids(first)) == PAGE_SIZE and len(row_ids(second)) == 30 - PAGE_SIZE
     assert not set(row_ids(first)) & set(row_ids(second))
     assert "?project=ports&amp;page=2" in first
-    assert "1–50" in first and "of <strong>55</strong>" in first
+    assert f"1–{PAGE_SIZE}</strong> of <strong>30</strong>" in first
+
+
+def test_a_search_is_paged_too_and_says_when_more_may_follow(ui, db):
+    for n in range(30):
+        remember(f"The worker pool number {n} restarts nightly", project="ports")
+    first = ui.get("/?q=worker pool restarts", **HX).content.decode()
+    assert len(row_ids(first)) == PAGE_SIZE
+    assert f"of <strong>{PAGE_SIZE}+</strong>" in first  # the search stopped at its limit: more may exist
+    second = ui.get("/?q=worker pool restarts&page=2", **HX).content.decode()
+    assert len(row_ids(second)) == 30 - PAGE_SIZE
+    assert not set(row_ids(first)) & set(row_ids(second))
 
 
 def test_an_invalid_filter_is_ignored_with_a_message(ui, store):
@@ -134,3 +147,30 @@ def test_an_empty_result_says_so(ui, store):
     html = ui.get("/?project=nowhere", **HX).content.decode()
     assert row_ids(html) == []
     assert "No memories match" in html
+
+
+def test_the_sql_importance_order_uses_exactly_the_decay_formula(db):
+    from ui.selectors import effective_importance_expression
+
+    now = timezone.now()
+    cases = [
+        ("decision", "semantic", 0.9, False, 3),
+        ("gotcha", "episodic", 0.7, False, 40),
+        ("", "episodic", 0.6, False, 10),
+        ("", "", 0.8, False, 25),
+        ("preference", "procedural", 0.9, True, 400),
+        ("fact", "semantic", 0.4, True, 200),
+    ]
+    for n, (category, tier, importance, confirmed, days) in enumerate(cases):
+        memory = remember(
+            f"Decay case number {n} for the ordering",
+            category=category,
+            tier=tier,
+            importance=importance,
+            confirmed=confirmed,
+        )
+        moment = now - timedelta(days=days)
+        Memory.objects.filter(pk=memory.pk).update(updated_at=moment, created_at=moment)
+    rows = Memory.objects.annotate(sql_value=effective_importance_expression(now))
+    for memory in rows:
+        assert abs(memory.sql_value - effective_importance(memory, now)) < 1e-5, memory.content

@@ -79,7 +79,7 @@ def test_accepting_twice_is_refused_with_a_message(ui, proposal):
     ui.post(f"/proposals/{proposal.pk}/accept/", {}, **HX)
     response = ui.post(f"/proposals/{proposal.pk}/accept/", {}, **HX)
     assert response.status_code == 409
-    assert "only a pending proposal can be accepted" in response.content.decode()
+    assert f"Proposal #{proposal.pk} is accepted" in response.content.decode()
     assert Memory.objects.filter(merged_into__isnull=False).count() == 2
 
 

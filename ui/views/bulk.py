@@ -65,7 +65,7 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
         else:
             n, verb = services.bulk_retag(memories=memories, changes_for=form.retag_changes, actor=who), "re-tagged"
     except DOMAIN_ERRORS as exc:
-        return refuse(request, f"Nothing was changed: {error_text(exc)}", status=422)
+        return refuse(request, f"Nothing was changed. {error_text(exc)}", status=422)
     return _results(request, f"{n} memor{'y' if n == 1 else 'ies'} {verb}." + _skipped(missing))
 
 

@@ -100,9 +100,13 @@ def error_text(exc: Exception) -> str:
     """A readable sentence from a domain error, naming fields where the domain named them."""
     if isinstance(exc, ValidationError):
         if hasattr(exc, "message_dict"):
-            return "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())
-        return " ".join(exc.messages)
-    return str(exc) or exc.__class__.__name__
+            text = "; ".join(f"{field}: {' '.join(msgs)}" for field, msgs in exc.message_dict.items())
+        else:
+            text = " ".join(exc.messages)
+    else:
+        text = str(exc) or exc.__class__.__name__
+    text = text[:1].upper() + text[1:]
+    return text if text.endswith((".", "!", "?")) else text + "."
 
 
 # Errors the domain raises for a request it will not carry out (bad values, a state that does not allow it).

@@ -59,7 +59,7 @@ def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
     try:
         report = run_decay_sweep(actor=actor(request))
     except DOMAIN_ERRORS as exc:
-        return refuse(request, f"The decay sweep did not run: {error_text(exc)}", status=409)
+        return refuse(request, f"The decay sweep did not run. {error_text(exc)}", status=409)
     n = len(report.archived)
     notice = f"Decay sweep done: {n} memor{'y' if n == 1 else 'ies'} archived."
     if not request.htmx:

@@ -62,7 +62,13 @@ def listing_context(query: QueryDict) -> dict:
 @require_GET
 def memory_list(request: HtmxHttpRequest) -> HttpResponse:
     context = listing_context(request.GET)
-    context["choices"] = selectors.filter_choices()
+    choices = selectors.filter_choices()
+    filters = context["filters"]
+    # The menus are kept a minute; a value chosen in the URL is always offered, so the form shows what is applied.
+    for key, value in (("projects", filters.project), ("sources", filters.source)):
+        if value and value != selectors.GLOBAL and value not in choices[key]:
+            choices = choices | {key: sorted([*choices[key], value])}
+    context["choices"] = choices
     return render_view(request, LIST, "results", context)
 
 
@@ -133,7 +139,7 @@ def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str) -> H
     try:
         call(memory)
     except DOMAIN_ERRORS as exc:
-        return refuse(request, f"Memory #{pk}: {error_text(exc)}", status=409)
+        return refuse(request, error_text(exc), status=409)
     return _after_action(request, memory, notice.format(pk=pk))
 
 

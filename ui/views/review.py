@@ -95,7 +95,7 @@ def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice) -> HttpRes
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was changed: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
-        return refuse(request, f"Proposal #{pk}: {error_text(exc)}", status=409)
+        return refuse(request, error_text(exc), status=409)
     return _card_response(request, proposal, notice(result) if callable(notice) else notice)
 
 
@@ -152,7 +152,7 @@ def run_consolidation_pass(request: HtmxHttpRequest) -> HttpResponse:
     except EmbeddingError as exc:
         return refuse(request, f"Consolidation not run: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
-        return refuse(request, f"Consolidation not run: {error_text(exc)}", status=422)
+        return refuse(request, f"Consolidation not run. {error_text(exc)}", status=422)
     notice = f"Consolidation pass done: {len(made)} new proposal{'' if len(made) == 1 else 's'}."
     if not request.htmx:
         return done(request, notice, reverse("ui:proposals"))
@@ -199,7 +199,7 @@ def promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except EmbeddingError as exc:
         return refuse(request, f"Not promoted: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
-        return refuse(request, f"Entry #{pk} was not promoted: {error_text(exc)}", status=409)
+        return refuse(request, f"Entry #{pk} was not promoted. {error_text(exc)}", status=409)
     notice = f"Promoted to memory #{memory.pk}."
     if not request.htmx:
         return done(request, notice, reverse("ui:gate"))

@@ -145,9 +145,7 @@ class Command(BaseCommand):
         for mode in modes:
             lat = sorted(self.latencies[mode])
             p50 = lat[len(lat) // 2] if lat else 0.0
-            self.stdout.write(
-                f"{mode:<10}" + "".join(f"{mean(totals[mode], k):>8.3f}" for k in keys) + f"{p50:>9.1f}"
-            )
+            self.stdout.write(f"{mode:<10}" + "".join(f"{mean(totals[mode], k):>8.3f}" for k in keys) + f"{p50:>9.1f}")
         self.stdout.write("\nby category (R@10 / MRR):")
         for mode in modes:
             parts = []

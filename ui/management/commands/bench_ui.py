@@ -97,24 +97,32 @@ class Command(BaseCommand):
             "GET /?sort=importance (decayed)": ["/?sort=importance"] * requests,
             "GET /?page=40": ["/?page=40"] * requests,
             "GET /?tag=backend&confirmed=no": ["/?tag=backend&confirmed=no"] * requests,
-            "GET /?q=… (hybrid search)": [f"/?q={q}" for q in queries],
+            "GET /?q=… (hybrid search, all projects)": [f"/?q={q}" for q in queries],
             "GET /?q=…&project=… (htmx partial)": [f"/?q={q}&project={project}" for q in queries],
         }
-        self.stdout.write(f"\n{'case':44} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+        self.stdout.write(f"\n{'case':40} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'cpu p50':>8} {'cpu p95':>8}")
         worst = 0.0
         for name, urls in cases.items():
             headers = {"HTTP_HX_REQUEST": "true"} if "htmx" in name else {}
             for url in urls[:3]:
                 client.get(url, **headers)  # warm: model, page cache, template cache
-            timings = []
+            timings, cpu = [], []
             for url in urls:
-                started = time.perf_counter()
+                started, cpu_started = time.perf_counter(), time.process_time()
                 response = client.get(url, **headers)
                 timings.append((time.perf_counter() - started) * 1000)
+                # CPU time of this process: what the request cost, without the wait for a busy machine's cores.
+                cpu.append((time.process_time() - cpu_started) * 1000)
                 if response.status_code != 200:
                     raise CommandError(f"{url} answered {response.status_code}")
             p95 = percentile(timings, 0.95)
             worst = max(worst, p95)
-            self.stdout.write(f"{name:44} {statistics.median(timings):8.1f} {p95:8.1f} {max(timings):8.1f}")
+            self.stdout.write(
+                f"{name:40} {statistics.median(timings):8.1f} {p95:8.1f} {max(timings):8.1f}"
+                f" {statistics.median(cpu):8.1f} {percentile(cpu, 0.95):8.1f}"
+            )
         verdict = "within" if worst < TARGET_MS else "OVER"
-        self.stdout.write(f"\nworst p95 {worst:.1f} ms: {verdict} the {TARGET_MS:.0f} ms target")
+        self.stdout.write(f"\nworst wall-clock p95 {worst:.1f} ms: {verdict} the {TARGET_MS:.0f} ms target")
+        self.stdout.write(
+            f"load average now: {os.getloadavg()[0]:.2f} (wall-clock figures grow with it; CPU ones less)"
+        )
