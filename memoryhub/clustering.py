@@ -1,7 +1,9 @@
 """Finding memories that say the same thing: vector similarity plus shared words, within one scope.
 
 Two memories of a scope are linked when their vectors are close (MEMORYHUB_CONSOLIDATE_SIMILARITY) and
-  - they do not each name something the other does not (another service, version, path, person): two facts;
+  - they do not each name something the other does not (another service, version, path, person): two facts.
+    A "name" is a number, an identifier or path, camelCase or ALLCAPS, or a word the scope writes capitalised
+    (inside sentences, or as the first word of memories and never in lower case);
   - and they share most of the smaller one's words, each word weighed by how rare it is in the scope
     (MEMORYHUB_CONSOLIDATE_WORD_OVERLAP), or they name exactly the same things and are closer still, or their
     vectors alone are very close (MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY).
@@ -62,19 +64,24 @@ class Words:
     specific: frozenset[str]  # those that name one particular thing
     names: frozenset[str] = frozenset()  # written capitalised inside a sentence here
     plain: frozenset[str] = frozenset()  # written in lower case here
+    initial: frozenset[str] = frozenset()  # its capitalised first word ("Priya asks...", "Start x")
 
     def knowing(self, lexicon: frozenset[str] | set[str]) -> Words:
         """The same words, with the names of the whole scope: "Oskar asks..." starts with a name too, and the
         "Run" of "Cloud Run" is no name where the scope mostly writes "run"."""
         shaped = self.specific - self.names
-        return Words(self.words, shaped | (self.words & lexicon), self.names, self.plain)
+        return Words(self.words, shaped | (self.words & lexicon), self.names, self.plain, self.initial)
 
 
 def scope_lexicon(parsed: list[Words]) -> frozenset[str]:
-    """Words written capitalised inside sentences at least as often as in lower case: names, in this scope."""
+    """The scope's names: words written capitalised inside sentences at least as often as in lower case, and
+    words that open several sentences but are never written in lower case (a person's name: "Priya asks...")."""
     capitalised = Counter(w for p in parsed for w in p.names)
     lower = Counter(w for p in parsed for w in p.plain)
-    return frozenset(w for w, n in capitalised.items() if n >= lower[w])
+    opening = Counter(w for p in parsed for w in p.initial)
+    names = {w for w, n in capitalised.items() if n >= lower[w]}
+    names |= {w for w, n in opening.items() if n >= 2 and not lower[w]}
+    return frozenset(names)
 
 
 def _is_name(token: str, text: str, start: int) -> bool:
@@ -85,8 +92,15 @@ def _is_name(token: str, text: str, start: int) -> bool:
     return bool(before) and before[-1] not in _SENTENCE_END
 
 
+def _label_end(text: str) -> int:
+    """Where a leading label such as "Note:" or "Seen before:" ends (0 if none): it says how, not what."""
+    head, colon, _ = text.partition(":")
+    return len(head) + 1 if colon and len(head.split()) <= 3 and head.replace(" ", "").isalpha() else 0
+
+
 def text_words(text: str) -> Words:
-    words, specific, names, plain = set(), set(), set(), set()
+    words, specific, names, plain, initial = set(), set(), set(), set(), set()
+    label_end = _label_end(text)
     for match in _WORD.finditer(text):
         token = match.group()
         lowered = token.lower()
@@ -101,7 +115,9 @@ def text_words(text: str) -> Words:
             names.add(word)
         elif token == lowered:
             plain.add(word)
-    return Words(frozenset(words), frozenset(specific), frozenset(names), frozenset(plain))
+        elif token[0].isupper() and match.start() >= label_end and not text[label_end : match.start()].strip():
+            initial.add(word)  # the memory's first word (after a label): later sentences open with remarks
+    return Words(frozenset(words), frozenset(specific), frozenset(names), frozenset(plain), frozenset(initial))
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -117,8 +133,9 @@ def names_apart(a: Words, b: Words) -> bool:
 
 
 def same_names(a: Words, b: Words) -> bool:
-    """Both name the same two or more things and nothing else ("config/x.toml" and "x"; "x" and port "8080")."""
-    return len(a.specific) >= 2 and a.specific == b.specific
+    """Both name the same two or more things and nothing else ("config/x.toml" and "x"; "x" and port "8080"),
+    however each writes them ("UTC" or "utc")."""
+    return len(a.specific | b.specific) >= 2 and a.specific <= b.words and b.specific <= a.words
 
 
 def word_overlap(a: frozenset[str], b: frozenset[str], weights: dict[str, float] | None = None) -> float:

@@ -461,7 +461,7 @@ def gate_write(
 
         memory = create_memory(
             content=text, project=project, category=fields["category"], tier=fields["tier"], tags=fields["tags"],
-            metadata=fields["metadata"], importance=fields["importance"], source=source,
+            metadata=fields["metadata"], importance=fields["importance"], source=source, vector=vector,
         )  # fmt: skip
     reason = "stored as a new memory" + (f" ({'; '.join(guessed)})" if guessed else "")
     entry = None

@@ -78,41 +78,72 @@ def _keyword(kq: query_text.KeywordQuery, pool: int, where: str, params: list, s
 # --- Semantic side --------------------------------------------------------------------------------------------
 
 
-def _semantic(query: str, pool: int, where: str, params: list, signals: dict[int, _Signals]) -> dict[str, Any]:
+_totals: dict[tuple[str, str], tuple[float, int]] = {}
+
+
+def _vector_total(model_id: str) -> int:
+    """Rows with a vector of the active model. Counting reads the whole embed_model index (~20 ms at 100k), so
+    a large store's count is reused for a few seconds: there it only chooses the quantized path and how far to
+    widen, and the widening loop below does not trust it. A small store is counted every time."""
+    key = (str(sql.connection.settings_dict.get("NAME")), model_id)
+    cached = _totals.get(key)
+    if cached and cached[1] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[0] < 10.0:
+        return cached[1]
+    total = sql.count_memories("m.embed_model = %s", [model_id])
+    _totals[key] = (time.monotonic(), total)
+    return total
+
+
+def _semantic(
+    query: str, pool: int, where: str, params: list, scope: dict, signals: dict[int, _Signals]
+) -> dict[str, Any]:
     embedder = get_embedder()
     started = time.perf_counter()
     vector = embedder.embed([query])[0]
     embed_ms = (time.perf_counter() - started) * 1000
-    total = sql.count_memories("m.embed_model = %s", [embedder.model_id])
     # Only vectors of the active model answer (another model's distances mean nothing here).
     where_model = f"{where} AND m.embed_model = %s"
     params_model = [*params, embedder.model_id]
-    allowed = sql.count_memories(where_model, params_model) if total else 0
-    if allowed == 0:
+    # Scope sizes are read from the (project, status) index alone: checking embed_model there would read every
+    # row (100 ms at 100k). The model is checked on the candidates instead, below.
+    rest, rest_params = scope["rest"], scope["rest_params"]
+    narrow_max = settings.MEMORYHUB_KNN_FILTER_IDS_MAX
+    ids = sql.ids_scoped(scope["alternatives"], rest, rest_params, limit=narrow_max + 1)
+    if not ids:
         return {"embed_ms": round(embed_ms, 2), "knn": "none"}
+    total = max(_vector_total(embedder.model_id), len(ids))
     large = total > settings.MEMORYHUB_EXACT_KNN_MAX
-    if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX and allowed < total:
+    if len(ids) <= narrow_max:
         # A narrow filter: rank within the allowed rows instead of hoping they surface in a global pool.
-        ids = sql.memory_ids_where(where_model, params_model, limit=allowed)
         if large:
             found, how = vector_index.nearest_among(vector, embedder.model_id, ids, pool), "quantized-filtered"
         else:
             found, how = sql.knn_among(vector, min(pool, len(ids)), ids), "exact-filtered"
+        passing = sql.filter_memory_ids([mid for mid, _ in found], where_model, params_model)
+        found = [(mid, d) for mid, d in found if mid in passing]
     else:
         # Widen the pool by the filter's selectivity so that about `pool` allowed rows survive the filter.
-        fetch = min(total, math.ceil(pool * total / allowed * 1.5) if allowed < total else pool)
-        if large:
-            ids, distances = vector_index.nearest(vector, embedder.model_id, fetch)
-            rows, how = list(zip(ids.tolist(), distances.tolist(), strict=True)), "quantized"
-        else:
-            rows, how = sql.knn(vector, min(fetch, settings.MEMORYHUB_KNN_MAX_FETCH)), "exact"
-        found = []
-        for start in range(0, len(rows), 500):
-            chunk = rows[start : start + 500]
-            passing = sql.filter_memory_ids([mid for mid, _ in chunk], where_model, params_model)
-            found.extend((mid, d) for mid, d in chunk if mid in passing)
-            if len(found) >= pool:
+        allowed = sql.count_scoped(scope["alternatives"], rest, rest_params)
+        fetch = math.ceil(pool * total / max(allowed, 1) * 1.5)
+        cap = total if large else settings.MEMORYHUB_KNN_MAX_FETCH
+        while True:
+            fetch = min(fetch, cap)
+            if large:
+                found_ids, distances = vector_index.nearest(vector, embedder.model_id, fetch)
+                rows, how = list(zip(found_ids.tolist(), distances.tolist(), strict=True)), "quantized"
+            else:
+                rows, how = sql.knn(vector, fetch), "exact"
+            found = []
+            for start in range(0, len(rows), 500):
+                chunk = rows[start : start + 500]
+                passing = sql.filter_memory_ids([mid for mid, _ in chunk], where_model, params_model)
+                found.extend((mid, d) for mid, d in chunk if mid in passing)
+                if len(found) >= pool:
+                    break
+            # Other filters (category, tags, dates) narrow further than the scope count knew: widen once more.
+            if len(found) >= pool or len(rows) < fetch or fetch >= cap:
                 break
+            fetch *= 4
         found = found[:pool]
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
@@ -259,20 +290,27 @@ def search_memories(
         return []
     query = query[: query_text.MAX_QUERY_CHARS]
     sql.prepare_reads()
-    where, params = sql.memory_filter_sql(
-        project=project,
-        every_project=every_project,
-        allowed_projects=allowed_projects,
-        status=status or None,
-        category=category or None,
-        tier=tier or None,
-        source=source or None,
-        tags=tags or None,
-        created_after=created_after,
-        created_before=created_before,
-        accessed_after=accessed_after,
-        accessed_before=accessed_before,
-    )
+    filters = {
+        "project": project,
+        "every_project": every_project,
+        "allowed_projects": allowed_projects,
+        "status": status or None,
+        "category": category or None,
+        "tier": tier or None,
+        "source": source or None,
+        "tags": tags or None,
+        "created_after": created_after,
+        "created_before": created_before,
+        "accessed_after": accessed_after,
+        "accessed_before": accessed_before,
+    }
+    where, params = sql.memory_filter_sql(**filters)
+    rest, rest_params = sql.memory_filter_sql(**filters, include_scope=False)
+    scope = {
+        "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
+        "rest": rest,
+        "rest_params": rest_params,
+    }
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
@@ -280,7 +318,7 @@ def search_memories(
     if mode in ("hybrid", "keyword"):
         _keyword(kq, pool, where, params, signals)
     if mode in ("hybrid", "semantic"):
-        vector_info = _semantic(query, pool, where, params, signals)
+        vector_info = _semantic(query, pool, where, params, scope, signals)
     rows = _rows(list(signals))
     ranked = _fuse(rows, signals, kq, mode)[:k]
     memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])

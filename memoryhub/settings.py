@@ -212,8 +212,9 @@ MEMORYHUB_DECAY_CATEGORY_RATES = _env_rates(
     {"fact", "decision", "skill", "reference", "preference", "person", "environment", "project", "gotcha"},
 )
 # Consolidation (memoryhub/clustering.py): two memories of one scope are linked when their vectors are at least
-# SIMILARITY close and they share WORD_OVERLAP of the smaller one's words, or when the vectors alone reach
-# STRONG_SIMILARITY. Proposals per run are capped so a pass with an LLM stays bounded.
+# SIMILARITY close, they do not name different things, and they share WORD_OVERLAP of the smaller one's words
+# (weighed by rarity) or the vectors alone reach STRONG_SIMILARITY. Tuned with `manage.py bench_consolidate`.
+# Proposals per run are capped so a pass with an LLM stays bounded.
 MEMORYHUB_CONSOLIDATE_SIMILARITY = envfloat("MEMORYHUB_CONSOLIDATE_SIMILARITY", 0.7, minimum=0.0, maximum=1.0)
 MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY = envfloat(
     "MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY", 0.9, minimum=0.0, maximum=1.0

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
@@ -106,7 +107,9 @@ def create_memory(
     confirmed: bool = False,
     source: str = "",
     actor: str | None = None,
+    vector: np.ndarray | None = None,
 ) -> Memory:
+    """Store one memory. `vector`, when the caller already embedded `content` with the active model, is reused."""
     fields = clean_fields(
         {
             "content": content,
@@ -120,7 +123,8 @@ def create_memory(
         }
     )
     embedder = get_embedder()
-    vector = embedder.embed([fields["content"]])[0]
+    if vector is None or fields["content"] != content:
+        vector = embedder.embed([fields["content"]])[0]
     with transaction.atomic():
         memory = Memory.objects.create(**fields, source=source, embed_model=embedder.model_id)
         sql.write_vector(memory.pk, vector)
@@ -161,6 +165,10 @@ def delete_memory(*, memory: Memory, actor: str = "") -> None:
 
 def delete_memories(*, memory_ids: Iterable[int], actor: str = "") -> int:
     ids = list(memory_ids)
+    if len(ids) > 1:
+        from memoryhub.backup import auto_backup
+
+        auto_backup("bulk-delete")
     with transaction.atomic():
         memories = list(Memory.objects.filter(pk__in=ids))
         MemoryEvent.objects.bulk_create(

@@ -61,8 +61,15 @@ def _encode(rows: list[tuple[int, np.ndarray, bytes]], dims: int) -> tuple[np.nd
 
 def _rebuild(copy: _Copy, token: tuple) -> None:
     started = timezone.now()
-    rows = list(sql.iter_vectors(copy.dims))
-    ids, bits, codes, scales = _encode(rows, copy.dims)
+    parts, batch = [], []
+    # Encoded a few thousand rows at a time: the float vectors (1.5 KB each) are never all in memory at once.
+    for row in sql.iter_vectors(copy.dims):
+        batch.append(row)
+        if len(batch) == 5000:
+            parts.append(_encode(batch, copy.dims))
+            batch = []
+    parts.append(_encode(batch, copy.dims))
+    ids, bits, codes, scales = (np.concatenate([p[i] for p in parts]) for i in range(4))
     order = np.argsort(ids, kind="stable")
     copy.ids, copy.bits, copy.codes, copy.scales = ids[order], bits[order], codes[order], scales[order]
     copy.token, copy.built_at, copy.seen_at = token, time.monotonic(), started

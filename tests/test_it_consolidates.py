@@ -101,6 +101,17 @@ def test_global_memories_are_consolidated_among_themselves():
     assert proposal.project is None
 
 
+def test_a_duplicate_with_a_detail_added_or_in_other_case_is_proposed():
+    plain = create_memory(content="payments-api listens on port 8443.", project="alpha")
+    detailed = create_memory(
+        content="payments-api listens on port 8443; set PAYMENTS_PORT to move it.", project="alpha"
+    )
+    shouted = create_memory(content="PAYMENTS-API LISTENS ON PORT 8443", project="alpha")
+    (proposal,) = consolidate("alpha")
+    assert proposal.sources == [plain.pk, detailed.pk, shouted.pk]
+    assert proposal.content == detailed.content
+
+
 def test_memories_about_different_things_are_not_proposed():
     create_memory(content="billing-api listens on port 8080.", project="alpha")
     create_memory(content="search-api listens on port 8080.", project="alpha")

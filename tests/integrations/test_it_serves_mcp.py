@@ -9,6 +9,7 @@ import json
 import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -80,11 +81,27 @@ async def exercise(client: Client, project: str) -> None:
 
 
 def run(conversation) -> None:
+    """Run the client conversation on a thread of its own: Playwright's sync API (the browser tests) keeps an
+    event loop running in the main thread for the whole session, and anyio refuses to nest one."""
+
     async def bounded() -> None:
         with anyio.fail_after(TIMEOUT):
             await conversation()
 
-    anyio.run(bounded)
+    outcome: list[BaseException] = []
+
+    def target() -> None:
+        try:
+            anyio.run(bounded)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the test thread below
+            outcome.append(exc)
+
+    thread = threading.Thread(target=target, daemon=True)
+    thread.start()
+    thread.join(TIMEOUT + 30)
+    assert not thread.is_alive(), "the MCP conversation did not finish"
+    if outcome:
+        raise outcome[0]
 
 
 @asynccontextmanager
