@@ -307,6 +307,7 @@ def merge_memories(
     fields |= {k: v for k, v in overrides.items() if v is not None}
     fields = _clean_merge_fields(fields)
     ids = [m.pk for m in memories]
+    _backup_before_merge()
     with transaction.atomic():
         # Re-check inside the write lock: another request may have archived or merged one meanwhile.
         memories = _load_sources(ids)
@@ -319,6 +320,13 @@ def merge_memories(
             **fields,
         )
         return _merge(memories=memories, fields=fields, actor=actor, proposal=proposal)
+
+
+def _backup_before_merge() -> None:
+    # A merge can be undone, but a backup is the net under the undo; a run of accepts in one review makes one.
+    from memoryhub.backup import auto_backup
+
+    auto_backup("merge", min_interval=600)
 
 
 def _locked_proposal(proposal: Proposal, *, expected: str, verb: str) -> Proposal:
@@ -343,6 +351,7 @@ def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: st
         "importance": proposal.importance,
     }
     fields = _clean_merge_fields(fields)
+    _backup_before_merge()
     with transaction.atomic():
         current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
         try:

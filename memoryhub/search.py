@@ -107,13 +107,13 @@ def _semantic(
     # Scope sizes are read from the (project, status) index alone: checking embed_model there would read every
     # row (100 ms at 100k). The model is checked on the candidates instead, below.
     rest, rest_params = scope["rest"], scope["rest_params"]
-    narrow_max = settings.MEMORYHUB_KNN_FILTER_IDS_MAX
-    ids = sql.ids_scoped(scope["alternatives"], rest, rest_params, limit=narrow_max + 1)
-    if not ids:
+    allowed = sql.count_scoped(scope["alternatives"], rest, rest_params)
+    if not allowed:
         return {"embed_ms": round(embed_ms, 2), "knn": "none"}
-    total = max(_vector_total(embedder.model_id), len(ids))
+    total = max(_vector_total(embedder.model_id), allowed)
     large = total > settings.MEMORYHUB_EXACT_KNN_MAX
-    if len(ids) <= narrow_max:
+    if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
+        ids = sql.ids_scoped(scope["alternatives"], rest, rest_params, limit=allowed)
         # A narrow filter: rank within the allowed rows instead of hoping they surface in a global pool.
         if large:
             found, how = vector_index.nearest_among(vector, embedder.model_id, ids, pool), "quantized-filtered"
@@ -123,7 +123,6 @@ def _semantic(
         found = [(mid, d) for mid, d in found if mid in passing]
     else:
         # Widen the pool by the filter's selectivity so that about `pool` allowed rows survive the filter.
-        allowed = sql.count_scoped(scope["alternatives"], rest, rest_params)
         fetch = math.ceil(pool * total / max(allowed, 1) * 1.5)
         cap = total if large else settings.MEMORYHUB_KNN_MAX_FETCH
         while True:
@@ -181,18 +180,11 @@ class _Row:
     confirmed: bool
 
 
-_ROW_FIELDS = ("pk", "content", "importance", "confirmed", "category", "tier", "last_accessed_at", "updated_at",
-               "created_at")  # fmt: skip
-
-
 def _rows(ids: list[int]) -> dict[int, _Row]:
     from memoryhub.decay import days_since, decay_rate, decayed
 
     out = {}
-    for pk, content, importance, confirmed, category, tier, accessed, updated, created in Memory.objects.filter(
-        pk__in=ids
-    ).values_list(*_ROW_FIELDS):
-        referenced = accessed or updated or created
+    for pk, content, importance, confirmed, category, tier, referenced in sql.fusion_rows(ids):
         effective = decayed(importance, decay_rate(category, tier), days_since(referenced), confirmed)
         out[pk] = _Row(pk, content, effective, confirmed)
     return out

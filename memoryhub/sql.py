@@ -543,14 +543,39 @@ def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch
 
 
 def memory_ids_changed_since(*, after_id: int, updated_since, embed_model: str) -> tuple[list[int], list[int]]:
-    """(ids above `after_id`, ids at or below it updated since `updated_since`) with vectors of `embed_model`."""
+    """(ids above `after_id` with vectors of `embed_model`, ids at or below it with a history event since
+    `updated_since`). Events, not updated_at: that column has no index, the events' created_at has, and every
+    domain write that can change a vector records one (reinforcing, the common write, records none)."""
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT id FROM {MEMORY_TABLE} WHERE id > %s AND embed_model = %s ORDER BY id", [after_id, embed_model]
         )
         new = [int(r[0]) for r in cursor.fetchall()]
         cursor.execute(
-            f"SELECT id FROM {MEMORY_TABLE} WHERE id <= %s AND updated_at >= %s AND embed_model = %s",
-            [after_id, connection.ops.adapt_datetimefield_value(updated_since), embed_model],
+            "SELECT DISTINCT memory_id FROM memoryhub_memoryevent WHERE created_at >= %s AND memory_id <= %s",
+            [connection.ops.adapt_datetimefield_value(updated_since), after_id],
         )
         return new, [int(r[0]) for r in cursor.fetchall()]
+
+
+def fusion_rows(memory_ids: Sequence[int]):
+    """(id, content, importance, confirmed, category, tier, last referenced) per id, for ranking candidates.
+
+    Raw rather than the ORM: building model instances for ~100 candidates per search cost more than the query."""
+    from datetime import UTC, datetime
+
+    out = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"""SELECT id, content, importance, confirmed, category, tier,
+                           COALESCE(last_accessed_at, updated_at, created_at)
+                    FROM {MEMORY_TABLE} WHERE id IN ({marks})""",
+                chunk,
+            )
+            for mid, content, importance, confirmed, category, tier, referenced in cursor.fetchall():
+                moment = datetime.fromisoformat(referenced).replace(tzinfo=UTC)
+                out.append((int(mid), content, float(importance), bool(confirmed), category, tier, moment))
+    return out

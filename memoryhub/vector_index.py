@@ -10,9 +10,10 @@ which ranks like the floats (recall against exact float KNN is printed by `bench
 
 Freshness: before each search the connection's change token (PRAGMA data_version, total_changes()) is
 compared with the one the copy was built at; on a change, rows added since (id above the highest known) and
-rows updated since (updated_at) are read again. Everything is rebuilt every REBUILD_SECONDS anyway, which
-catches vectors rewritten behind the domain's back (raw SQL, `reembed` of old rows). A row deleted or moved
-out of scope stays in the copy until then, but every candidate passes the SQL filter before it is returned.
+rows with a history event since (every domain edit records one) are read again. Everything is rebuilt every
+REBUILD_SECONDS anyway, which catches vectors rewritten behind the domain's back (raw SQL, `reembed` of old
+rows). A row deleted or moved out of scope stays in the copy until then, but every candidate passes the SQL
+filter before it is returned.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
@@ -50,6 +51,12 @@ class _Copy:
 _copies: dict[tuple[str, str, int], _Copy] = {}
 
 
+def _dot(codes: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    # einsum, not `@`: a matrix-vector product goes to BLAS, whose threads fight over 2 busy cores (13 ms
+    # instead of 0.5 ms for 2000 rows measured here); numpy's own loop is fast enough at this size.
+    return np.einsum("ij,j->i", codes.astype(np.float32), vector)
+
+
 def _encode(rows: list[tuple[int, np.ndarray, bytes]], dims: int) -> tuple[np.ndarray, ...]:
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     bits = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.uint64).reshape(len(rows), dims // 64)
@@ -77,7 +84,9 @@ def _rebuild(copy: _Copy, token: tuple) -> None:
 
 def _update(copy: _Copy, token: tuple, model_id: str) -> None:
     started = timezone.now()
-    new, changed = sql.memory_ids_changed_since(after_id=copy.max_id, updated_since=copy.seen_at, embed_model=model_id)
+    # A minute of overlap: an event is stamped when recorded but visible only once its transaction commits.
+    since = copy.seen_at - timedelta(seconds=60)
+    new, changed = sql.memory_ids_changed_since(after_id=copy.max_id, updated_since=since, embed_model=model_id)
     rows = list(sql.iter_vectors(copy.dims, new + changed)) if new or changed else []
     if rows:
         ids, bits, codes, scales = _encode(rows, copy.dims)
@@ -133,7 +142,7 @@ def nearest(vector: np.ndarray, model_id: str, candidates: int) -> tuple[np.ndar
     hamming = np.bitwise_count(copy.bits ^ query_bits).sum(axis=1, dtype=np.int32)
     wide = min(len(copy.ids), max(candidates, settings.MEMORYHUB_QUANTIZED_RESCORE))
     first = np.argpartition(hamming, wide - 1)[:wide] if wide < len(copy.ids) else np.arange(len(copy.ids))
-    similarity = (copy.codes[first].astype(np.float32) @ vector) * copy.scales[first]
+    similarity = _dot(copy.codes[first], vector) * copy.scales[first]
     order = np.argsort(-similarity, kind="stable")[:candidates]
     return copy.ids[first[order]], (1.0 - similarity[order]).astype(np.float32)
 
@@ -147,7 +156,7 @@ def nearest_among(vector: np.ndarray, model_id: str, memory_ids: list[int], k: i
     inside = positions < len(copy.ids)
     positions = positions[inside]
     positions = positions[copy.ids[positions] == wanted[inside]]
-    similarity = (copy.codes[positions].astype(np.float32) @ vector) * copy.scales[positions]
+    similarity = _dot(copy.codes[positions], vector) * copy.scales[positions]
     order = np.argsort(-similarity, kind="stable")[:k]
     return [(int(copy.ids[positions[i]]), float(1.0 - similarity[i])) for i in order]
 

@@ -169,7 +169,11 @@ class Command(BaseCommand):
         quantized = total > settings.MEMORYHUB_EXACT_KNN_MAX
         self.stdout.write(
             f"  {len(pairs)} queries, k={k}, each scoped to a project (its memories + globals); vector search: "
-            + ("bit[] first pass + float rescore" if quantized else "exact float KNN")
+            + (
+                "bit[] Hamming pass + int8 rescore, in process (vector_index)"
+                if quantized
+                else "exact float KNN (vec0)"
+            )
         )
         embed_ms = []
         for text, _ in pairs:
