@@ -50,7 +50,8 @@ class LocalMiniLM:
             from memoryhub import minilm_onnx
         except ImportError:
             return minilm.NumpyBert(minilm.load_weights()), "numpy"
-        path = self.cache_dir / f"minilm-l6-v2-{minilm.WEIGHTS_SHA256[:12]}-int8.onnx"
+        # The name carries the builder's version: a changed graph or quantization is rebuilt, never reused stale.
+        path = self.cache_dir / f"minilm-l6-v2-{minilm.WEIGHTS_SHA256[:12]}-b{minilm_onnx.BUILD_VERSION}-int8.onnx"
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
             minilm_onnx.build_onnx_model(minilm.load_weights(), path, quantize=True)
