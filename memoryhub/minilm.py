@@ -82,7 +82,9 @@ class NumpyBert:
     """Reference forward pass; also the fallback when onnxruntime is not installed."""
 
     def __init__(self, weights: dict[str, np.ndarray]):
-        self.w = {k: (v.T.copy() if k.endswith("dense.weight") or k.endswith(("query.weight", "key.weight", "value.weight")) else v) for k, v in weights.items()}
+        # Linear layers are stored [out, in]; transpose once so the forward pass is plain x @ W.
+        linear = ("dense.weight", "query.weight", "key.weight", "value.weight")
+        self.w = {k: (v.T.copy() if k.endswith(linear) else v) for k, v in weights.items()}
 
     def __call__(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         w = self.w
@@ -95,7 +97,7 @@ class NumpyBert:
         for i in range(_LAYERS):
             p = f"encoder.layer.{i}."
 
-            def heads(name: str) -> np.ndarray:
+            def heads(name: str, x: np.ndarray = x, p: str = p) -> np.ndarray:
                 y = x @ w[p + f"attention.self.{name}.weight"] + w[p + f"attention.self.{name}.bias"]
                 return y.reshape(batch, length, _HEADS, head_dim).transpose(0, 2, 1, 3)
 
@@ -105,7 +107,9 @@ class NumpyBert:
             scores /= scores.sum(-1, keepdims=True)
             ctx = (scores @ v).transpose(0, 2, 1, 3).reshape(batch, length, -1)
             attn = ctx @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
-            x = _layer_norm(x + attn, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"])
+            x = _layer_norm(
+                x + attn, w[p + "attention.output.LayerNorm.weight"], w[p + "attention.output.LayerNorm.bias"]
+            )
             h = x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"]
             h = 0.5 * h * (1.0 + _erf(h / np.sqrt(2.0)))
             out = h @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]

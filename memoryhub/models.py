@@ -65,7 +65,9 @@ class Memory(models.Model):
     updated_at = models.DateTimeField(default=timezone.now)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
     access_count = models.PositiveIntegerField(default=0)
-    merged_into = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from")
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from"
+    )
 
     objects = MemoryQuerySet.as_manager()
 
@@ -114,7 +116,9 @@ class ProposalStatus(models.TextChoices):
 class Proposal(models.Model):
     """A consolidation proposal: merge these source memories into this text. A person decides."""
 
-    status = models.CharField(max_length=20, choices=ProposalStatus.choices, default=ProposalStatus.PENDING, db_index=True)
+    status = models.CharField(
+        max_length=20, choices=ProposalStatus.choices, default=ProposalStatus.PENDING, db_index=True
+    )
     sources = models.JSONField(default=list)  # memory ids, ascending
     # Sorted source ids joined with ',': a cluster once proposed or rejected is not proposed again.
     cluster_key = models.CharField(max_length=2000, db_index=True)
@@ -202,4 +206,3 @@ class UsageRecord(models.Model):
 
 def model_field_names() -> list[str]:
     return [f.name for f in Memory._meta.get_fields() if getattr(f, "concrete", False)]
-

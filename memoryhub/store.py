@@ -32,9 +32,17 @@ def snapshot(memory: Memory) -> dict[str, Any]:
 
 
 def record_event(
-    memory_id: int, action: str, *, actor: str = "", before: dict | None = None, after: dict | None = None, note: str = ""
+    memory_id: int,
+    action: str,
+    *,
+    actor: str = "",
+    before: dict | None = None,
+    after: dict | None = None,
+    note: str = "",
 ) -> MemoryEvent:
-    return MemoryEvent.objects.create(memory_id=memory_id, action=action, actor=actor, before=before, after=after, note=note)
+    return MemoryEvent.objects.create(
+        memory_id=memory_id, action=action, actor=actor, before=before, after=after, note=note
+    )
 
 
 def clean_fields(values: dict[str, Any], *, partial: bool = False) -> dict[str, Any]:
@@ -153,7 +161,13 @@ def update_memory(*, memory: Memory, changes: dict[str, Any], actor: str = "", a
             sql.write_vector(memory.pk, vector)
             Memory.objects.filter(pk=memory.pk).update(embed_model=embedder.model_id)
             memory.embed_model = embedder.model_id
-        record_event(memory.pk, action, actor=actor, before={k: before[k] for k in cleaned}, after={k: snapshot(memory)[k] for k in cleaned})
+        record_event(
+            memory.pk,
+            action,
+            actor=actor,
+            before={k: before[k] for k in cleaned},
+            after={k: snapshot(memory)[k] for k in cleaned},
+        )
     return memory
 
 
@@ -189,7 +203,9 @@ def _parse_time(value: Any, field: str) -> datetime | None:
     return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, timezone.utc)
 
 
-def import_memories(*, items: list[dict[str, Any]], source: str = "", actor: str = "", batch_size: int = 64) -> list[int]:
+def import_memories(
+    *, items: list[dict[str, Any]], source: str = "", actor: str = "", batch_size: int = 64
+) -> list[int]:
     """Store memories as given (no gate, no merging): for migration and restore. Returns ids in input order.
 
     Every item is validated before anything is written; then rows and vectors go in per batch, each batch one

@@ -76,7 +76,9 @@ def test_a_tags_update_reaches_the_keyword_index():
 
 
 def test_bulk_import_writes_every_row_with_its_vector():
-    ids = import_memories(items=[{"content": f"Service {n} listens on port {8000 + n}"} for n in range(70)], source="import")
+    ids = import_memories(
+        items=[{"content": f"Service {n} listens on port {8000 + n}"} for n in range(70)], source="import"
+    )
     assert len(ids) == 70
     assert ids == sorted(ids)
     assert_in_sync()

@@ -23,7 +23,9 @@ class Command(BaseCommand):
             User.objects.create_superuser(admin_user, f"{admin_user}@localhost", password)
             self.stdout.write(f"Dashboard login: user {admin_user!r}, password {password!r} (shown once).")
         else:
-            self.stdout.write("Dashboard login: your existing superuser (python manage.py changepassword NAME to reset).")
+            self.stdout.write(
+                "Dashboard login: your existing superuser (python manage.py changepassword NAME to reset)."
+            )
         if not no_demo and not Memory.objects.exists():
             call_command("seed_demo", stdout=self.stdout)
         if not ApiToken.objects.filter(revoked_at__isnull=True).exists():
