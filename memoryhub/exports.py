@@ -158,8 +158,9 @@ def validate_items(items: list[Any]) -> None:
             if value not in (None, "") and not _is_datetime(value):
                 errors[f"{name}.{field}"] = ["must be an ISO 8601 date-time"]
         count = item.get("access_count")
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or count < 0):
-            errors[f"{name}.access_count"] = ["must be a whole number, 0 or more"]
+        # SQLite integers stop at 2**63 - 1; a larger count is a bad value, not a server error.
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < 2**31):
+            errors[f"{name}.access_count"] = ["must be a whole number from 0 to 2147483647"]
         if item.get("source") is not None and not isinstance(item.get("source"), str):
             errors[f"{name}.source"] = ["must be text"]
     if errors:

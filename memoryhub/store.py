@@ -223,6 +223,8 @@ def import_memories(
                 "source": str(item.get("source") or source)[:200],
                 "access_count": int(item.get("access_count") or 0),
             }
+            if not 0 <= extra["access_count"] < 2**31:
+                raise ValueError("access_count out of range")
             for field in ("created_at", "updated_at", "last_accessed_at"):
                 parsed = _parse_time(item.get(field), field)
                 if parsed is not None:
@@ -232,7 +234,7 @@ def import_memories(
             for field, messages in (exc.message_dict if hasattr(exc, "message_dict") else {"": exc.messages}).items():
                 errors[f"memories.{index}.{field}".rstrip(".")] = list(messages)
         except (TypeError, ValueError):
-            errors[f"memories.{index}.access_count"] = ["access_count must be a whole number"]
+            errors[f"memories.{index}.access_count"] = ["must be a whole number from 0 to 2147483647"]
     if errors:
         raise ValidationError(errors)
     embedder = get_embedder()

@@ -152,3 +152,10 @@ def test_a_bad_item_in_an_import_is_named_and_nothing_is_written():
         import_memories(items=[{"content": "A fine fact about ports"}, {"content": ""}, "not an object"])
     assert set(caught.value.message_dict) == {"memories.1.content", "memories.2"}
     assert Memory.objects.count() == 0
+
+
+def test_an_access_count_too_large_for_sqlite_is_a_named_error():
+    with pytest.raises(ValidationError) as caught:
+        import_memories(items=[{"content": "A fact with a huge count", "access_count": 2**63}])
+    assert set(caught.value.message_dict) == {"memories.0.access_count"}
+    assert Memory.objects.count() == 0
