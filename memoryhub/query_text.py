@@ -13,6 +13,7 @@ from dataclasses import dataclass
 MAX_QUERY_CHARS = 2000
 MAX_TERMS = 24
 MAX_SUBSTRING_TERMS = 6
+MAX_SUBSTRING_CHARS = 40
 # The whole query is tried as one verbatim substring (an error message, a file path) up to this length.
 MAX_PHRASE_CHARS = 300
 MIN_PHRASE_CHARS = 4
@@ -146,6 +147,7 @@ def parse(text: str) -> KeywordQuery:
     # NUL cannot travel inside an FTS5 string; nobody means it.
     text = text.replace("\x00", " ")
     phrase = verbatim_phrase(text)
-    # Trigram needs three characters; shorter terms would match nothing (or everything, via a full scan).
-    substrings = tuple(s for s in substring_terms(text) if len(s) >= 3)
+    # Trigram needs three characters; shorter terms would match nothing (or everything, via a full scan). Long
+    # ones (a whole path) cost a trigram doclist each and their words already reach the word index.
+    substrings = tuple(s for s in substring_terms(text) if 3 <= len(s) <= MAX_SUBSTRING_CHARS)
     return KeywordQuery(text=text, terms=tuple(content_words(text)[:MAX_TERMS]), substrings=substrings, phrase=phrase)

@@ -33,6 +33,7 @@ from memoryhub.store import reinforce
 MODES = ("hybrid", "keyword", "semantic")
 MAX_K = 100
 _WORD = re.compile(r"\w+", re.UNICODE)
+_SPACES = re.compile(r"\s+")
 
 
 @dataclass
@@ -69,10 +70,6 @@ def _keyword(kq: query_text.KeywordQuery, pool: int, where: str, params: list, s
         hits = sql.fts_search(kq.substring_expression, pool, where, params, table=sql.TRIGRAM_TABLE)
         for rank, (mid, _) in enumerate(hits, 1):
             signals.setdefault(mid, _Signals()).substring_rank = rank
-    if kq.phrase:
-        # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
-        for mid, _ in sql.fts_search(kq.phrase_expression, pool, where, params, table=sql.TRIGRAM_TABLE):
-            signals.setdefault(mid, _Signals()).exact_match = True
 
 
 # --- Semantic side --------------------------------------------------------------------------------------------
@@ -200,6 +197,7 @@ def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str) ->
     }
     best = sum(weights.values()) / (k + 1) or 1.0
     coverage_weight = settings.MEMORYHUB_COVERAGE_WEIGHT if mode != "semantic" else 0.0
+    phrase = kq.phrase.casefold() if kq.phrase else ""
     absolute_share = settings.MEMORYHUB_SCORE_ABSOLUTE
     scored = []
     for mid, row in rows.items():
@@ -213,6 +211,10 @@ def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str) ->
             fused += weights["semantic"] / (k + s.vector_rank)
         rank_part = min(1.0, fused / best)
         coverage = _coverage(kq.terms, row.content) if coverage_weight and (s.keyword_rank or s.substring_rank) else 0.0
+        # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
+        # Checked on the candidates, which the word and substring lists already found: a trigram phrase query
+        # over the whole store cost up to 100 ms for a pasted error message.
+        s.exact_match = bool(phrase) and phrase in _SPACES.sub(" ", row.content).casefold()
         similarity = None if s.distance is None else max(0.0, 1.0 - s.distance)
         # Absolute relevance, readable on its own: how close in meaning (MiniLM: unrelated texts sit near 0.1,
         # paraphrases above 0.7), how many of the query's words are there.

@@ -170,7 +170,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"  {len(pairs)} queries, k={k}, each scoped to a project (its memories + globals); vector search: "
             + (
-                "bit[] Hamming pass + int8 rescore, in process (vector_index)"
+                "bit[] Hamming pass + float16 rescore, in process (vector_index)"
                 if quantized
                 else "exact float KNN (vec0)"
             )
@@ -203,7 +203,7 @@ class Command(BaseCommand):
         embedder = get_embedder()
         vectors = embedder.embed([text for text, _ in pairs])
         exact_ms: list[float] = []
-        results = {"in-process bits + int8 rescore": ([], []), "vec0 bit[] k=100 + float rescore": ([], [])}
+        results = {"in-process bits + float16 rescore": ([], []), "vec0 bit[] k=100 + float rescore": ([], [])}
         for vector in vectors:
             started = time.perf_counter()
             exact = {mid for mid, _ in sql.knn(vector, k)}
