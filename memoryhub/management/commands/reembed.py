@@ -11,9 +11,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--batch-size", type=int, default=64)
+        parser.add_argument(
+            "--all", action="store_true", help="re-embed every memory (e.g. after the local model's build changed)"
+        )
 
-    def handle(self, *args, batch_size: int, **options):
+    def handle(self, *args, batch_size: int, all: bool = False, **options):
         embedder = get_embedder()
+        if all:
+            Memory.objects.update(embed_model="")  # vectors stay until each row's new one is written
         pending = Memory.objects.exclude(embed_model=embedder.model_id).count()
         if not pending:
             self.stdout.write(f"All memories are embedded with {embedder.model_id}.")
