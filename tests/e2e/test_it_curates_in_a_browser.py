@@ -11,14 +11,9 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from memoryhub.models import Memory, Proposal
-from memoryhub.store import create_memory
+from tests.factories import remember
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-
-def remember(content: str, **fields) -> Memory:
-    fields.setdefault("source", "claude")
-    return create_memory(content=content, **fields)
 
 
 @pytest.fixture

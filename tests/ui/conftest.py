@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from memoryhub.models import Memory
-from memoryhub.store import create_memory
+from tests.factories import remember
 
 HX = {"HTTP_HX_REQUEST": "true"}  # what htmx sends with every request it makes
 
@@ -31,11 +31,6 @@ def ui(curator) -> Client:
     client = Client()
     client.force_login(curator)
     return client
-
-
-def remember(content: str, **fields) -> Memory:
-    fields.setdefault("source", "claude")
-    return create_memory(content=content, **fields)
 
 
 @pytest.fixture

@@ -1,0 +1,12 @@
+"""Small builders shared by the test suites."""
+
+from __future__ import annotations
+
+from memoryhub.models import Memory
+from memoryhub.store import create_memory
+
+
+def remember(content: str, **fields) -> Memory:
+    """A memory written by the domain (row, FTS entry and vector), as the agent 'claude' unless said otherwise."""
+    fields.setdefault("source", "claude")
+    return create_memory(content=content, **fields)
