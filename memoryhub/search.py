@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -61,15 +62,77 @@ def fts_expression(text: str, max_tokens: int = 32) -> str:
 # --- Keyword side ---------------------------------------------------------------------------------------------
 
 
-def _keyword(kq: query_text.KeywordQuery, pool: int, where: str, params: list, signals: dict[int, _Signals]) -> None:
+def _keyword(
+    kq: query_text.KeywordQuery, pool: int, where: str, params: list, scope: str, signals: dict[int, _Signals]
+) -> None:
     if kq.terms:
-        for rank, (mid, bm25) in enumerate(sql.fts_search(kq.word_expression, pool, where, params), 1):
+        for rank, (mid, bm25) in enumerate(_word_hits(kq, pool, where, params, scope), 1):
             s = signals.setdefault(mid, _Signals())
             s.keyword_rank, s.bm25 = rank, round(bm25, 4)
-    if kq.substrings:
-        hits = sql.fts_search(kq.substring_expression, pool, where, params, table=sql.TRIGRAM_TABLE)
+    # The trigram index finds `UserId` inside `getUserId`; an identifier the word index holds whole is found
+    # there already, and a trigram phrase walks the long doclists of common trigrams (20-30 ms at 100k).
+    inside = [s for s in kq.substrings if not _held_whole(s, scope)]
+    if inside:
+        expression = query_text.any_of(inside)
+        hits = sql.fts_search(expression, pool, where, params, table=sql.TRIGRAM_TABLE)
         for rank, (mid, _) in enumerate(hits, 1):
             signals.setdefault(mid, _Signals()).substring_rank = rank
+
+
+def _word_hits(kq: query_text.KeywordQuery, pool: int, where: str, params: list, scope: str):
+    """BM25 hits for the query's words, without scoring most of a large store when its words are common.
+
+    FTS5 computes bm25 for every row that matches before it can sort (2-10 microseconds a row here), so an OR
+    of words that each appear in thousands of memories costs tens of milliseconds at 100k. A word (or an
+    identifier's phrase) is common when more than MEMORYHUB_KEYWORD_COMMON_DOCS memories in the scope hold it:
+    - some are rare: only rows holding a rare one are scored. A common word has a low IDF and adds little to
+      bm25; word coverage in fusion still counts it, and meaning finds rows holding only common words.
+    - all are common: rows holding every word, then (if those are too few) any of them, each list cut to
+      its newest MEMORYHUB_KEYWORD_COMMON_DOCS rows. Both lists score the same words, so they merge by bm25.
+    A store where no word passes the limit (every store under that size) is searched exactly as plain BM25.
+    """
+    if kq.only_stopwords:
+        return sql.fts_search(query_text.in_text(kq.word_expression, scope), pool, where, params)
+    limit = settings.MEMORYHUB_KEYWORD_COMMON_DOCS
+    common = [unit for unit in kq.units if _is_common(unit, scope, limit)]
+    if not common:
+        return sql.fts_search(query_text.in_text(kq.word_expression, scope), pool, where, params)
+    rare = [unit for unit in kq.units if unit not in common]
+    if rare:
+        return sql.fts_search(query_text.in_text(query_text.any_of(rare), scope), pool, where, params)
+    hits: dict[int, float] = {}
+    for expression in dict.fromkeys([query_text.all_of(common), kq.word_expression]):
+        scoped = query_text.in_text(expression, scope)
+        hits.update(sql.fts_search(scoped, pool, where, params, min_rowid=sql.fts_nth_newest(scoped, limit)))
+        if len(hits) >= pool:
+            break
+    return sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:pool]
+
+
+_frequencies: dict[tuple[str, str, str, int], tuple[float, bool]] = {}
+
+
+def _more_than(unit: str, scope: str, count: int) -> bool:
+    """Whether more than `count` memories in the scope hold the word (or phrase). Remembered for a minute: word
+    frequencies move slowly, and the answer only chooses how to search, never what may be found."""
+    key = (str(sql.connection.settings_dict.get("NAME")), scope, unit, count)
+    now = time.monotonic()
+    known = _frequencies.get(key)
+    if known and now - known[0] < 60.0:
+        return known[1]
+    if len(_frequencies) > 50_000:
+        _frequencies.clear()
+    answer = sql.fts_nth_newest(query_text.in_text(query_text.any_of([unit]), scope), count + 1) is not None
+    _frequencies[key] = (now, answer)
+    return answer
+
+
+def _is_common(unit: str, scope: str, limit: int) -> bool:
+    return _more_than(unit, scope, limit)
+
+
+def _held_whole(identifier: str, scope: str) -> bool:
+    return _more_than(identifier, scope, 0)
 
 
 # --- Semantic side --------------------------------------------------------------------------------------------
@@ -91,60 +154,90 @@ def _vector_total(model_id: str) -> int:
     return total
 
 
-def _semantic(
-    query: str, pool: int, where: str, params: list, scope: dict, signals: dict[int, _Signals]
-) -> dict[str, Any]:
+# The query's embedding is computed on a worker thread while the keyword side runs its SQL on the caller's
+# (ONNX and SQLite both release the GIL): a hybrid search then costs the longer of the two, not their sum.
+_embedding_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memoryhub-query-embedding")
+
+
+def _embed_query(query: str) -> tuple[Any, str, float]:
     embedder = get_embedder()
     started = time.perf_counter()
     vector = embedder.embed([query])[0]
-    embed_ms = (time.perf_counter() - started) * 1000
+    return vector, embedder.model_id, (time.perf_counter() - started) * 1000
+
+
+def _semantic(
+    embedding: Future, pool: int, where: str, params: list, scope: dict, signals: dict[int, _Signals]
+) -> dict[str, Any]:
+    vector, model_id, embed_ms = embedding.result()
     # Only vectors of the active model answer (another model's distances mean nothing here).
     where_model = f"{where} AND m.embed_model = %s"
-    params_model = [*params, embedder.model_id]
-    # Scope sizes are read from the (project, status) index alone: checking embed_model there would read every
-    # row (100 ms at 100k). The model is checked on the candidates instead, below.
-    rest, rest_params = scope["rest"], scope["rest_params"]
-    allowed = sql.count_scoped(scope["alternatives"], rest, rest_params)
-    if not allowed:
-        return {"embed_ms": round(embed_ms, 2), "knn": "none"}
-    total = max(_vector_total(embedder.model_id), allowed)
-    large = total > settings.MEMORYHUB_EXACT_KNN_MAX
-    if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
-        ids = sql.ids_scoped(scope["alternatives"], rest, rest_params, limit=allowed)
-        # A narrow filter: rank within the allowed rows instead of hoping they surface in a global pool.
-        if large:
-            found, how = vector_index.nearest_among(vector, embedder.model_id, ids, pool), "quantized-filtered"
-        else:
-            found, how = sql.knn_among(vector, min(pool, len(ids)), ids), "exact-filtered"
-        passing = sql.filter_memory_ids([mid for mid, _ in found], where_model, params_model)
-        found = [(mid, d) for mid, d in found if mid in passing]
+    params_model = [*params, model_id]
+    if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
+        found, how = _quantized(vector, model_id, pool, where_model, params_model, scope)
     else:
-        # Widen the pool by the filter's selectivity so that about `pool` allowed rows survive the filter.
-        fetch = math.ceil(pool * total / max(allowed, 1) * 1.5)
-        cap = total if large else settings.MEMORYHUB_KNN_MAX_FETCH
-        while True:
-            fetch = min(fetch, cap)
-            if large:
-                found_ids, distances = vector_index.nearest(vector, embedder.model_id, fetch)
-                rows, how = list(zip(found_ids.tolist(), distances.tolist(), strict=True)), "quantized"
-            else:
-                rows, how = sql.knn(vector, fetch), "exact"
-            found = []
-            for start in range(0, len(rows), 500):
-                chunk = rows[start : start + 500]
-                passing = sql.filter_memory_ids([mid for mid, _ in chunk], where_model, params_model)
-                found.extend((mid, d) for mid, d in chunk if mid in passing)
-                if len(found) >= pool:
-                    break
-            # Other filters (category, tags, dates) narrow further than the scope count knew: widen once more.
-            if len(found) >= pool or len(rows) < fetch or fetch >= cap:
-                break
-            fetch *= 4
-        found = found[:pool]
+        found, how = _exact(vector, model_id, pool, where_model, params_model, scope)
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
     return {"embed_ms": round(embed_ms, 2), "knn": how}
+
+
+def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list) -> list[tuple[int, float]]:
+    """The rows (nearest first) that pass the SQL filter, up to `pool`, checked 500 at a time."""
+    found: list[tuple[int, float]] = []
+    for start in range(0, len(rows), 500):
+        chunk = rows[start : start + 500]
+        passing = sql.filter_memory_ids([mid for mid, _ in chunk], where, params)
+        found.extend((mid, d) for mid, d in chunk if mid in passing)
+        if len(found) >= pool:
+            break
+    return found[:pool]
+
+
+def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+    """A large store: the in-process copy masks out what the scope and status rule out (no SQL), ranks the
+    rest, and SQL confirms the nearest (it also drops rows changed since the copy was read). Other filters
+    (category, tags, dates...) are narrower than the mask knows: a narrow one ranks exactly its own rows, a
+    wide one widens the pool until enough pass."""
+    visible = {"projects": scope["projects"], "status": scope["status"]}
+    if scope["narrower"]:
+        allowed = sql.count_scoped(scope["alternatives"], scope["rest"], scope["rest_params"])
+        if not allowed:
+            return [], "none"
+        if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
+            ids = sql.ids_scoped(scope["alternatives"], scope["rest"], scope["rest_params"], limit=allowed)
+            found = vector_index.nearest_among(vector, model_id, ids, pool)
+            return _passing(found, pool, where, params), "quantized-filtered"
+    fetch = math.ceil(pool * 1.2)
+    while True:
+        found_ids, distances = vector_index.nearest(vector, model_id, fetch, **visible)
+        rows = list(zip(found_ids.tolist(), distances.tolist(), strict=True))
+        found = _passing(rows, pool, where, params)
+        if len(found) >= pool or len(rows) < fetch:
+            return found, "quantized"
+        fetch *= 4
+
+
+def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+    """A small store: vec0's exact KNN, over the allowed rows themselves when a filter leaves few."""
+    rest, rest_params = scope["rest"], scope["rest_params"]
+    allowed = sql.count_scoped(scope["alternatives"], rest, rest_params)
+    if not allowed:
+        return [], "none"
+    if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
+        ids = sql.ids_scoped(scope["alternatives"], rest, rest_params, limit=allowed)
+        return _passing(sql.knn_among(vector, min(pool, len(ids)), ids), pool, where, params), "exact-filtered"
+    total = max(_vector_total(model_id), allowed)
+    # Widen the pool by the filter's selectivity so that about `pool` allowed rows survive the filter.
+    fetch = math.ceil(pool * total / max(allowed, 1) * 1.5)
+    while True:
+        fetch = min(fetch, settings.MEMORYHUB_KNN_MAX_FETCH)
+        rows = sql.knn(vector, fetch)
+        found = _passing(rows, pool, where, params)
+        if len(found) >= pool or len(rows) < fetch or fetch >= settings.MEMORYHUB_KNN_MAX_FETCH:
+            return found, "exact"
+        fetch *= 4
 
 
 # --- Fusion ---------------------------------------------------------------------------------------------------
@@ -154,9 +247,12 @@ def _coverage(terms: tuple[str, ...], content: str) -> float:
     """Share of the query's content words found in the memory (a word or, for longer words, its stem-ish prefix)."""
     if not terms:
         return 0.0
-    words = set(w.lower() for w in _WORD.findall(content))
-    prefixes = {w[:5] for w in words if len(w) >= 5}
-    found = sum(1 for t in terms if t in words or (len(t) >= 5 and t[:5] in prefixes))
+    words = set(_WORD.findall(content.lower()))
+    missing = [t for t in terms if t not in words]
+    found = len(terms) - len(missing)
+    if any(len(t) >= 5 for t in missing):
+        prefixes = {w[:5] for w in words if len(w) >= 5}
+        found += sum(1 for t in missing if len(t) >= 5 and t[:5] in prefixes)
     return found / len(terms)
 
 
@@ -187,8 +283,9 @@ def _rows(ids: list[int]) -> dict[int, _Row]:
     return out
 
 
-def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str) -> list[tuple[float, int, dict]]:
-    """Order and score the candidates; see the module docstring. Returns (score, id, explain), best first."""
+def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str, k_top: int) -> list[tuple]:
+    """Order and score the candidates; see the module docstring. Returns the best `k_top` as (score, id,
+    explain), best first."""
     k = settings.MEMORYHUB_RRF_K
     weights = {
         "keyword": settings.MEMORYHUB_KEYWORD_WEIGHT if mode != "semantic" else 0.0,
@@ -230,24 +327,40 @@ def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str) ->
             # Typed verbatim (an identifier, a file name, an error message): above anything that only resembles
             # the query, whatever its importance. Such scores are 1 + the usual score.
             score += 1.0
-        explain = {
-            "keyword_rank": s.keyword_rank,
-            "bm25": s.bm25,
-            "substring_rank": s.substring_rank,
-            "exact_match": exact,
-            "vector_rank": s.vector_rank,
-            "distance": s.distance,
-            "similarity": None if similarity is None else round(similarity, 4),
-            "word_coverage": round(coverage, 4),
-            "fused": round(fused, 6),
-            "relevance": round(relevance, 6),
-            "effective_importance": row.effective,
-            "confirmed": row.confirmed,
-            "importance_factor": round(factor, 4),
-        }
-        scored.append((round(score, 6), mid, explain))
+        scored.append((round(score, 6), mid, (s, exact, similarity, coverage, fused, relevance, row, factor)))
     scored.sort(key=lambda item: (-item[0], item[1]))
-    return scored
+    # The explanation only for what is returned: building it for every candidate cost more than the ranking.
+    return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
+
+
+def _explain(s: _Signals, exact, similarity, coverage, fused, relevance, row: _Row, factor) -> dict[str, Any]:
+    return {
+        "keyword_rank": s.keyword_rank,
+        "bm25": s.bm25,
+        "substring_rank": s.substring_rank,
+        "exact_match": exact,
+        "vector_rank": s.vector_rank,
+        "distance": s.distance,
+        "similarity": None if similarity is None else round(similarity, 4),
+        "word_coverage": round(coverage, 4),
+        "fused": round(fused, 6),
+        "relevance": round(relevance, 6),
+        "effective_importance": row.effective,
+        "confirmed": row.confirmed,
+        "importance_factor": round(factor, 4),
+    }
+
+
+_NARROWER = ("category", "tier", "source", "tags", "created_after", "created_before", "accessed_after",
+             "accessed_before")  # fmt: skip
+
+
+def _visible_projects(project: str | None, every_project: bool, allowed: list[str] | None) -> list | None:
+    """The projects a search sees (None inside: the globals; None for the list: every project)."""
+    if every_project:
+        return None if allowed is None else [*allowed, None]
+    seen = [project, None] if project else [None]
+    return seen if allowed is None else [p for p in seen if p is None or p in allowed]
 
 
 def search_memories(
@@ -304,17 +417,23 @@ def search_memories(
         "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
         "rest": rest,
         "rest_params": rest_params,
+        # What the in-process vector copy can rule out by itself: projects and status.
+        "projects": _visible_projects(project, every_project, allowed_projects),
+        "status": filters["status"],
+        "narrower": any(filters[name] for name in _NARROWER),
     }
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
     vector_info: dict[str, Any] = {}
+    embedding = _embedding_threads.submit(_embed_query, query) if mode != "keyword" else None
     if mode in ("hybrid", "keyword"):
-        _keyword(kq, pool, where, params, signals)
+        scope_match = query_text.scope_expression(project=project, every_project=every_project)
+        _keyword(kq, pool, where, params, scope_match, signals)
     if mode in ("hybrid", "semantic"):
-        vector_info = _semantic(query, pool, where, params, scope, signals)
+        vector_info = _semantic(embedding, pool, where, params, scope, signals)
     rows = _rows(list(signals))
-    ranked = _fuse(rows, signals, kq, mode)[:k]
+    ranked = _fuse(rows, signals, kq, mode, k)
     memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     extra = {"mode": mode, **({"knn": vector_info["knn"]} if "knn" in vector_info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]

@@ -71,7 +71,14 @@ DATABASES = {
             "timeout": envint("MEMORYHUB_DB_TIMEOUT", 20, minimum=1),
             # synchronous=FULL: a write the API acknowledged survives a power cut too, not only a killed process
             # (NORMAL in WAL mode may roll back the last commits on power loss); it costs one fsync per commit.
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=20000;",
+            # mmap: reads of the indexes (FTS doclists, rows) come straight from the OS page cache, shared by every
+            # connection; and a 32 MB page cache (default 2 MB) keeps the hot FTS pages. At 100k memories a
+            # search got ~10 ms faster with both.
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=20000; "
+                "PRAGMA cache_size=-32768; "
+                f"PRAGMA mmap_size={envint('MEMORYHUB_DB_MMAP_MB', 256, minimum=0) * 1024 * 1024};"
+            ),
         },
         # Each waitress thread keeps its connection: opening one (sqlite-vec, pragmas, Django's functions) costs
         # ~15 ms, more than a keyword search. Health checks drop a connection that went bad.
@@ -258,6 +265,8 @@ MEMORYHUB_SCORE_ABSOLUTE = envfloat("MEMORYHUB_SCORE_ABSOLUTE", 0.7, minimum=0.0
 # Importance factor = 1 - WEIGHT - BONUS + WEIGHT x effective importance (+ BONUS when confirmed).
 MEMORYHUB_IMPORTANCE_WEIGHT = envfloat("MEMORYHUB_IMPORTANCE_WEIGHT", 0.15, minimum=0.0, maximum=0.5)
 MEMORYHUB_CONFIRMED_BONUS = envfloat("MEMORYHUB_CONFIRMED_BONUS", 0.05, minimum=0.0, maximum=0.5)
+# A word held by more memories than this (in the searched scope) is "common": see search._word_hits.
+MEMORYHUB_KEYWORD_COMMON_DOCS = envint("MEMORYHUB_KEYWORD_COMMON_DOCS", 1000, minimum=10)
 # Candidates per ranked list (at least 5 x k).
 MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
 # Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/vector_index.py: a Hamming pass over the

@@ -23,34 +23,80 @@ def vec_table(dimensions: int) -> str:
 
 # External-content FTS5: the text lives once, in the memory table; triggers keep the index in step, and the
 # 'delete' command must be given the old values or the index keeps ghosts of them.
-FTS_CREATE = [
+#
+# The word index also holds each row's scope as one token (column `scope`, weight 0: it never scores): FTS5
+# then intersects a query's words with the scope's doclist, so a project's search scores only the rows it
+# may see instead of scoring every match in the store and dropping the rest in a join. The view supplies the
+# token to FTS5 when it reads the content back ('rebuild', 'integrity-check').
+FTS_SOURCE_VIEW = "memory_fts_source"
+GLOBAL_SCOPE_TOKEN = "scopeglobal"
+
+
+def _scope_sql(project_column: str) -> str:
+    token = f"'scopep' || lower(hex({project_column}))"
+    return f"CASE WHEN {project_column} IS NULL THEN '{GLOBAL_SCOPE_TOKEN}' ELSE {token} END"
+
+
+def scope_token(project: str | None) -> str:
+    """The token `_scope_sql` stores for this project (hex of its UTF-8: one token whatever the name holds)."""
+    return GLOBAL_SCOPE_TOKEN if project is None else "scopep" + project.encode().hex()
+
+
+def _fts_triggers(scoped: bool) -> list[str]:
+    cols, new, old = ("content, tags, scope", "new.content, new.tags, " + _scope_sql("new.project"),
+                      "old.content, old.tags, " + _scope_sql("old.project")) if scoped else (
+                      "content, tags", "new.content, new.tags", "old.content, old.tags")  # fmt: skip
+    watched = "content, tags, project" if scoped else "content, tags"
+    return [
+        f"""CREATE TRIGGER memory_fts_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
+            INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {new});
+            INSERT INTO {TRIGRAM_TABLE}(rowid, content) VALUES (new.id, new.content);
+        END""",
+        f"""CREATE TRIGGER memory_fts_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN
+            INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) VALUES ('delete', old.id, {old});
+            INSERT INTO {TRIGRAM_TABLE}({TRIGRAM_TABLE}, rowid, content) VALUES ('delete', old.id, old.content);
+        END""",
+        f"""CREATE TRIGGER memory_fts_au AFTER UPDATE OF {watched} ON {MEMORY_TABLE} BEGIN
+            INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, {cols}) VALUES ('delete', old.id, {old});
+            INSERT INTO {FTS_TABLE}(rowid, {cols}) VALUES (new.id, {new});
+            INSERT INTO {TRIGRAM_TABLE}({TRIGRAM_TABLE}, rowid, content) VALUES ('delete', old.id, old.content);
+            INSERT INTO {TRIGRAM_TABLE}(rowid, content) VALUES (new.id, new.content);
+        END""",
+    ]
+
+
+_DROP_FTS_TRIGGERS = [f"DROP TRIGGER IF EXISTS memory_fts_{s}" for s in ("au", "ad", "ai")]
+_PORTER = "tokenize='porter unicode61 remove_diacritics 2'"
+
+# Migration 0002 (kept as it was: the schema history replays it), then 0003 adds the scope column.
+FTS_CREATE_V1 = [
     f"""CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(
-        content, tags, content='{MEMORY_TABLE}', content_rowid='id',
-        tokenize='porter unicode61 remove_diacritics 2')""",
+        content, tags, content='{MEMORY_TABLE}', content_rowid='id', {_PORTER})""",
     f"""CREATE VIRTUAL TABLE {TRIGRAM_TABLE} USING fts5(
         content, content='{MEMORY_TABLE}', content_rowid='id', tokenize='trigram')""",
-    f"""CREATE TRIGGER memory_fts_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN
-        INSERT INTO {FTS_TABLE}(rowid, content, tags) VALUES (new.id, new.content, new.tags);
-        INSERT INTO {TRIGRAM_TABLE}(rowid, content) VALUES (new.id, new.content);
-    END""",
-    f"""CREATE TRIGGER memory_fts_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN
-        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, content, tags) VALUES ('delete', old.id, old.content, old.tags);
-        INSERT INTO {TRIGRAM_TABLE}({TRIGRAM_TABLE}, rowid, content) VALUES ('delete', old.id, old.content);
-    END""",
-    f"""CREATE TRIGGER memory_fts_au AFTER UPDATE OF content, tags ON {MEMORY_TABLE} BEGIN
-        INSERT INTO {FTS_TABLE}({FTS_TABLE}, rowid, content, tags) VALUES ('delete', old.id, old.content, old.tags);
-        INSERT INTO {FTS_TABLE}(rowid, content, tags) VALUES (new.id, new.content, new.tags);
-        INSERT INTO {TRIGRAM_TABLE}({TRIGRAM_TABLE}, rowid, content) VALUES ('delete', old.id, old.content);
-        INSERT INTO {TRIGRAM_TABLE}(rowid, content) VALUES (new.id, new.content);
-    END""",
+    *_fts_triggers(scoped=False),
 ]
-FTS_DROP = [
-    "DROP TRIGGER IF EXISTS memory_fts_au",
-    "DROP TRIGGER IF EXISTS memory_fts_ad",
-    "DROP TRIGGER IF EXISTS memory_fts_ai",
-    f"DROP TABLE IF EXISTS {TRIGRAM_TABLE}",
+FTS_DROP_V1 = [*_DROP_FTS_TRIGGERS, f"DROP TABLE IF EXISTS {TRIGRAM_TABLE}", f"DROP TABLE IF EXISTS {FTS_TABLE}"]
+FTS_SCOPE_UP = [
+    *_DROP_FTS_TRIGGERS,
     f"DROP TABLE IF EXISTS {FTS_TABLE}",
+    f"""CREATE VIEW {FTS_SOURCE_VIEW} AS
+        SELECT id, content, tags, {_scope_sql("project")} AS scope FROM {MEMORY_TABLE}""",
+    f"""CREATE VIRTUAL TABLE {FTS_TABLE} USING fts5(
+        content, tags, scope, content='{FTS_SOURCE_VIEW}', content_rowid='id', {_PORTER})""",
+    *_fts_triggers(scoped=True),
+    f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')",
 ]
+FTS_SCOPE_DOWN = [
+    *_DROP_FTS_TRIGGERS,
+    f"DROP TABLE IF EXISTS {FTS_TABLE}",
+    f"DROP VIEW IF EXISTS {FTS_SOURCE_VIEW}",
+    FTS_CREATE_V1[0],
+    *_fts_triggers(scoped=False),
+    f"INSERT INTO {FTS_TABLE}({FTS_TABLE}) VALUES ('rebuild')",
+]
+# bm25 column weights: content, tags, scope (never scores).
+FTS_RANK = f"bm25({FTS_TABLE}, 1.0, 0.5, 0.0)"
 
 
 def vec_create_statements(dimensions: int) -> list[str]:
@@ -177,7 +223,7 @@ def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list
     """
     if table not in (FTS_TABLE, TRIGRAM_TABLE):
         raise ValueError(table)
-    rank = f"bm25({table}, 1.0, 0.5)" if table == FTS_TABLE else f"bm25({table})"
+    rank = FTS_RANK if table == FTS_TABLE else f"bm25({table})"
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT rowid, {rank} AS score FROM {table} WHERE {table} MATCH %s ORDER BY score LIMIT %s",
@@ -378,26 +424,48 @@ def memory_filter_sql(
 
 
 def fts_search(
-    match_expression: str, limit: int, where_sql: str = "1", where_params: Sequence = (), table: str = FTS_TABLE
+    match_expression: str,
+    limit: int,
+    where_sql: str = "1",
+    where_params: Sequence = (),
+    table: str = FTS_TABLE,
+    min_rowid: int | None = None,
 ) -> list[tuple[int, float]]:
     """BM25 over an FTS index for a safe MATCH expression, restricted to memory rows passing `where_sql` (alias
-    `m`): [(memory_id, bm25)], best (most negative) first. Content weighs twice the tags.
+    `m`) and, given `min_rowid`, to rows from that id on: [(memory_id, bm25)], best (most negative) first.
 
     CROSS JOIN fixes the order: the MATCH runs once and each hit looks up its row. With a plain JOIN the planner
     may walk the memory rows (by a status index) and run the MATCH once per row: seconds instead of milliseconds.
+    A rowid bound is handed to FTS5 itself, which then starts its doclists there and scores nothing older.
     """
     if table not in (FTS_TABLE, TRIGRAM_TABLE):
         raise ValueError(table)
-    rank = f"bm25({table}, 1.0, 0.5)" if table == FTS_TABLE else f"bm25({table})"
+    rank = FTS_RANK if table == FTS_TABLE else f"bm25({table})"
+    bound, bound_params = ("", []) if min_rowid is None else (f"AND {table}.rowid >= %s", [int(min_rowid)])
     with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT {table}.rowid, {rank} AS score
                 FROM {table} CROSS JOIN {MEMORY_TABLE} m ON m.id = {table}.rowid
-                WHERE {table} MATCH %s AND {where_sql}
+                WHERE {table} MATCH %s {bound} AND {where_sql}
                 ORDER BY score, {table}.rowid LIMIT %s""",
-            [match_expression, *where_params, int(limit)],
+            [match_expression, *bound_params, *where_params, int(limit)],
         )
         return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+
+
+def fts_nth_newest(match_expression: str, n: int) -> int | None:
+    """The id of the n-th newest row of the word index matching the expression, None when fewer match.
+
+    Walks the doclists newest first and stops at the n-th: no scoring, no row lookups, well under a
+    millisecond for a few thousand. How keyword search tells a common word from a rare one, and where it
+    stops scoring when every word of a query is common."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rowid DESC LIMIT 1 OFFSET %s",
+            [match_expression, max(0, int(n) - 1)],
+        )
+        row = cursor.fetchone()
+        return None if row is None else int(row[0])
 
 
 def scope_alternatives(*, project: str | None, every_project: bool) -> list[tuple[str, list]]:
@@ -540,6 +608,22 @@ def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch
                 f"SELECT memory_id, embedding, embedding_bits FROM {table} WHERE memory_id IN ({marks})", chunk
             )
             yield from ((int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in cursor.fetchall())
+
+
+def memory_scopes(memory_ids: Sequence[int] | None = None):
+    """(id, project, status, embed_model) of every memory row, or of these ids."""
+    with connection.cursor() as cursor:
+        if memory_ids is None:
+            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}")
+            yield from cursor.fetchall()
+            return
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id IN ({marks})", chunk
+            )
+            yield from cursor.fetchall()
 
 
 def memory_ids_changed_since(*, after_id: int, updated_since, embed_model: str) -> tuple[list[int], list[int]]:

@@ -4,10 +4,11 @@ Why not vec0's own KNN at 100k rows: its top-k selection costs O(rows x k) (k=20
 this 2-core machine) and a point lookup of one float vector walks its 1.5 MB chunk blob (~0.5 ms each), so a
 "bit[] first pass, float rescore of a few hundred" cannot fit in 40 ms there. The vectors stay in vec0 (the
 store of record, written by the domain in the row's transaction); this module mirrors them per process as
-1-bit codes (the `embedding_bits` vec0 computed) plus float16 copies of the vectors, and answers: Hamming
-distance over every row (numpy popcount, ~1 ms per 100k), the best few thousand rescored in float16, which
-ranks like float32 (recall@10 against exact float KNN 0.999 on 10k MiniLM vectors; int8 codes, half the
-memory, reached only 0.988: near-ties at the 10th place swap). 100k vectors take ~80 MB per process.
+1-bit codes (the `embedding_bits` vec0 computed) plus float32 copies of the vectors, beside each row's scope
+(project, status, model), and answers: the rows the search may see picked by mask, Hamming distance over
+those (numpy popcount, ~1 ms per 100k), the best few thousand rescored exactly (recall@10 against exact float
+KNN 0.999 on 10k MiniLM vectors). float32, not float16: converting the candidates cost 2-3 ms a search, more
+than the 75 MB per 100k vectors it saved. 100k vectors take ~160 MB per process.
 
 Freshness: before each search the connection's change token (PRAGMA data_version, total_changes()) is
 compared with the one the copy was built at; on a change, rows added since (id above the highest known) and
@@ -38,7 +39,11 @@ class _Copy:
     dims: int
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # ascending
     bits: np.ndarray | None = None  # [n, dims / 64] uint64
-    codes: np.ndarray | None = None  # [n, dims] float16
+    codes: np.ndarray | None = None  # [n, dims] float32
+    projects: np.ndarray | None = None  # [n] int32: 0 for a global memory, else a code from project_codes
+    statuses: np.ndarray | None = None  # [n] int8: a code from status_codes; -1 for another model's vector
+    project_codes: dict[str, int] = field(default_factory=dict)
+    status_codes: dict[str, int] = field(default_factory=dict)
     token: tuple | None = None
     built_at: float = 0.0
     seen_at: datetime | None = None
@@ -54,17 +59,35 @@ _copies: dict[tuple[str, str, int], _Copy] = {}
 def _dot(codes: np.ndarray, vector: np.ndarray) -> np.ndarray:
     # einsum, not `@`: a matrix-vector product goes to BLAS, whose threads fight over 2 busy cores (13 ms
     # instead of 0.5 ms for 2000 rows measured here); numpy's own loop is fast enough at this size.
-    return np.einsum("ij,j->i", codes.astype(np.float32), vector)
+    return np.einsum("ij,j->i", codes, vector)
 
 
 def _encode(rows: list[tuple[int, np.ndarray, bytes]], dims: int) -> tuple[np.ndarray, ...]:
     ids = np.array([r[0] for r in rows], dtype=np.int64)
     bits = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.uint64).reshape(len(rows), dims // 64)
     floats = np.vstack([r[1] for r in rows]) if rows else np.zeros((0, dims), dtype=np.float32)
-    return ids, bits, floats.astype(np.float16)
+    return ids, bits, floats.astype(np.float32)
 
 
-def _rebuild(copy: _Copy, token: tuple) -> None:
+def _code(codes: dict[str, int], value: str, first: int) -> int:
+    return codes.setdefault(value, first + len(codes))
+
+
+def _scopes(copy: _Copy, ids: np.ndarray, model_id: str) -> tuple[np.ndarray, np.ndarray]:
+    """(project codes, status codes) for these ids, read from the memory rows."""
+    projects = np.zeros(len(ids), dtype=np.int32)
+    statuses = np.full(len(ids), -1, dtype=np.int8)
+    where = {int(mid): i for i, mid in enumerate(ids)}
+    for mid, project, status, embed_model in sql.memory_scopes(None if len(ids) > 20_000 else ids.tolist()):
+        at = where.get(mid)
+        if at is None:
+            continue
+        projects[at] = 0 if project is None else _code(copy.project_codes, project, 1)
+        statuses[at] = _code(copy.status_codes, status, 0) if embed_model == model_id else -1
+    return projects, statuses
+
+
+def _rebuild(copy: _Copy, token: tuple, model_id: str) -> None:
     started = timezone.now()
     parts, batch = [], []
     # Encoded a few thousand rows at a time: the float vectors (1.5 KB each) are never all in memory at once.
@@ -77,6 +100,7 @@ def _rebuild(copy: _Copy, token: tuple) -> None:
     ids, bits, codes = (np.concatenate([p[i] for p in parts]) for i in range(3))
     order = np.argsort(ids, kind="stable")
     copy.ids, copy.bits, copy.codes = ids[order], bits[order], codes[order]
+    copy.projects, copy.statuses = _scopes(copy, copy.ids, model_id)
     copy.token, copy.built_at, copy.seen_at = token, time.monotonic(), started
 
 
@@ -88,11 +112,13 @@ def _update(copy: _Copy, token: tuple, model_id: str) -> None:
     rows = list(sql.iter_vectors(copy.dims, new + changed)) if new or changed else []
     if rows:
         ids, bits, codes = _encode(rows, copy.dims)
+        projects, statuses = _scopes(copy, ids, model_id)
         positions = np.searchsorted(copy.ids, ids)
         known = (positions < len(copy.ids)) & (copy.ids[np.minimum(positions, len(copy.ids) - 1)] == ids)
         if known.any():
             at = positions[known]
             copy.bits[at], copy.codes[at] = bits[known], codes[known]
+            copy.projects[at], copy.statuses[at] = projects[known], statuses[known]
         fresh = ~known
         if fresh.any():
             all_ids = np.concatenate([copy.ids, ids[fresh]])
@@ -100,6 +126,8 @@ def _update(copy: _Copy, token: tuple, model_id: str) -> None:
             copy.ids = all_ids[order]
             copy.bits = np.concatenate([copy.bits, bits[fresh]])[order]
             copy.codes = np.concatenate([copy.codes, codes[fresh]])[order]
+            copy.projects = np.concatenate([copy.projects, projects[fresh]])[order]
+            copy.statuses = np.concatenate([copy.statuses, statuses[fresh]])[order]
     copy.token, copy.seen_at = token, started
 
 
@@ -111,7 +139,7 @@ def _current(model_id: str, dims: int) -> _Copy:
         copy = _copies.setdefault(key, _Copy(dims))
         stale = time.monotonic() - copy.built_at > settings.MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS
         if copy.bits is None or stale:
-            _rebuild(copy, token)
+            _rebuild(copy, token, model_id)
         elif copy.token != token:
             _update(copy, token, model_id)
         return copy
@@ -129,19 +157,44 @@ def acknowledge_own_write() -> None:
                 copy.token = token
 
 
-def nearest(vector: np.ndarray, model_id: str, candidates: int) -> tuple[np.ndarray, np.ndarray]:
-    """(memory ids, cosine distances) of about the `candidates` nearest rows, nearest first (float16 precision)."""
+def _visible(copy: _Copy, projects: list[str | None] | None, status: str | None) -> np.ndarray:
+    """Mask of the rows a search may see: of the active model, in these projects (None: any), this status."""
+    if status is None:
+        mask = copy.statuses >= 0
+    else:
+        code = copy.status_codes.get(status)
+        mask = copy.statuses == (-2 if code is None else code)
+    if projects is not None:
+        seen = np.zeros(len(mask), dtype=bool)
+        for code in {0 if p is None else copy.project_codes.get(p, -1) for p in projects} - {-1}:
+            seen |= copy.projects == code
+        mask &= seen
+    return mask
+
+
+def nearest(
+    vector: np.ndarray,
+    model_id: str,
+    candidates: int,
+    *,
+    projects: list[str | None] | None = None,
+    status: str | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """(memory ids, cosine distances) of about the `candidates` nearest rows, nearest first, among the rows in
+    these projects (None: every project; None inside the list: the globals) with this status (None: any)."""
     vector = np.asarray(vector, dtype=np.float32)
     copy = _current(model_id, len(vector))
     if not len(copy.ids):
         return copy.ids, np.zeros(0, dtype=np.float32)
-    query_bits = np.frombuffer(sql.quantize_binary(vector), dtype=np.uint64)
-    hamming = np.bitwise_count(copy.bits ^ query_bits).sum(axis=1, dtype=np.int32)
-    wide = min(len(copy.ids), max(candidates, settings.MEMORYHUB_QUANTIZED_RESCORE))
-    first = np.argpartition(hamming, wide - 1)[:wide] if wide < len(copy.ids) else np.arange(len(copy.ids))
-    similarity = _dot(copy.codes[first], vector)
+    rows = np.flatnonzero(_visible(copy, projects, status))
+    wide = max(candidates, settings.MEMORYHUB_QUANTIZED_RESCORE)
+    if len(rows) > wide:
+        query_bits = np.frombuffer(sql.quantize_binary(vector), dtype=np.uint64)
+        hamming = np.bitwise_count(copy.bits[rows] ^ query_bits).sum(axis=1, dtype=np.int32)
+        rows = rows[np.argpartition(hamming, wide - 1)[:wide]]
+    similarity = _dot(copy.codes[rows], vector)
     order = np.argsort(-similarity, kind="stable")[:candidates]
-    return copy.ids[first[order]], (1.0 - similarity[order]).astype(np.float32)
+    return copy.ids[rows[order]], (1.0 - similarity[order]).astype(np.float32)
 
 
 def nearest_among(vector: np.ndarray, model_id: str, memory_ids: list[int], k: int) -> list[tuple[int, float]]:

@@ -5,7 +5,7 @@ from django.db import migrations
 from memoryhub import sql
 
 migrations_ops = [
-    migrations.RunSQL(sql.FTS_CREATE, reverse_sql=sql.FTS_DROP),
+    migrations.RunSQL(sql.FTS_CREATE_V1, reverse_sql=sql.FTS_DROP_V1),
     migrations.RunSQL(
         sql.vec_create_statements(sql.DEFAULT_DIMENSIONS),
         reverse_sql=sql.vec_drop_statements(sql.DEFAULT_DIMENSIONS),
