@@ -190,6 +190,7 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": envstr("MEMORYHUB_LOG_LEVEL", "WARNING")},
 }
 
+
 # Lifecycle: per-category / per-tier decay rates from the environment, e.g.
 # MEMORYHUB_DECAY_CATEGORY_RATES="decision=0.98,gotcha=0.98" (merged over the defaults above).
 def _env_rates(name: str, defaults: dict[str, float], allowed: set[str]) -> dict[str, float]:

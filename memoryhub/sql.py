@@ -620,9 +620,7 @@ def memory_scopes(memory_ids: Sequence[int] | None = None):
         for start in range(0, len(memory_ids), 500):
             chunk = [int(i) for i in memory_ids[start : start + 500]]
             marks = ",".join(["%s"] * len(chunk))
-            cursor.execute(
-                f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id IN ({marks})", chunk
-            )
+            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id IN ({marks})", chunk)
             yield from cursor.fetchall()
 
 
