@@ -1,4 +1,4 @@
-"""Quantized vector search for large stores: vec0's bits in a process-local numpy copy, rescored in float16.
+"""Quantized vector search for large stores: vec0's bits in a process-local numpy copy, rescored exactly.
 
 Why not vec0's own KNN at 100k rows: its top-k selection costs O(rows x k) (k=200 candidates takes ~50 ms on
 this 2-core machine) and a point lookup of one float vector walks its 1.5 MB chunk blob (~0.5 ms each), so a

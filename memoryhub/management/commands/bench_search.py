@@ -61,16 +61,27 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
 
 
-def peak_rss_mb(pid: int | None = None) -> float:
-    if pid is None:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _status_mb(pid: int | str, field: str) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(f"{field}:"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
     return 0.0
+
+
+def peak_rss_mb(pid: int | None = None) -> float:
+    if pid is None:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return _status_mb(pid, "VmHWM")
+
+
+def memory_note(pid: int | str = "self") -> str:
+    """Peak resident memory counts the store's pages SQLite reads through mmap (the OS page cache, shared and
+    given back under pressure); the process's own memory is RssAnon."""
+    own = _status_mb(pid, "RssAnon")
+    return f"(the process's own memory, RssAnon, now {own:.0f} MB; the rest is the store file, mapped)"
 
 
 def _free_port() -> int:
@@ -117,7 +128,7 @@ class Command(BaseCommand):
                     self._bench(count, queries, k, db_path, no_http)
         finally:
             set_embedder(previous)
-        self.stdout.write(f"\npeak memory (this process, building included): {peak_rss_mb():.0f} MB")
+        self.stdout.write(f"\npeak memory (this process, building included): {peak_rss_mb():.0f} MB {memory_note()}")
 
     def _build(self, count: int) -> list[dict]:
         """Rows through the ORM in bulk (the FTS triggers fire as for any insert), vectors beside them.
@@ -170,7 +181,7 @@ class Command(BaseCommand):
         self.stdout.write(
             f"  {len(pairs)} queries, k={k}, each scoped to a project (its memories + globals); vector search: "
             + (
-                "bit[] Hamming pass + float16 rescore, in process (vector_index)"
+                "bit[] Hamming pass over the scope + float32 rescore, in process (vector_index)"
                 if quantized
                 else "exact float KNN (vec0)"
             )
@@ -203,7 +214,7 @@ class Command(BaseCommand):
         embedder = get_embedder()
         vectors = embedder.embed([text for text, _ in pairs])
         exact_ms: list[float] = []
-        results = {"in-process bits + float16 rescore": ([], []), "vec0 bit[] k=100 + float rescore": ([], [])}
+        results = {"in-process bits + float32 rescore": ([], []), "vec0 bit[] k=100 + float rescore": ([], [])}
         for vector in vectors:
             started = time.perf_counter()
             exact = {mid for mid, _ in sql.knn(vector, k)}
@@ -274,7 +285,7 @@ class Command(BaseCommand):
                             return
                     self.stdout.write(f"  {mode:<12}{percentile(times, .5):>9.1f}{percentile(times, .95):>9.1f}"
                                       f"{statistics.mean(times):>9.1f}")  # fmt: skip
-                self.stdout.write(f"  server peak memory: {peak_rss_mb(server.pid):.0f} MB")
+                self.stdout.write(f"  server peak memory: {peak_rss_mb(server.pid):.0f} MB {memory_note(server.pid)}")
         finally:
             server.terminate()
             try:
