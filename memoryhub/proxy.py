@@ -27,6 +27,7 @@ from django.conf import settings
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.models import UsageRecord
 from memoryhub.recall import build_recall
+from memoryhub.store import bookkeeping_write
 from memoryhub.tokens import Agent
 from memoryhub.tools import TOOL_NAMES, ToolError, call_tool, tool_schemas
 from memoryhub.upstream import ProxyError, list_models, open_upstream_stream, post_json, transport_error, upstream_error
@@ -123,12 +124,13 @@ class Exchange:
             return
         self.recorded = True
         try:
-            UsageRecord.objects.create(
-                agent=self.agent.name, kind="proxy", project=self.project, recall_chars=self.recall_chars,
-                tool_calls=self.tool_calls, prompt_tokens=self.prompt_tokens,
-                completion_tokens=self.completion_tokens,
-                latency_ms=(time.perf_counter() - self.started) * 1000.0,
-            )  # fmt: skip
+            with bookkeeping_write():
+                UsageRecord.objects.create(
+                    agent=self.agent.name, kind="proxy", project=self.project, recall_chars=self.recall_chars,
+                    tool_calls=self.tool_calls, prompt_tokens=self.prompt_tokens,
+                    completion_tokens=self.completion_tokens,
+                    latency_ms=(time.perf_counter() - self.started) * 1000.0,
+                )  # fmt: skip
         except Exception:  # the answer has been given; losing one counter must not turn it into an error
             logger.exception("could not record proxy usage for %s", self.agent.name)
 

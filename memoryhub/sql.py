@@ -575,6 +575,22 @@ def insert_new_vectors(pairs: Sequence[tuple[int, np.ndarray]]) -> None:
         )
 
 
+_SYNCHRONOUS = {"0": "OFF", "1": "NORMAL", "2": "FULL", "3": "EXTRA"}
+
+
+def synchronous() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA synchronous")
+        return _SYNCHRONOUS.get(str(cursor.fetchone()[0]), "FULL")
+
+
+def set_synchronous(mode: str) -> None:
+    if mode not in _SYNCHRONOUS.values():
+        raise ValueError(mode)
+    with connection.cursor() as cursor:
+        cursor.execute(f"PRAGMA synchronous={mode}")
+
+
 def change_token() -> tuple[int, int]:
     """Changes since we last looked: data_version moves when another connection commits, total_changes when
     this one writes. Equal tokens mean nothing was written in between."""

@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from memoryhub.gate import edit_memory, gate_write
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
 from memoryhub.search import MODES, search_memories
-from memoryhub.store import delete_memory, reinforce
+from memoryhub.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.tokens import AccessDenied, Agent
 
 TURN_TTL_SECONDS = 6 * 3600
@@ -366,10 +366,11 @@ def call_tool(
         project = default_project
         if isinstance(arguments, dict) and isinstance(arguments.get("project"), str):
             project = arguments["project"]
-        UsageRecord.objects.create(
-            agent=agent.name, kind="tool", project=project, tool_calls=1,
-            latency_ms=(time.perf_counter() - started) * 1000.0,
-        )  # fmt: skip
+        with bookkeeping_write():
+            UsageRecord.objects.create(
+                agent=agent.name, kind="tool", project=project, tool_calls=1,
+                latency_ms=(time.perf_counter() - started) * 1000.0,
+            )  # fmt: skip
     return answer
 
 

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from api.serializers import ErrorSerializer
 from memoryhub.models import UsageRecord
+from memoryhub.store import bookkeeping_write
 from memoryhub.tokens import Agent
 
 _ERROR_TEXT = {
@@ -54,4 +55,5 @@ class Timer:
 
 def record_usage(agent: Agent, kind: str, *, project: str | None, timer: Timer, **counts: int) -> None:
     """One row per agent call the overview counts (write, search, recall; tools/call records its own)."""
-    UsageRecord.objects.create(agent=agent.name, kind=kind, project=project, latency_ms=timer.ms, **counts)
+    with bookkeeping_write():
+        UsageRecord.objects.create(agent=agent.name, kind=kind, project=project, latency_ms=timer.ms, **counts)
