@@ -91,12 +91,15 @@ def _word_hits(kq: query_text.KeywordQuery, pool: int, where: str, params: list,
       its newest MEMORYHUB_KEYWORD_COMMON_DOCS rows. Both lists score the same words, so they merge by bm25.
     A store where no word passes the limit (every store under that size) is searched exactly as plain BM25.
     """
-    if kq.only_stopwords:
-        return sql.fts_search(query_text.in_text(kq.word_expression, scope), pool, where, params)
+    plain = query_text.in_text(kq.word_expression, scope)
     limit = settings.MEMORYHUB_KEYWORD_COMMON_DOCS
+    # A scope of at most 3 x limit memories costs little to score whole: asking how common each word is would
+    # cost more (each answer walks up to `limit` entries of the word's doclist).
+    if kq.only_stopwords or not _scope_larger_than(scope, 3 * limit):
+        return sql.fts_search(plain, pool, where, params)
     common = [unit for unit in kq.units if _is_common(unit, scope, limit)]
     if not common:
-        return sql.fts_search(query_text.in_text(kq.word_expression, scope), pool, where, params)
+        return sql.fts_search(plain, pool, where, params)
     rare = [unit for unit in kq.units if unit not in common]
     if rare:
         return sql.fts_search(query_text.in_text(query_text.any_of(rare), scope), pool, where, params)
@@ -109,30 +112,35 @@ def _word_hits(kq: query_text.KeywordQuery, pool: int, where: str, params: list,
     return sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:pool]
 
 
-_frequencies: dict[tuple[str, str, str, int], tuple[float, bool]] = {}
+_frequencies: dict[tuple[str, str, int], tuple[float, bool]] = {}
 
 
-def _more_than(unit: str, scope: str, count: int) -> bool:
-    """Whether more than `count` memories in the scope hold the word (or phrase). Remembered for a minute: word
-    frequencies move slowly, and the answer only chooses how to search, never what may be found."""
-    key = (str(sql.connection.settings_dict.get("NAME")), scope, unit, count)
+def _more_than(expression: str, count: int) -> bool:
+    """Whether more than `count` memories match. Remembered for a minute: word frequencies and scope sizes move
+    slowly, and the answer only chooses how to search, never what may be found."""
+    key = (str(sql.connection.settings_dict.get("NAME")), expression, count)
     now = time.monotonic()
     known = _frequencies.get(key)
     if known and now - known[0] < 60.0:
         return known[1]
     if len(_frequencies) > 50_000:
         _frequencies.clear()
-    answer = sql.fts_nth_newest(query_text.in_text(query_text.any_of([unit]), scope), count + 1) is not None
+    answer = sql.fts_nth_newest(expression, count + 1) is not None
     _frequencies[key] = (now, answer)
     return answer
 
 
 def _is_common(unit: str, scope: str, limit: int) -> bool:
-    return _more_than(unit, scope, limit)
+    return _more_than(query_text.in_text(query_text.any_of([unit]), scope), limit)
 
 
 def _held_whole(identifier: str, scope: str) -> bool:
-    return _more_than(identifier, scope, 0)
+    return _more_than(query_text.in_text(query_text.any_of([identifier]), scope), 0)
+
+
+def _scope_larger_than(scope: str, count: int) -> bool:
+    """Every row holds one scope token, so this counts the scope's rows (all projects: assumed large)."""
+    return _more_than(f"scope : ({scope})", count) if scope else True
 
 
 # --- Semantic side --------------------------------------------------------------------------------------------
@@ -155,32 +163,62 @@ def _vector_total(model_id: str) -> int:
 
 
 # The query's embedding is computed on a worker thread while the keyword side runs its SQL on the caller's
-# (ONNX and SQLite both release the GIL): a hybrid search then costs the longer of the two, not their sum.
+# (ONNX and SQLite both release the GIL): a hybrid search then costs the longer of the two, not their sum. On
+# a large store the worker also ranks the in-process vector copy (numpy, no database) right after embedding.
 _embedding_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memoryhub-query-embedding")
 
 
-def _embed_query(query: str) -> tuple[Any, str, float]:
-    embedder = get_embedder()
+@dataclass
+class _Embedded:
+    vector: Any
+    model_id: str
+    embed_ms: float
+    nearest: list[tuple[int, float]] | None = None  # ranked by the worker on a vector copy view
+    fetched: int = 0
+
+
+def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: dict) -> _Embedded:
     started = time.perf_counter()
     vector = embedder.embed([query])[0]
-    return vector, embedder.model_id, (time.perf_counter() - started) * 1000
+    out = _Embedded(vector, embedder.model_id, (time.perf_counter() - started) * 1000)
+    if view is not None:
+        ids, distances = view.nearest(vector, fetch, projects=scope["projects"], status=scope["status"])
+        out.nearest, out.fetched = list(zip(ids.tolist(), distances.tolist(), strict=True)), fetch
+    return out
+
+
+def _start_semantic(query: str, pool: int, scope: dict) -> Future:
+    """Embed the query (and, on a large store without narrower filters, rank the vector copy) meanwhile."""
+    embedder = get_embedder()
+    view = None
+    if not scope["narrower"] and _vector_total(embedder.model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
+        view = vector_index.view(embedder.model_id, embedder.dimensions)
+    return _embedding_threads.submit(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope)
 
 
 def _semantic(
     embedding: Future, pool: int, where: str, params: list, scope: dict, signals: dict[int, _Signals]
 ) -> dict[str, Any]:
-    vector, model_id, embed_ms = embedding.result()
+    embedded: _Embedded = embedding.result()
+    vector, model_id = embedded.vector, embedded.model_id
     # Only vectors of the active model answer (another model's distances mean nothing here).
     where_model = f"{where} AND m.embed_model = %s"
     params_model = [*params, model_id]
-    if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
-        found, how = _quantized(vector, model_id, pool, where_model, params_model, scope)
-    else:
-        found, how = _exact(vector, model_id, pool, where_model, params_model, scope)
+    found: list[tuple[int, float]] | None = None
+    if embedded.nearest is not None:
+        # SQL confirms what the copy ranked (and drops rows changed since it was read).
+        found, how = _passing(embedded.nearest, pool, where_model, params_model), "quantized"
+        if len(found) < pool and len(embedded.nearest) >= embedded.fetched:
+            found = None  # too many dropped: widen below
+    if found is None:
+        if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
+            found, how = _quantized(vector, model_id, pool, where_model, params_model, scope)
+        else:
+            found, how = _exact(vector, model_id, pool, where_model, params_model, scope)
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
-    return {"embed_ms": round(embed_ms, 2), "knn": how}
+    return {"embed_ms": round(embedded.embed_ms, 2), "knn": how}
 
 
 def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list) -> list[tuple[int, float]]:
@@ -271,6 +309,7 @@ class _Row:
     content: str
     effective: float
     confirmed: bool
+    coverage: float | None = None  # share of the query's words it holds, once computed
 
 
 def _rows(ids: list[int]) -> dict[int, _Row]:
@@ -307,7 +346,11 @@ def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str, k_
         if s.vector_rank:
             fused += weights["semantic"] / (k + s.vector_rank)
         rank_part = min(1.0, fused / best)
-        coverage = _coverage(kq.terms, row.content) if coverage_weight and (s.keyword_rank or s.substring_rank) else 0.0
+        coverage = 0.0
+        if coverage_weight and (s.keyword_rank or s.substring_rank):
+            if row.coverage is None:
+                row.coverage = _coverage(kq.terms, row.content)
+            coverage = row.coverage
         # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
         # Checked on the candidates, which the word and substring lists already found: a trigram phrase query
         # over the whole store cost up to 100 ms for a pasted error message.
@@ -426,13 +469,18 @@ def search_memories(
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
     vector_info: dict[str, Any] = {}
-    embedding = _embedding_threads.submit(_embed_query, query) if mode != "keyword" else None
+    embedding = _start_semantic(query, pool, scope) if mode != "keyword" else None
+    rows: dict[int, _Row] = {}
     if mode in ("hybrid", "keyword"):
         scope_match = query_text.scope_expression(project=project, every_project=every_project)
         _keyword(kq, pool, where, params, scope_match, signals)
+        # While the worker still embeds: the keyword candidates' rows and word coverage.
+        rows = _rows(list(signals))
+        for row in rows.values():
+            row.coverage = _coverage(kq.terms, row.content)
     if mode in ("hybrid", "semantic"):
         vector_info = _semantic(embedding, pool, where, params, scope, signals)
-    rows = _rows(list(signals))
+        rows |= _rows([mid for mid in signals if mid not in rows])
     ranked = _fuse(rows, signals, kq, mode, k)
     memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     extra = {"mode": mode, **({"knn": vector_info["knn"]} if "knn" in vector_info else {})}

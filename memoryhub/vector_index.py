@@ -131,7 +131,72 @@ def _update(copy: _Copy, token: tuple, model_id: str) -> None:
     copy.token, copy.seen_at = token, started
 
 
-def _current(model_id: str, dims: int) -> _Copy:
+@dataclass(frozen=True)
+class View:
+    """The copy as it was at one moment. Updates replace the arrays (or rewrite a few rows in place), so a
+    view stays consistent while another thread refreshes the copy, and it needs no database: a search ranks
+    on it from the thread that embeds its query."""
+
+    ids: np.ndarray
+    bits: np.ndarray
+    codes: np.ndarray
+    projects: np.ndarray
+    statuses: np.ndarray
+    project_codes: dict[str, int]
+    status_codes: dict[str, int]
+
+    def visible(self, projects: list[str | None] | None, status: str | None) -> np.ndarray:
+        """Mask of the rows a search may see: the active model's, in these projects (None: any), this status."""
+        if status is None:
+            mask = self.statuses >= 0
+        else:
+            code = self.status_codes.get(status)
+            mask = self.statuses == (-2 if code is None else code)
+        if projects is not None:
+            seen = np.zeros(len(mask), dtype=bool)
+            for code in {0 if p is None else self.project_codes.get(p, -1) for p in projects} - {-1}:
+                seen |= self.projects == code
+            mask &= seen
+        return mask
+
+    def nearest(
+        self,
+        vector: np.ndarray,
+        candidates: int,
+        *,
+        projects: list[str | None] | None = None,
+        status: str | None = None,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(memory ids, cosine distances) of about the `candidates` nearest rows, nearest first, among the rows in
+        these projects (None: every project; None inside the list: the globals) with this status (None: any)."""
+        vector = np.asarray(vector, dtype=np.float32)
+        rows = np.flatnonzero(self.visible(projects, status))
+        wide = max(candidates, settings.MEMORYHUB_QUANTIZED_RESCORE)
+        if len(rows) > wide:
+            # The query's bits exactly as vec0 quantizes (bit set for a positive value, lowest bit first).
+            query_bits = np.frombuffer(np.packbits(vector > 0, bitorder="little").tobytes(), dtype=np.uint64)
+            hamming = np.bitwise_count(self.bits[rows] ^ query_bits).sum(axis=1, dtype=np.int32)
+            rows = rows[np.argpartition(hamming, wide - 1)[:wide]]
+        similarity = _dot(self.codes[rows], vector)
+        order = np.argsort(-similarity, kind="stable")[:candidates]
+        return self.ids[rows[order]], (1.0 - similarity[order]).astype(np.float32)
+
+    def nearest_among(self, vector: np.ndarray, memory_ids: list[int], k: int) -> list[tuple[int, float]]:
+        """The `k` nearest of these ids (a narrow filter's rows); ids the copy lacks are skipped."""
+        vector = np.asarray(vector, dtype=np.float32)
+        wanted = np.asarray(sorted(memory_ids), dtype=np.int64)
+        positions = np.searchsorted(self.ids, wanted)
+        inside = positions < len(self.ids)
+        positions = positions[inside]
+        positions = positions[self.ids[positions] == wanted[inside]]
+        similarity = _dot(self.codes[positions], vector)
+        order = np.argsort(-similarity, kind="stable")[:k]
+        return [(int(self.ids[positions[i]]), float(1.0 - similarity[i])) for i in order]
+
+
+def view(model_id: str, dims: int) -> View:
+    """The copy for this model, brought up to date with the store (reads the database: call it on the thread
+    that owns the connection)."""
     key = (str(sql.connection.settings_dict.get("NAME")), model_id, dims)
     changes = sql.change_token()  # opens the connection if needed, so its identity below is the live one
     token = (id(sql.connection.connection), *changes)
@@ -142,7 +207,9 @@ def _current(model_id: str, dims: int) -> _Copy:
             _rebuild(copy, token, model_id)
         elif copy.token != token:
             _update(copy, token, model_id)
-        return copy
+        return View(
+            copy.ids, copy.bits, copy.codes, copy.projects, copy.statuses, copy.project_codes, copy.status_codes
+        )
 
 
 def acknowledge_own_write() -> None:
@@ -157,58 +224,12 @@ def acknowledge_own_write() -> None:
                 copy.token = token
 
 
-def _visible(copy: _Copy, projects: list[str | None] | None, status: str | None) -> np.ndarray:
-    """Mask of the rows a search may see: of the active model, in these projects (None: any), this status."""
-    if status is None:
-        mask = copy.statuses >= 0
-    else:
-        code = copy.status_codes.get(status)
-        mask = copy.statuses == (-2 if code is None else code)
-    if projects is not None:
-        seen = np.zeros(len(mask), dtype=bool)
-        for code in {0 if p is None else copy.project_codes.get(p, -1) for p in projects} - {-1}:
-            seen |= copy.projects == code
-        mask &= seen
-    return mask
-
-
-def nearest(
-    vector: np.ndarray,
-    model_id: str,
-    candidates: int,
-    *,
-    projects: list[str | None] | None = None,
-    status: str | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """(memory ids, cosine distances) of about the `candidates` nearest rows, nearest first, among the rows in
-    these projects (None: every project; None inside the list: the globals) with this status (None: any)."""
-    vector = np.asarray(vector, dtype=np.float32)
-    copy = _current(model_id, len(vector))
-    if not len(copy.ids):
-        return copy.ids, np.zeros(0, dtype=np.float32)
-    rows = np.flatnonzero(_visible(copy, projects, status))
-    wide = max(candidates, settings.MEMORYHUB_QUANTIZED_RESCORE)
-    if len(rows) > wide:
-        query_bits = np.frombuffer(sql.quantize_binary(vector), dtype=np.uint64)
-        hamming = np.bitwise_count(copy.bits[rows] ^ query_bits).sum(axis=1, dtype=np.int32)
-        rows = rows[np.argpartition(hamming, wide - 1)[:wide]]
-    similarity = _dot(copy.codes[rows], vector)
-    order = np.argsort(-similarity, kind="stable")[:candidates]
-    return copy.ids[rows[order]], (1.0 - similarity[order]).astype(np.float32)
+def nearest(vector: np.ndarray, model_id: str, candidates: int, **scope) -> tuple[np.ndarray, np.ndarray]:
+    return view(model_id, len(vector)).nearest(vector, candidates, **scope)
 
 
 def nearest_among(vector: np.ndarray, model_id: str, memory_ids: list[int], k: int) -> list[tuple[int, float]]:
-    """The `k` nearest of these ids (a narrow filter's rows); ids the copy lacks are skipped."""
-    vector = np.asarray(vector, dtype=np.float32)
-    copy = _current(model_id, len(vector))
-    wanted = np.asarray(sorted(memory_ids), dtype=np.int64)
-    positions = np.searchsorted(copy.ids, wanted)
-    inside = positions < len(copy.ids)
-    positions = positions[inside]
-    positions = positions[copy.ids[positions] == wanted[inside]]
-    similarity = _dot(copy.codes[positions], vector)
-    order = np.argsort(-similarity, kind="stable")[:k]
-    return [(int(copy.ids[positions[i]]), float(1.0 - similarity[i])) for i in order]
+    return view(model_id, len(vector)).nearest_among(vector, memory_ids, k)
 
 
 def reset() -> None:
