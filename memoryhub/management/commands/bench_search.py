@@ -84,6 +84,24 @@ def memory_note(pid: int | str = "self") -> str:
     return f"(the process's own memory, RssAnon, now {own:.0f} MB; the rest is the store file, mapped)"
 
 
+def _normal(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _copied_queries(pairs: list[tuple[str, str | None]], corpus: list[dict]) -> dict[int, str]:
+    """Which queries (by position) occur verbatim in a memory of their scope: exact names must rank first."""
+    parts: dict[str | None, list[str]] = {}
+    for item in corpus:
+        parts.setdefault(item["project"], []).append(_normal(item["content"]))
+    scoped = {project: "\x00".join(texts) for project, texts in parts.items()}
+    out = {}
+    for i, (text, project) in enumerate(pairs):
+        needle = _normal(text)
+        if needle in scoped.get(project, "") or needle in scoped.get(None, ""):
+            out[i] = needle
+    return out
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -195,14 +213,23 @@ class Command(BaseCommand):
                           f"p95 {percentile(embed_ms, .95):.1f} ms")  # fmt: skip
         header = f"  {'in process':<12}{'p50 ms':>9}{'p95 ms':>9}{'mean':>9}"
         self.stdout.write(header)
+        copied = _copied_queries(pairs, corpus)
+        verbatim_first = {}
         for mode in ("keyword", "semantic", "hybrid"):
-            times = []
-            for text, project in pairs:
+            times, firsts = [], 0
+            for i, (text, project) in enumerate(pairs):
                 started = time.perf_counter()
-                search_memories(query=text, project=project, k=k, mode=mode)
+                hits = search_memories(query=text, project=project, k=k, mode=mode)
                 times.append((time.perf_counter() - started) * 1000)
+                if i in copied and hits and copied[i] in _normal(hits[0].memory.content):
+                    firsts += 1
+            verbatim_first[mode] = firsts
             self.stdout.write(f"  {mode:<12}{percentile(times, .5):>9.1f}{percentile(times, .95):>9.1f}"
                               f"{statistics.mean(times):>9.1f}")  # fmt: skip
+        self.stdout.write(
+            f"  {len(copied)} queries are text copied from a memory (identifiers, error messages): the first result "
+            "holds it for " + ", ".join(f"{n}/{len(copied)} ({mode})" for mode, n in verbatim_first.items())
+        )
         self._recall(pairs, k, total)
         if not no_http:
             self._http(pairs, k, db_path)
