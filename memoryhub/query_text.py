@@ -134,16 +134,16 @@ def identifier_phrases(text: str) -> list[str]:
 
 
 def verbatim_phrase(text: str) -> str | None:
-    """The whole query, whitespace collapsed, when it is worth looking for as a verbatim substring.
+    """The whole query, whitespace collapsed, when a memory holding it verbatim is what was asked for.
 
-    Worth it when it reads like something copied (an error message, a path, a command: code punctuation or an
-    identifier in it); not for plain prose ("what did we decide about caching?"), which the word index ranks
-    well and whose long trigram phrase would only cost time.
+    Something copied (an error message, a path, a command: code punctuation or an identifier in it), or a run of
+    at least three words ("reporting runs on Hetzner"). Not one or two plain words: "docker compose" found
+    verbatim says little more than both words found. Checked only on the candidates the ranked lists found.
     """
     phrase = _SPACES.sub(" ", text).strip()
     if not MIN_PHRASE_CHARS <= len(phrase) <= MAX_PHRASE_CHARS:
         return None
-    if _identifier_chunks(phrase) or any(c in _CODE_PUNCT for c in phrase):
+    if _identifier_chunks(phrase) or any(c in _CODE_PUNCT for c in phrase) or len(_WORD.findall(phrase)) >= 3:
         return phrase
     return None
 

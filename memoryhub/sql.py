@@ -6,7 +6,7 @@ Always parameters, never text from a user spliced into SQL. Table names are buil
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from django.db import connection
@@ -161,11 +161,6 @@ def write_vector(memory_id: int, vector: Sequence[float] | np.ndarray) -> None:
         )
 
 
-def write_vectors(pairs: Iterable[tuple[int, np.ndarray]]) -> None:
-    for memory_id, vector in pairs:
-        write_vector(memory_id, vector)
-
-
 def delete_vectors(memory_ids: Sequence[int]) -> None:
     with connection.cursor() as cursor:
         for dims in existing_vec_dimensions():
@@ -195,23 +190,6 @@ def knn(vector: np.ndarray, k: int) -> list[tuple[int, float]]:
         cursor.execute(
             f"SELECT memory_id, distance FROM {vec_table(len(blob) // 4)} WHERE embedding MATCH %s AND k = %s",
             [blob, int(k)],
-        )
-        return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
-
-
-def knn_binary_rescored(vector: np.ndarray, k: int, candidates: int) -> list[tuple[int, float]]:
-    """Hamming KNN on the 1-bit vectors for `candidates` rows, then exact cosine on those only."""
-    blob = to_blob(vector)
-    table = vec_table(len(blob) // 4)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""WITH coarse AS (
-                    SELECT memory_id FROM {table}
-                    WHERE embedding_bits MATCH vec_quantize_binary(%s) AND k = %s)
-                SELECT v.memory_id, vec_distance_cosine(v.embedding, %s) AS d
-                FROM {table} v JOIN coarse c ON c.memory_id = v.memory_id
-                ORDER BY d LIMIT %s""",
-            [blob, int(candidates), blob, int(k)],
         )
         return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
 
@@ -256,12 +234,6 @@ def vector_ids(dimensions: int = DEFAULT_DIMENSIONS) -> set[int]:
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT memory_id FROM {vec_table(dimensions)}")
         return {int(r[0]) for r in cursor.fetchall()}
-
-
-def integrity_check() -> list[str]:
-    with connection.cursor() as cursor:
-        cursor.execute("PRAGMA integrity_check")
-        return [r[0] for r in cursor.fetchall()]
 
 
 # --- Checks and repairs (memoryhub/checks.py, memoryhub/backup.py) --------------------------------------------

@@ -69,6 +69,11 @@ def _encode(rows: list[tuple[int, np.ndarray, bytes]], dims: int) -> tuple[np.nd
     return ids, bits, floats.astype(np.float32)
 
 
+def binary_code(vector: np.ndarray) -> bytes:
+    """The vector's bits exactly as vec0's vec_quantize_binary makes them: set for a positive value, lowest first."""
+    return np.packbits(np.asarray(vector) > 0, bitorder="little").tobytes()
+
+
 def _code(codes: dict[str, int], value: str, first: int) -> int:
     return codes.setdefault(value, first + len(codes))
 
@@ -173,8 +178,7 @@ class View:
         rows = np.flatnonzero(self.visible(projects, status))
         wide = max(candidates, settings.MEMORYHUB_QUANTIZED_RESCORE)
         if len(rows) > wide:
-            # The query's bits exactly as vec0 quantizes (bit set for a positive value, lowest bit first).
-            query_bits = np.frombuffer(np.packbits(vector > 0, bitorder="little").tobytes(), dtype=np.uint64)
+            query_bits = np.frombuffer(binary_code(vector), dtype=np.uint64)
             hamming = np.bitwise_count(self.bits[rows] ^ query_bits).sum(axis=1, dtype=np.int32)
             rows = rows[np.argpartition(hamming, wide - 1)[:wide]]
         similarity = _dot(self.codes[rows], vector)

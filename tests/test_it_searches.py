@@ -294,3 +294,15 @@ def test_very_common_words_do_not_flood_the_keyword_query():
     parsed = query_text.parse("what is the way that we do the deploy of the api")
     assert parsed.terms == ("way", "deploy", "api")
     assert query_text.parse("to be or not to be").terms  # all stopwords: kept rather than searching nothing
+
+
+def test_a_run_of_words_typed_verbatim_ranks_the_memory_holding_it_first():
+    holder, decoy = store(
+        {"content": "Reporting runs on Hetzner in the load-test cluster", "project": "p"},
+        {"content": "Search runs on Hetzner in staging; the reporting bug is tracked separately", "project": "p"},
+    )
+    hits = search_memories(query="reporting runs on Hetzner", project="p")
+    assert ids(hits)[:2] == [holder.pk, decoy.pk]
+    assert hits[0].explain["exact_match"] is True and hits[1].explain["exact_match"] is False
+    # Two plain words are not a verbatim phrase: the usual ranking decides.
+    assert search_memories(query="reporting runs", project="p")[0].explain["exact_match"] is False

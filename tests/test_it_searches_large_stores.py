@@ -3,6 +3,7 @@ word index, common-word planning, the in-process vector copy's scope masks."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from memoryhub import query_text, search, sql, vector_index
@@ -137,3 +138,11 @@ def test_narrow_filters_still_apply_to_the_vector_copy(quantized):
     )
     hits = search_memories(query="release train", project="p", mode="semantic", category="gotcha")
     assert ids(hits) == [gotcha.pk]
+
+
+def test_the_copy_quantizes_a_query_exactly_as_vec0_does():
+    rng = np.random.default_rng(7)
+    for _ in range(50):
+        vector = rng.standard_normal(384).astype(np.float32)
+        vector[rng.integers(0, 384, 8)] = 0.0  # zero is not positive for either
+        assert vector_index.binary_code(vector) == sql.quantize_binary(vector)

@@ -92,7 +92,8 @@ def _copied_queries(pairs: list[tuple[str, str | None]], corpus: list[dict]) -> 
     """Which queries (by position) occur verbatim in a memory of their scope: exact names must rank first."""
     parts: dict[str | None, list[str]] = {}
     for item in corpus:
-        parts.setdefault(item["project"], []).append(_normal(item["content"]))
+        if item.get("status", "active") == "active":  # archived memories are rightly not found
+            parts.setdefault(item["project"], []).append(_normal(item["content"]))
     scoped = {project: "\x00".join(texts) for project, texts in parts.items()}
     out = {}
     for i, (text, project) in enumerate(pairs):
