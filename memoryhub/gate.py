@@ -19,10 +19,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from memoryhub import sql
 from memoryhub.embeddings import get_embedder
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
-from memoryhub.search import fts_expression
+from memoryhub.search import similar_in_scope
 from memoryhub.store import clean_fields, create_memory, reinforce, update_memory
 
 
@@ -324,11 +323,10 @@ def _scope(project: str | None):
 
 def find_duplicate(*, content: str, project: str | None, vector=None) -> tuple[Memory, str, float] | None:
     """The memory in the same scope saying the same thing: (memory, how, similarity), or None."""
-    keyword_ids = [mid for mid, _ in sql.fts_match(fts_expression(content), 50)] if fts_expression(content) else []
-    vector_hits: dict[int, float] = {}
     embedder = get_embedder()
-    if vector is not None:
-        vector_hits = {mid: 1.0 - distance for mid, distance in sql.knn(vector, 100)}
+    keyword_ids, vector_hits = similar_in_scope(
+        content=content, vector=vector, model_id=embedder.model_id, project=project, limit=50
+    )
     ids = set(keyword_ids) | set(vector_hits)
     if not ids:
         return None

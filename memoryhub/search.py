@@ -278,6 +278,34 @@ def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: di
         fetch *= 4
 
 
+def similar_in_scope(
+    *, content: str, vector, model_id: str, project: str | None, limit: int = 50
+) -> tuple[list[int], dict[int, float]]:
+    """What a new memory might repeat, among the active memories of exactly its scope (a project's own, or the
+    globals): ids sharing the most words (BM25), and the nearest in meaning with their cosine similarity.
+
+    The write gate's candidates. Same planning as search, so a long text full of common words stays fast on a
+    large store, and scoped from the start: the best matches of the whole store may all be other projects'."""
+    sql.prepare_reads()
+    scope_sql, scope_params = ("m.project = %s", [project]) if project else ("m.project IS NULL", [])
+    where, params = f"{scope_sql} AND m.status = %s", [*scope_params, Status.ACTIVE]
+    kq = query_text.parse(content)
+    words: list[int] = []
+    if kq.terms:
+        scope_match = query_text.any_of([sql.scope_token(project or None)])
+        words = [mid for mid, _ in _word_hits(kq, limit, where, params, scope_match)]
+    if vector is None:
+        return words, {}
+    scope = {"alternatives": [(scope_sql, scope_params)], "rest": "m.status = %s", "rest_params": [Status.ACTIVE],
+             "projects": [project or None], "status": Status.ACTIVE, "narrower": False}  # fmt: skip
+    where_model, params_model = f"{where} AND m.embed_model = %s", [*params, model_id]
+    if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
+        found, _ = _quantized(vector, model_id, limit, where_model, params_model, scope)
+    else:
+        found, _ = _exact(vector, model_id, limit, where_model, params_model, scope)
+    return words, {mid: 1.0 - distance for mid, distance in found}
+
+
 # --- Fusion ---------------------------------------------------------------------------------------------------
 
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from memoryhub import query_text, search, sql, vector_index
+from memoryhub.embeddings import get_embedder
 from memoryhub.lifecycle import archive_memory, restore_memory
 from memoryhub.models import Memory
 from memoryhub.search import search_memories
@@ -146,3 +147,19 @@ def test_the_copy_quantizes_a_query_exactly_as_vec0_does():
         vector = rng.standard_normal(384).astype(np.float32)
         vector[rng.integers(0, 384, 8)] = 0.0  # zero is not positive for either
         assert vector_index.binary_code(vector) == sql.quantize_binary(vector)
+
+
+@pytest.mark.parametrize("exact_knn_max", [5000, 0])
+def test_the_gates_candidates_come_from_exactly_the_writes_scope(settings, exact_knn_max):
+    settings.MEMORYHUB_EXACT_KNN_MAX = exact_knn_max
+    text = "The staging database runs on PostgreSQL 16"
+    import_memories(items=[{"content": text, "project": f"other-{n}"} for n in range(150)], source="test")
+    import_memories(items=[{"content": text, "project": None}], source="test")
+    (mine,) = store({"content": "The staging database runs PostgreSQL 16", "project": "alpha"})
+    embedder = get_embedder()
+    words, nearest = search.similar_in_scope(
+        content=text, vector=embedder.embed([text])[0], model_id=embedder.model_id, project="alpha"
+    )
+    assert words == [mine.pk] and set(nearest) == {mine.pk} and nearest[mine.pk] > 0.9
+    words, nearest = search.similar_in_scope(content=text, vector=None, model_id=embedder.model_id, project=None)
+    assert len(words) == 1 and Memory.objects.get(pk=words[0]).project is None and nearest == {}

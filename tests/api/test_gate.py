@@ -14,7 +14,7 @@ from memoryhub.gate import (
     promote_gate_entry,
 )
 from memoryhub.models import GateLogEntry, Memory, MemoryEvent
-from memoryhub.store import create_memory
+from memoryhub.store import create_memory, import_memories
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db
@@ -180,6 +180,16 @@ def test_the_same_fact_in_another_scope_is_not_a_duplicate(claude, codex, curato
     assert codex.store(text, project="beta").status_code == 201
     assert curator.store(text).status_code == 201  # global
     assert Memory.objects.count() == 3
+
+
+def test_a_twin_is_found_in_its_own_scope_however_many_closer_matches_other_scopes_hold(claude):
+    text = "The staging database runs on PostgreSQL 16"
+    # 150 exact copies elsewhere outrank the project's own near-copy in the whole store, by words and by meaning.
+    import_memories(items=[{"content": text, "project": f"other-{n}"} for n in range(150)], source="test")
+    mine = create_memory(content="The staging database runs PostgreSQL 16", project="alpha")
+    response = claude.store(text, project="alpha")
+    assert response.status_code == 200 and response.json()["memory"]["id"] == mine.pk
+    assert Memory.objects.filter(project="alpha").count() == 1
 
 
 def test_an_archived_twin_does_not_swallow_a_new_write(claude):
