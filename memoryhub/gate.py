@@ -433,7 +433,9 @@ def gate_write(
     warnings = [warning] if warning else []
 
     vector = get_embedder().embed([text])[0]
-    with _write_lock:
+    # The twin is looked for inside the write transaction: IMMEDIATE takes SQLite's write lock at BEGIN,
+    # so a second server process on the same store waits here instead of storing the same fact beside it.
+    with _write_lock, transaction.atomic():
         duplicate = find_duplicate(content=text, project=project, vector=vector)
         if duplicate is not None:
             existing, how, similarity = duplicate
