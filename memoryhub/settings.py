@@ -271,7 +271,8 @@ MEMORYHUB_KEYWORD_COMMON_DOCS = envint("MEMORYHUB_KEYWORD_COMMON_DOCS", 1000, mi
 # Candidates per ranked list (at least 5 x k).
 MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
 # Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/vector_index.py: a Hamming pass over the
-# bit[] codes, the best QUANTIZED_RESCORE rescored in float32, rebuilt every REBUILD_SECONDS at the latest.
+# bit[] codes, the best 2% (QUANTIZED_RESCORE / 2 to QUANTIZED_RESCORE) rescored in float32, rebuilt every
+# REBUILD_SECONDS at the latest.
 # Filters that leave at most FILTER_IDS_MAX rows rank exactly those rows; wider ones widen the pool (at most
 # KNN_MAX_FETCH rows from vec0).
 MEMORYHUB_EXACT_KNN_MAX = envint("MEMORYHUB_EXACT_KNN_MAX", 5000, minimum=0)

@@ -176,7 +176,11 @@ class View:
         these projects (None: every project; None inside the list: the globals) with this status (None: any)."""
         vector = np.asarray(vector, dtype=np.float32)
         rows = np.flatnonzero(self.visible(projects, status))
-        wide = max(candidates, settings.MEMORYHUB_QUANTIZED_RESCORE)
+        # Rescored exactly: 2% of the rows the Hamming pass ranks, between half of QUANTIZED_RESCORE and all of it.
+        # What the 1-bit codes misorder grows with the rows: recall@10 against exact search 0.998 rescoring 1000 of
+        # 10k, 0.995 rescoring 2000 of 100k (1000 of 100k: 0.990).
+        rescore = settings.MEMORYHUB_QUANTIZED_RESCORE
+        wide = max(candidates, min(rescore, max(rescore // 2, len(rows) // 50)))
         if len(rows) > wide:
             query_bits = np.frombuffer(binary_code(vector), dtype=np.uint64)
             hamming = np.bitwise_count(self.bits[rows] ^ query_bits).sum(axis=1, dtype=np.int32)
