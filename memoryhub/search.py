@@ -146,19 +146,24 @@ def _scope_larger_than(scope: str, count: int) -> bool:
 # --- Semantic side --------------------------------------------------------------------------------------------
 
 
-_totals: dict[tuple[str, str], tuple[float, int]] = {}
+_totals: dict[tuple[str, str], tuple[Any, float, int]] = {}
 
 
 def _vector_total(model_id: str) -> int:
     """Rows with a vector of the active model. Counting reads the whole embed_model index (~20 ms at 100k), so
-    a large store's count is reused for a few seconds: there it only chooses the quantized path and how far to
-    widen, and the widening loop below does not trust it. A small store is counted every time."""
+    the count is reused until something is written (the connection's change token moves) and, on a large store,
+    for a few seconds even then: there it only chooses the quantized path and how far to widen, and the
+    widening loop does not trust it."""
     key = (str(sql.connection.settings_dict.get("NAME")), model_id)
+    token = (id(sql.connection.connection), *sql.change_token())
     cached = _totals.get(key)
-    if cached and cached[1] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[0] < 10.0:
-        return cached[1]
+    if cached and (
+        cached[0] == token
+        or (cached[2] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[1] < 10.0)
+    ):
+        return cached[2]
     total = sql.count_memories("m.embed_model = %s", [model_id])
-    _totals[key] = (time.monotonic(), total)
+    _totals[key] = (token, time.monotonic(), total)
     return total
 
 
