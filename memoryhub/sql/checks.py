@@ -1,0 +1,111 @@
+"""Checks and repairs of the indexes against the rows (memoryhub/checks.py, memoryhub/backup.py)."""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from memoryhub.sql.schema import FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE, vec_table
+
+
+def fts_integrity_check() -> None:
+    """Raises (DatabaseError) when an FTS index disagrees with the memory rows."""
+    with connection.cursor() as cursor:
+        for table in (FTS_TABLE, TRIGRAM_TABLE):
+            cursor.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+
+
+def fts_rebuild() -> None:
+    with connection.cursor() as cursor:
+        for table in (FTS_TABLE, TRIGRAM_TABLE):
+            cursor.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
+
+
+def fts_ids() -> set[int]:
+    """Row ids the keyword index holds (read from the index itself, not the content table)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT id FROM {FTS_TABLE}_docsize")
+        return {int(r[0]) for r in cursor.fetchall()}
+
+
+# --- Checks and repairs (memoryhub/checks.py, memoryhub/backup.py) --------------------------------------------
+# These take any DB-API connection (`conn`), so the same checks run on the live store through Django and on a
+# plain connection to a backup file that is about to be restored. None takes parameters from a user.
+def _on(conn):
+    return conn if conn is not None else connection
+
+
+def schema_names(conn=None) -> set[str]:
+    cursor = _on(conn).cursor()
+    try:
+        cursor.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")
+        return {row[0] for row in cursor.fetchall()}
+    finally:
+        cursor.close()
+
+
+def integrity_messages(conn=None) -> list[str]:
+    """PRAGMA integrity_check: ['ok'] when the file is sound (FTS5 tables check their own shadow tables too)."""
+    cursor = _on(conn).cursor()
+    try:
+        cursor.execute("PRAGMA integrity_check")
+        return [str(r[0]) for r in cursor.fetchall()]
+    finally:
+        cursor.close()
+
+
+def fts_check_table(table: str, conn=None) -> None:
+    """FTS5 'integrity-check' against the memory rows (rank=1); raises a DatabaseError when they disagree."""
+    if table not in (FTS_TABLE, TRIGRAM_TABLE):
+        raise ValueError(table)
+    cursor = _on(conn).cursor()
+    try:
+        cursor.execute(f"INSERT INTO {table}({table}, rank) VALUES ('integrity-check', 1)")
+    finally:
+        cursor.close()
+
+
+def _id_set(conn, statement: str) -> set[int]:
+    cursor = _on(conn).cursor()
+    try:
+        cursor.execute(statement)
+        return {int(r[0]) for r in cursor.fetchall()}
+    finally:
+        cursor.close()
+
+
+def index_ids(conn=None) -> dict[str, set[int]]:
+    """Ids held by the rows and by each index, read from the indexes themselves (docsize, vec0 rowids)."""
+    names = schema_names(conn)
+    vectors: set[int] = set()
+    for name in sorted(names):
+        suffix = name.removeprefix("memory_vec_")
+        if name.startswith("memory_vec_") and suffix.isdigit():
+            vectors |= _id_set(conn, f"SELECT memory_id FROM {vec_table(int(suffix))}")
+    return {
+        "rows": _id_set(conn, f"SELECT id FROM {MEMORY_TABLE}"),
+        "embedded_rows": _id_set(conn, f"SELECT id FROM {MEMORY_TABLE} WHERE embed_model != ''"),
+        "fts": _id_set(conn, f"SELECT id FROM {FTS_TABLE}_docsize"),
+        "trigram": _id_set(conn, f"SELECT id FROM {TRIGRAM_TABLE}_docsize"),
+        "vectors": vectors,
+    }
+
+
+def set_journal_mode(conn, mode: str) -> None:
+    """A backup file is made self-contained (DELETE: no -wal beside it); the live store stays in WAL."""
+    if mode not in ("DELETE", "WAL"):
+        raise ValueError(mode)
+    cursor = conn.cursor()
+    try:
+        cursor.execute(f"PRAGMA journal_mode={mode}")
+        cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def page_size(conn) -> int:
+    cursor = conn.cursor()
+    try:
+        cursor.execute("PRAGMA page_size")
+        return int(cursor.fetchone()[0])
+    finally:
+        cursor.close()

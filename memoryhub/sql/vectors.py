@@ -1,0 +1,180 @@
+"""The vec0 tables: writing, reading and exact KNN over the vectors (the store of record for the vector copy)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from django.db import connection
+
+from memoryhub.sql.schema import DEFAULT_DIMENSIONS, MEMORY_TABLE, ensure_vec_table, existing_vec_dimensions, vec_table
+
+
+def to_blob(vector: Sequence[float] | np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def write_vector(memory_id: int, vector: Sequence[float] | np.ndarray) -> None:
+    """Delete then insert: vec0's INSERT OR REPLACE is not reliable."""
+    blob = to_blob(vector)
+    table = vec_table(len(blob) // 4)
+    existing = existing_vec_dimensions()
+    if len(blob) // 4 not in existing:
+        ensure_vec_table(len(blob) // 4)
+    with connection.cursor() as cursor:
+        for dims in existing:
+            cursor.execute(f"DELETE FROM {vec_table(dims)} WHERE memory_id = %s", [memory_id])
+        cursor.execute(
+            f"INSERT INTO {table}(memory_id, embedding, embedding_bits) VALUES (%s, %s, vec_quantize_binary(%s))",
+            [memory_id, blob, blob],
+        )
+
+
+def delete_vectors(memory_ids: Sequence[int]) -> None:
+    with connection.cursor() as cursor:
+        for dims in existing_vec_dimensions():
+            cursor.executemany(f"DELETE FROM {vec_table(dims)} WHERE memory_id = %s", [[i] for i in memory_ids])
+
+
+def read_vectors(memory_ids: Sequence[int], dimensions: int = DEFAULT_DIMENSIONS) -> dict[int, np.ndarray]:
+    if not memory_ids:
+        return {}
+    out: dict[int, np.ndarray] = {}
+    with connection.cursor() as cursor:
+        for start in range(0, len(memory_ids), 500):
+            chunk = list(memory_ids[start : start + 500])
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"SELECT memory_id, embedding FROM {vec_table(dimensions)} WHERE memory_id IN ({marks})", chunk
+            )
+            for memory_id, blob in cursor.fetchall():
+                out[memory_id] = np.frombuffer(blob, dtype=np.float32)
+    return out
+
+
+def knn(vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """Exact cosine KNN over the float vectors: [(memory_id, distance)], nearest first."""
+    blob = to_blob(vector)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT memory_id, distance FROM {vec_table(len(blob) // 4)} WHERE embedding MATCH %s AND k = %s",
+            [blob, int(k)],
+        )
+        return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+
+
+def vector_ids(dimensions: int = DEFAULT_DIMENSIONS) -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT memory_id FROM {vec_table(dimensions)}")
+        return {int(r[0]) for r in cursor.fetchall()}
+
+
+def knn_among(vector: np.ndarray, k: int, memory_ids: Sequence[int]) -> list[tuple[int, float]]:
+    """Exact cosine KNN restricted to these ids (vec0 filters the scan by rowid): for narrow filters."""
+    if not memory_ids:
+        return []
+    blob = to_blob(vector)
+    marks = ",".join(["%s"] * len(memory_ids))
+    with connection.cursor() as cursor:
+        if len(memory_ids) <= 64:
+            # Point lookups for a handful; vec0 0.1.9 also answers a KNN with `memory_id IN (one id)` with nothing.
+            cursor.execute(
+                f"""SELECT memory_id, vec_distance_cosine(embedding, %s) AS d FROM {vec_table(len(blob) // 4)}
+                    WHERE memory_id IN ({marks}) ORDER BY d, memory_id LIMIT %s""",
+                [blob, *[int(i) for i in memory_ids], int(k)],
+            )
+            return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+        cursor.execute(
+            f"""SELECT memory_id, distance FROM {vec_table(len(blob) // 4)}
+                WHERE embedding MATCH %s AND k = %s AND memory_id IN ({marks})""",
+            [blob, int(k), *[int(i) for i in memory_ids]],
+        )
+        return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+
+
+def knn_binary_rescored_among(vector: np.ndarray, k: int, candidates: int) -> list[tuple[int, float]]:
+    """Hamming KNN on the 1-bit vectors for `candidates` rows, then exact cosine on those only.
+
+    Like `knn_binary_rescored`, but the rescore is a KNN restricted to the candidate ids, which vec0 answers
+    without a per-row point lookup (about 3x faster than joining the candidates back)."""
+    blob = to_blob(vector)
+    table = vec_table(len(blob) // 4)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT memory_id FROM {table} WHERE embedding_bits MATCH vec_quantize_binary(%s) AND k = %s",
+            [blob, int(candidates)],
+        )
+        coarse = [int(r[0]) for r in cursor.fetchall()]
+    return knn_among(vector, k, coarse)
+
+
+def insert_new_vectors(pairs: Sequence[tuple[int, np.ndarray]]) -> None:
+    """Vectors of rows that have none yet (a freshly built benchmark store), in one executemany.
+
+    `write_vector` deletes before it inserts and looks the tables up per row; for 100k new rows that is minutes.
+    """
+    if not pairs:
+        return
+    dims = len(to_blob(pairs[0][1])) // 4
+    ensure_vec_table(dims)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {vec_table(dims)}(memory_id, embedding, embedding_bits) "
+            "VALUES (%s, %s, vec_quantize_binary(%s))",
+            [[int(mid), to_blob(v), to_blob(v)] for mid, v in pairs],
+        )
+
+
+def quantize_binary(vector: np.ndarray) -> bytes:
+    """The query's bits exactly as vec0 stores `embedding_bits` (same function, same bit order)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT vec_quantize_binary(%s)", [to_blob(vector)])
+        return bytes(cursor.fetchone()[0])
+
+
+def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000):
+    """(memory_id, float32 vector, bits) for every row of the vec table, or for these ids only."""
+    table = vec_table(dimensions)
+    with connection.cursor() as cursor:
+        if memory_ids is None:
+            cursor.execute(f"SELECT memory_id, embedding, embedding_bits FROM {table}")
+            while rows := cursor.fetchmany(batch):
+                yield from ((int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in rows)
+            return
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"SELECT memory_id, embedding, embedding_bits FROM {table} WHERE memory_id IN ({marks})", chunk
+            )
+            yield from ((int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in cursor.fetchall())
+
+
+def memory_scopes(memory_ids: Sequence[int] | None = None):
+    """(id, project, status, embed_model) of every memory row, or of these ids."""
+    with connection.cursor() as cursor:
+        if memory_ids is None:
+            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}")
+            yield from cursor.fetchall()
+            return
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id IN ({marks})", chunk)
+            yield from cursor.fetchall()
+
+
+def memory_ids_changed_since(*, after_id: int, updated_since, embed_model: str) -> tuple[list[int], list[int]]:
+    """(ids above `after_id` with vectors of `embed_model`, ids at or below it with a history event since
+    `updated_since`). Events, not updated_at: that column has no index, the events' created_at has, and every
+    domain write that can change a vector records one (reinforcing, the common write, records none)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id FROM {MEMORY_TABLE} WHERE id > %s AND embed_model = %s ORDER BY id", [after_id, embed_model]
+        )
+        new = [int(r[0]) for r in cursor.fetchall()]
+        cursor.execute(
+            "SELECT DISTINCT memory_id FROM memoryhub_memoryevent WHERE created_at >= %s AND memory_id <= %s",
+            [connection.ops.adapt_datetimefield_value(updated_since), after_id],
+        )
+        return new, [int(r[0]) for r in cursor.fetchall()]
