@@ -158,8 +158,7 @@ def _vector_total(model_id: str) -> int:
     token = (id(sql.connection.connection), *sql.change_token())
     cached = _totals.get(key)
     if cached and (
-        cached[0] == token
-        or (cached[2] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[1] < 10.0)
+        cached[0] == token or (cached[2] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[1] < 10.0)
     ):
         return cached[2]
     total = sql.count_memories("m.embed_model = %s", [model_id])
