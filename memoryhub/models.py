@@ -1,4 +1,4 @@
-"""The memory store's rows. FTS5 and vec0 tables beside them are created in migrations (see memoryhub/sql.py)."""
+"""The memory store's rows. FTS5 and vec0 tables beside them are created in migrations (see memoryhub/sql/schema.py)."""
 
 from __future__ import annotations
 
