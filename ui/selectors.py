@@ -391,6 +391,38 @@ def usage_by_agent() -> tuple[list[str], list[dict]]:
     ]
 
 
+def proxy_usage_by_day(days: int = 14) -> list[dict]:
+    """What the chat proxy did per day and agent over the last `days` days, newest day first: requests, recall
+    characters injected, memory tool calls, upstream tokens, average latency; `share` is the requests as a
+    fraction of the busiest row's, for the bar."""
+    from datetime import timedelta
+
+    from django.db.models import Avg, Sum
+    from django.db.models.functions import TruncDate
+
+    since = timezone.now() - timedelta(days=days)
+    rows = list(
+        UsageRecord.objects.filter(kind="proxy", created_at__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values("day", "agent")
+        .annotate(
+            requests=Count("pk"),
+            recall_chars=Sum("recall_chars"),
+            tool_calls=Sum("tool_calls"),
+            prompt_tokens=Sum("prompt_tokens"),
+            completion_tokens=Sum("completion_tokens"),
+            latency_ms=Avg("latency_ms"),
+        )
+        .order_by("-day", "agent")
+    )
+    busiest = max((row["requests"] for row in rows), default=1)
+    for row in rows:
+        row["share"] = row["requests"] / busiest
+        row["label"] = f"{row['requests']} requests"
+        row["latency_ms"] = round(row["latency_ms"] or 0.0)
+    return rows
+
+
 def recall_usage_by_project() -> dict[str | None, dict]:
     """Average and last recall block size per project, from what the agents were actually sent."""
     from django.db.models import Avg, Max

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
+
+from django.utils import timezone
 
 from memoryhub.models import UsageRecord
 
@@ -44,3 +47,35 @@ def test_it_shows_the_recall_block_size_per_project(ui, store):
     assert rows["beta"][-2:] == ["—", "0"]
     # Looking at the overview is not use: nothing was reinforced.
     assert all(m.access_count == 0 for m in store.values())
+
+
+def test_it_shows_the_chat_proxy_per_day_and_agent(ui, store):
+    now = timezone.now()
+    for agent, days_ago, recall, tools, prompt, completion, ms in [
+        ("claude", 0, 300, 1, 1000, 200, 100.0),
+        ("claude", 0, 100, 0, 500, 100, 300.0),
+        ("codex", 0, 50, 2, 10, 5, 50.0),
+        ("claude", 1, 0, 0, 7, 3, 20.0),
+        ("claude", 20, 999, 9, 9, 9, 9.0),  # older than the window
+    ]:
+        UsageRecord.objects.create(
+            agent=agent, kind="proxy", recall_chars=recall, tool_calls=tools, prompt_tokens=prompt,
+            completion_tokens=completion, latency_ms=ms, created_at=now - timedelta(days=days_ago),
+        )  # fmt: skip
+    UsageRecord.objects.create(agent="claude", kind="search", project="alpha")  # not the proxy
+    html = ui.get("/overview/").content.decode()
+    body = html[html.index('id="proxy-usage"') :]
+    body = body[: body.index("</table>")]
+    rows = [re.sub(r"<[^>]+>", " ", row).split() for row in re.findall(r"<tr><th scope=\"row\">(.*?)</tr>", body, re.S)]
+    today, yesterday = timezone.localdate(now).isoformat(), timezone.localdate(now - timedelta(days=1)).isoformat()
+    assert rows == [
+        [today, "claude", "2", "400", "1", "1500", "300", "200"],
+        [today, "codex", "1", "50", "2", "10", "5", "50"],
+        [yesterday, "claude", "1", "0", "0", "7", "3", "20"],
+    ]
+    assert 'aria-label="2 requests"' in body
+
+
+def test_it_says_when_nothing_went_through_the_proxy(ui, store):
+    html = ui.get("/overview/").content.decode()
+    assert "No request went through the chat proxy in the last 14 days." in html

@@ -23,6 +23,7 @@ from ui.views.common import (
 
 DECAY = "ui/decay.html"
 RECALL_BUDGET = 400  # build_recall's default: what an agent gets when it asks for no other size
+PROXY_DAYS = 14  # the chat proxy table on the overview: the last two weeks, a row per day and agent
 
 
 def decay_context() -> dict:
@@ -103,5 +104,7 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
         "agents": agents,
         "recall_rows": recall_rows,
         "budget": RECALL_BUDGET,
+        "proxy_days": selectors.proxy_usage_by_day(days=PROXY_DAYS),
+        "proxy_window": PROXY_DAYS,
     }
     return render_view(request, "ui/overview.html", None, context)
