@@ -205,6 +205,11 @@ def test_the_decay_page_shows_its_charts_and_rescues_a_fading_memory(dashboard, 
 
 
 def test_the_other_main_pages_render_cleanly(dashboard, store):
+    from memoryhub.models import UsageRecord
+
+    for agent, recall, tools in [("claude", 380, 1), ("claude", 120, 0), ("codex", 300, 2)]:
+        UsageRecord.objects.create(agent=agent, kind="proxy", recall_chars=recall, tool_calls=tools,
+                                   prompt_tokens=900, completion_tokens=120, latency_ms=840.0)  # fmt: skip
     for path, heading, name in [
         (f"/memories/{store['pagination'].pk}/", f"Memory #{store['pagination'].pk}", "memory-page"),
         ("/gate/", "Gate log", "gate-log"),
@@ -213,6 +218,8 @@ def test_the_other_main_pages_render_cleanly(dashboard, store):
         page = dashboard.open(path)
         expect(page.get_by_role("heading", name=heading)).to_be_visible()
         dashboard.screenshot(name)
+    expect(page.locator("#proxy-usage tbody tr")).to_have_count(2)  # today: claude, codex
+    expect(page.locator("#proxy-usage")).to_contain_text("claude")
     page = dashboard.open(f"/memories/{store['pagination'].pk}/")
     expect(page.locator("#similar-h + ol li")).to_have_count(3)
 
