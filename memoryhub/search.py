@@ -169,7 +169,9 @@ def _vector_total(model_id: str) -> int:
 # The query's embedding is computed on a worker thread while the keyword side runs its SQL on the caller's
 # (ONNX and SQLite both release the GIL): a hybrid search then costs the longer of the two, not their sum. On
 # a large store the worker also ranks the in-process vector copy (numpy, no database) right after embedding.
-_embedding_threads = ThreadPoolExecutor(max_workers=2, thread_name_prefix="memoryhub-query-embedding")
+# As many workers as the server has request threads (8 by default): with a remote embedding provider each query
+# waits on the network, and a smaller pool would queue one request's search behind another's embedding.
+_embedding_threads = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memoryhub-query-embedding")
 
 
 @dataclass
