@@ -1,14 +1,21 @@
-"""Hybrid search: BM25 over FTS5 and KNN over vec0, fused by weighted rank, then weighed by effective importance.
+"""Hybrid search: BM25 over FTS5 and KNN over the vectors, fused by weighted rank, then weighed by effective
+importance.
 
 The one search function the API, recall, the tools and the dashboard all call.
 
-Three ranked lists are fused with weighted reciprocal rank fusion (RRF): words (porter FTS5, stopwords out),
-identifier substrings (trigram FTS5, only when the query holds an identifier, a path or a version) and meaning
-(vec0 KNN on the query's embedding). The fused value, normalised by the best any memory could get, is blended
-with the share of the query's words the memory holds, then scaled by an absolute relevance (cosine similarity,
-word coverage) so the `score` says how good a match is and not only how it ranked, and multiplied by an
-importance factor (effective importance after decay, confirmation). Results are ordered by that score, so
-`score` and order always agree; a memory holding the query verbatim scores 1 + that and comes first.
+Three ranked lists are fused with weighted reciprocal rank fusion (RRF): words (porter FTS5, stopwords out, an
+identifier of several words as their phrase), identifier substrings (trigram FTS5, only for an identifier the
+word index does not hold whole: `UserId` inside `getUserId`) and meaning (vec0's exact KNN on the query's
+embedding; from 1000 vectors the in-process copy of vec0's vectors, see vector_index.py). The fused value,
+normalised by the best any memory could get, is blended with the share of the query's words the memory holds,
+then scaled by an absolute relevance (cosine similarity, word coverage) so the `score` says how good a match is
+and not only how it ranked, and multiplied by an importance factor (effective importance after decay,
+confirmation). Results are ordered by that score, so `score` and order always agree; a memory holding the query
+verbatim scores 1 + that and comes first.
+
+Large stores stay fast three ways: the word index holds each row's scope as a token, so FTS5 scores only what
+the search may see; common words are planned around (`_word_hits`); and the query is embedded, and the vector
+copy ranked, on a worker thread while this thread runs the keyword SQL.
 
 Tuned on LoCoMo (eval_locomo) with general levers only: stopwords, list weights, a small RRF constant
 (ranks near the top matter most), word coverage; see the settings block "Search".
