@@ -168,13 +168,15 @@ def validate_items(items: list[Any]) -> None:
 
 
 def import_items(*, items: list[dict[str, Any]], source: str = "", actor: str = "") -> list[int]:
-    """Store exported memories as given (no gate). `merged_into` pointing inside the set follows the new ids."""
+    """Store exported memories as given (no gate), all or nothing: a request that fails or is cut off leaves no
+    memory behind, so sending it again never stores twins. `merged_into` pointing inside the set follows the new
+    ids."""
     validate_items(items)
     from memoryhub.backup import auto_backup
 
     # Bursts of batches from one migration make one backup: the first holds the store as it was before.
     auto_backup("import", min_interval=300)
-    ids = import_memories(items=items, source=source, actor=actor)
+    ids = import_memories(items=items, source=source, actor=actor, all_or_nothing=True)
     old_to_new = {item["id"]: new for item, new in zip(items, ids, strict=True) if isinstance(item.get("id"), int)}
     links = [
         (new, old_to_new[item["merged_into"]])

@@ -205,12 +205,20 @@ def _parse_time(value: Any, field: str) -> datetime | None:
 
 
 def import_memories(
-    *, items: list[dict[str, Any]], source: str = "", actor: str = "", batch_size: int = 64
+    *,
+    items: list[dict[str, Any]],
+    source: str = "",
+    actor: str = "",
+    batch_size: int = 64,
+    all_or_nothing: bool = False,
 ) -> list[int]:
     """Store memories as given (no gate, no merging): for migration and restore. Returns ids in input order.
 
-    Every item is validated before anything is written; then rows and vectors go in per batch, each batch one
-    transaction, so a crash loses at most the batch in flight and never leaves a row without its vector.
+    Every item is validated before anything is written. With `all_or_nothing` (the API's import) every vector is
+    computed first and all rows go in in one transaction: a failed or killed request leaves nothing, so a client
+    can simply send it again. Otherwise (seeding, benchmarks: stores too big for one transaction) rows and vectors
+    go in per batch, each batch one transaction, so a crash loses at most the batch in flight. Either way no row
+    is ever left without its vector.
     """
     prepared: list[dict[str, Any]] = []
     errors: dict[str, list[str]] = {}
@@ -239,18 +247,29 @@ def import_memories(
     if errors:
         raise ValidationError(errors)
     embedder = get_embedder()
+    batches = [prepared[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
     ids: list[int] = []
-    for start in range(0, len(prepared), batch_size):
-        batch = prepared[start : start + batch_size]
-        vectors = embedder.embed([f["content"] for f in batch])
+    if all_or_nothing:
+        # Embedding first, outside the transaction: the write lock is then held for the inserts alone.
+        vectors = [embedder.embed([f["content"] for f in batch]) for batch in batches]
         with transaction.atomic():
-            for fields, vector in zip(batch, vectors, strict=True):
-                memory = Memory.objects.create(**fields, embed_model=embedder.model_id)
-                sql.write_vector(memory.pk, vector)
-                ids.append(memory.pk)
-            MemoryEvent.objects.bulk_create(
-                [MemoryEvent(memory_id=i, action="imported", actor=actor or source) for i in ids[start:]]
-            )
+            for batch, batch_vectors in zip(batches, vectors, strict=True):
+                ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor or source))
+        return ids
+    for batch in batches:
+        batch_vectors = embedder.embed([f["content"] for f in batch])
+        with transaction.atomic():
+            ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor or source))
+    return ids
+
+
+def _insert_imported(batch: list[dict[str, Any]], vectors, model_id: str, actor: str) -> list[int]:
+    ids = []
+    for fields, vector in zip(batch, vectors, strict=True):
+        memory = Memory.objects.create(**fields, embed_model=model_id)
+        sql.write_vector(memory.pk, vector)
+        ids.append(memory.pk)
+    MemoryEvent.objects.bulk_create([MemoryEvent(memory_id=i, action="imported", actor=actor) for i in ids])
     return ids
 
 

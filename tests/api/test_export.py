@@ -87,3 +87,30 @@ def test_export_then_import_round_trips_every_field(curator, store):
         assert new["effective_importance"] == pytest.approx(old["effective_importance"], abs=1e-5)
         same = {k: v for k, v in old.items() if k not in ("id", "merged_into", "effective_importance")}
         assert {k: new[k] for k in same} == same, content
+
+
+def test_an_import_that_fails_partway_stores_nothing_and_can_simply_be_sent_again(curator):
+    from memoryhub import embeddings
+
+    real = embeddings.get_embedder()
+
+    class FailsOnTheSecondBatch:
+        model_id, dimensions, calls = real.model_id, real.dimensions, 0
+
+        def embed(self, texts):
+            self.calls += 1
+            if self.calls == 2:
+                raise embeddings.EmbeddingError("the embedder went away mid-import")
+            return real.embed(texts)
+
+    items = [{"content": f"Imported fact number {n} about the queue", "project": "p"} for n in range(100)]
+    embeddings.set_embedder(FailsOnTheSecondBatch())  # the import embeds 64 at a time
+    try:
+        failed = curator.post("memories/import", {"memories": items})
+    finally:
+        embeddings.set_embedder(real)
+    assert failed.status_code == 503, failed.content
+    assert Memory.objects.count() == 0
+    again = curator.post("memories/import", {"memories": items})
+    assert again.status_code == 201 and len(again.json()["ids"]) == 100
+    assert Memory.objects.count() == 100
