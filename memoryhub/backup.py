@@ -219,8 +219,13 @@ def restore_database(*, path: Path | str, target: str | None = None) -> None:
     finally:
         staged.unlink(missing_ok=True)
     if target is None or Path(target).resolve() == Path(database_name()).resolve():
-        # This process's own connection must not go on with pages it cached from the old store.
+        # This process's own connection must not go on with pages it cached from the old store, nor search with
+        # the old store's vectors and word frequencies.
         connections["default"].close()
+        from memoryhub import search, vector_index
+
+        vector_index.reset()
+        search.forget_cached_plans()
     logger.info("store %s restored from %s", target_path, candidate)
 
 

@@ -137,6 +137,12 @@ def _more_than(expression: str, count: int) -> bool:
     return answer
 
 
+def forget_cached_plans() -> None:
+    """Drop remembered word frequencies and vector counts (tests; after restoring another store in place)."""
+    _frequencies.clear()
+    _totals.clear()
+
+
 def _is_common(unit: str, scope: str, limit: int) -> bool:
     return _more_than(query_text.in_text(query_text.any_of([unit]), scope), limit)
 

@@ -16,6 +16,17 @@ class FailingEmbedder:
         raise embeddings.EmbeddingError("the embedder is down")
 
 
+@pytest.fixture(autouse=True)
+def _fresh_search_caches():
+    """Search keeps per-process answers (word frequencies for a minute, the vector copy): each test starts
+    without another test's, so no result depends on the order the tests ran in."""
+    from memoryhub import search, vector_index
+
+    search.forget_cached_plans()
+    vector_index.reset()
+    yield
+
+
 @pytest.fixture
 def failing_embedder():
     previous = embeddings.get_embedder()

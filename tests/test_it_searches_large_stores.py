@@ -16,15 +16,6 @@ from memoryhub.store import import_memories, update_memory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fresh_caches():
-    search._frequencies.clear()
-    vector_index.reset()
-    yield
-    search._frequencies.clear()
-    vector_index.reset()
-
-
 def store(*items: dict) -> list[Memory]:
     return [Memory.objects.get(pk=pk) for pk in import_memories(items=list(items), source="test")]
 
