@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from memoryhub import query_text, search, sql, vector_index
 from memoryhub.embeddings import get_embedder
@@ -154,3 +157,27 @@ def test_the_gates_candidates_come_from_exactly_the_writes_scope(settings, exact
     assert words == [mine.pk] and set(nearest) == {mine.pk} and nearest[mine.pk] > 0.9
     words, nearest = search.similar_in_scope(content=text, vector=None, model_id=embedder.model_id, project=None)
     assert len(words) == 1 and Memory.objects.get(pk=words[0]).project is None and nearest == {}
+
+
+VOCABULARY = ["cache", "deploy", "queue", "retry", "schema", "worker", "token", "billing", "nightly", "docs/run.md"]
+
+
+@hypothesis_settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    query=st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=5).map(" ".join),
+    limit=st.sampled_from([1, 2, 5]),
+)
+def test_every_plan_keeps_to_the_scope_and_finds_the_memory_holding_the_query(settings, query, limit):
+    settings.MEMORYHUB_KEYWORD_COMMON_DOCS = limit
+    search.forget_cached_plans()
+    Memory.objects.all().delete()
+    words = [w for w in VOCABULARY if w != "docs/run.md"]
+    store(*({"content": f"The {words[n % 9]} and {words[(n * 7) % 9]} notes, item {n}", "project": "p"}
+            for n in range(40)))  # fmt: skip
+    store(*({"content": f"The {w} notes of another project", "project": "q"} for w in words))
+    (holder,) = store({"content": f"Everything at once: {query}", "project": "p"})
+    hits = search_memories(query=query, project="p", mode="keyword", k=50)
+    assert all(h.memory.project in ("p", None) for h in hits)
+    assert holder.pk in ids(hits)  # rare words, all words, or the newest: every plan reaches it
+    if query_text.parse(query).phrase:  # three words or more, or a path: typed verbatim, so first
+        assert hits[0].memory.pk == holder.pk and hits[0].explain["exact_match"] is True
