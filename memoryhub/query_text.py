@@ -103,6 +103,7 @@ def looks_like_identifier(chunk: str) -> bool:
 
 
 def _identifier_chunks(text: str) -> list[str]:
+    """The query's whitespace-separated chunks that look like identifiers, edge punctuation stripped, once each."""
     found: list[str] = []
     for raw in _CHUNK.findall(text[:MAX_QUERY_CHARS]):
         chunk = raw.strip(_EDGE_PUNCT).rstrip(".")
@@ -111,29 +112,34 @@ def _identifier_chunks(text: str) -> list[str]:
     return found
 
 
-def substring_terms(text: str) -> list[str]:
-    """Identifier-like chunks of the query, for the trigram index (which finds `UserId` inside `getUserId`).
+def _tokens(chunk: str) -> list[str]:
+    # unicode61 splits at "_" as at any punctuation; \w would keep it inside the word.
+    return _WORD.findall(chunk.replace("_", " "))
+
+
+def substring_terms(chunks: list[str]) -> list[str]:
+    """Of the identifier chunks, the pieces for the trigram index (which finds `UserId` inside `getUserId`).
 
     Only pieces the word index sees as one token (`getUserId`, `sqlite3`): the parts of a path or a dotted or
     snake_case name are words there already, found as a phrase (`identifier_phrases`). A trigram phrase as long
     as a path walks the doclists of dozens of trigrams (20-30 ms at 100k memories) to find what that phrase
     finds in a millisecond."""
     found: list[str] = []
-    for chunk in _identifier_chunks(text):
-        for piece in _WORD.findall(chunk.replace("_", " ")):
+    for chunk in chunks:
+        for piece in _tokens(chunk):
             if looks_like_identifier(piece) and piece.lower() not in (f.lower() for f in found):
                 found.append(piece)
     return found[:MAX_SUBSTRING_TERMS]
 
 
-def identifier_phrases(text: str) -> list[str]:
+def identifier_phrases(chunks: list[str]) -> list[str]:
     """Identifiers of several word tokens (`docs/runbooks/notifications.md`, `AWS_REGION`, `INV-6854`), each
     searched in the word index as the phrase of its tokens: rare, precise, and cheap even when every one of
     its words is common."""
-    return [c for c in _identifier_chunks(text) if len(_WORD.findall(c.replace("_", " "))) > 1][:MAX_SUBSTRING_TERMS]
+    return [c for c in chunks if len(_tokens(c)) > 1][:MAX_SUBSTRING_TERMS]
 
 
-def verbatim_phrase(text: str) -> str | None:
+def verbatim_phrase(text: str, chunks: list[str]) -> str | None:
     """The whole query, whitespace collapsed, when a memory holding it verbatim is what was asked for.
 
     Something copied (an error message, a path, a command: code punctuation or an identifier in it), or a run of
@@ -143,7 +149,7 @@ def verbatim_phrase(text: str) -> str | None:
     phrase = _SPACES.sub(" ", text).strip()
     if not MIN_PHRASE_CHARS <= len(phrase) <= MAX_PHRASE_CHARS:
         return None
-    if _identifier_chunks(phrase) or any(c in _CODE_PUNCT for c in phrase) or len(_WORD.findall(phrase)) >= 3:
+    if chunks or any(c in _CODE_PUNCT for c in phrase) or len(_WORD.findall(phrase)) >= 3:
         return phrase
     return None
 
@@ -195,11 +201,12 @@ def parse(text: str) -> KeywordQuery:
     text = (text or "")[:MAX_QUERY_CHARS]
     # NUL cannot travel inside an FTS5 string; nobody means it.
     text = text.replace("\x00", " ")
-    phrase = verbatim_phrase(text)
+    chunks = _identifier_chunks(text)
+    phrase = verbatim_phrase(text, chunks)
     # Trigram needs three characters; shorter terms would match nothing (or everything, via a full scan). Long
     # ones (a whole path) cost a trigram doclist each and their words already reach the word index.
-    substrings = tuple(s for s in substring_terms(text) if 3 <= len(s) <= MAX_SUBSTRING_CHARS)
-    phrases = tuple(p for p in identifier_phrases(text) if len(p) <= MAX_PHRASE_CHARS)
+    substrings = tuple(s for s in substring_terms(chunks) if 3 <= len(s) <= MAX_SUBSTRING_CHARS)
+    phrases = tuple(p for p in identifier_phrases(chunks) if len(p) <= MAX_PHRASE_CHARS)
     return KeywordQuery(
         text=text,
         terms=tuple(content_words(text)[:MAX_TERMS]),

@@ -61,11 +61,6 @@ class _Signals:
     distance: float | None = None
 
 
-def fts_expression(text: str, max_tokens: int = 32) -> str:
-    """A MATCH expression that cannot be a syntax error: every content word quoted, joined with OR."""
-    return query_text.parse(text).word_expression
-
-
 # --- Keyword side ---------------------------------------------------------------------------------------------
 
 
@@ -168,11 +163,11 @@ def _vector_total(model_id: str) -> int:
     for a few seconds even then: there it only chooses the quantized path and how far to widen, and the
     widening loop does not trust it."""
     key = (str(sql.connection.settings_dict.get("NAME")), model_id)
-    token = (id(sql.connection.connection), *sql.change_token())
     cached = _totals.get(key)
-    if cached and (
-        cached[0] == token or (cached[2] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[1] < 10.0)
-    ):
+    if cached and cached[2] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[1] < 10.0:
+        return cached[2]  # a large store: no need to read the change token either
+    token = (id(sql.connection.connection), *sql.change_token())
+    if cached and cached[0] == token:
         return cached[2]
     total = sql.count_memories("m.embed_model = %s", [model_id])
     _totals[key] = (token, time.monotonic(), total)
@@ -230,10 +225,7 @@ def _semantic(
         if len(found) < pool and len(embedded.nearest) >= embedded.fetched:
             found = None  # too many dropped: widen below
     if found is None:
-        if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
-            found, how = _quantized(vector, model_id, pool, where_model, params_model, scope)
-        else:
-            found, how = _exact(vector, model_id, pool, where_model, params_model, scope)
+        found, how = _nearest(vector, model_id, pool, where_model, params_model, scope)
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
@@ -252,23 +244,38 @@ def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list)
     return found[:pool]
 
 
+def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+    """The `pool` nearest rows passing the filter, nearest first, and how they were ranked."""
+    if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
+        return _quantized(vector, model_id, pool, where, params, scope)
+    return _exact(vector, model_id, pool, where, params, scope)
+
+
+def _allowed(scope: dict) -> tuple[int, list[int] | None]:
+    """How many rows the filter leaves, and their ids when that is few enough to rank them all exactly."""
+    allowed = sql.count_scoped(scope["alternatives"], scope["rest"], scope["rest_params"])
+    if not 0 < allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
+        return allowed, None
+    return allowed, sql.ids_scoped(scope["alternatives"], scope["rest"], scope["rest_params"], limit=allowed)
+
+
 def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
     """A large store: the in-process copy masks out what the scope and status rule out (no SQL), ranks the
     rest, and SQL confirms the nearest (it also drops rows changed since the copy was read). Other filters
     (category, tags, dates...) are narrower than the mask knows: a narrow one ranks exactly its own rows, a
     wide one widens the pool until enough pass."""
-    visible = {"projects": scope["projects"], "status": scope["status"]}
     if scope["narrower"]:
-        allowed = sql.count_scoped(scope["alternatives"], scope["rest"], scope["rest_params"])
+        allowed, ids = _allowed(scope)
         if not allowed:
             return [], "none"
-        if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
-            ids = sql.ids_scoped(scope["alternatives"], scope["rest"], scope["rest_params"], limit=allowed)
+        if ids is not None:
             found = vector_index.nearest_among(vector, model_id, ids, pool)
             return _passing(found, pool, where, params), "quantized-filtered"
     fetch = math.ceil(pool * 1.2)
     while True:
-        found_ids, distances = vector_index.nearest(vector, model_id, fetch, **visible)
+        found_ids, distances = vector_index.nearest(
+            vector, model_id, fetch, projects=scope["projects"], status=scope["status"]
+        )
         rows = list(zip(found_ids.tolist(), distances.tolist(), strict=True))
         found = _passing(rows, pool, where, params)
         if len(found) >= pool or len(rows) < fetch:
@@ -278,12 +285,10 @@ def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope
 
 def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
     """A small store: vec0's exact KNN, over the allowed rows themselves when a filter leaves few."""
-    rest, rest_params = scope["rest"], scope["rest_params"]
-    allowed = sql.count_scoped(scope["alternatives"], rest, rest_params)
+    allowed, ids = _allowed(scope)
     if not allowed:
         return [], "none"
-    if allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
-        ids = sql.ids_scoped(scope["alternatives"], rest, rest_params, limit=allowed)
+    if ids is not None:
         return _passing(sql.knn_among(vector, min(pool, len(ids)), ids), pool, where, params), "exact-filtered"
     total = max(_vector_total(model_id), allowed)
     # Widen the pool by the filter's selectivity so that about `pool` allowed rows survive the filter.
@@ -317,11 +322,7 @@ def similar_in_scope(
         return words, {}
     scope = {"alternatives": [(scope_sql, scope_params)], "rest": "m.status = %s", "rest_params": [Status.ACTIVE],
              "projects": [project or None], "status": Status.ACTIVE, "narrower": False}  # fmt: skip
-    where_model, params_model = f"{where} AND m.embed_model = %s", [*params, model_id]
-    if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
-        found, _ = _quantized(vector, model_id, limit, where_model, params_model, scope)
-    else:
-        found, _ = _exact(vector, model_id, limit, where_model, params_model, scope)
+    found, _ = _nearest(vector, model_id, limit, f"{where} AND m.embed_model = %s", [*params, model_id], scope)
     return words, {mid: 1.0 - distance for mid, distance in found}
 
 

@@ -117,21 +117,26 @@ def _status_error(response: httpx.Response) -> ProxyError:
     return upstream_error(text)
 
 
+def _json_object(response: httpx.Response, what: str) -> dict[str, Any]:
+    """The upstream's answer as a JSON object, or the ProxyError that says what was wrong with it."""
+    if response.status_code >= 400:
+        raise _status_error(response)
+    try:
+        data = response.json()
+    except ValueError as exc:
+        raise upstream_error(f"{what} is not JSON", code="malformed_response") from exc
+    if not isinstance(data, dict):
+        raise upstream_error(f"{what} is not a JSON object", code="malformed_response")
+    return data
+
+
 def post_json(body: dict[str, Any]) -> dict[str, Any]:
     try:
         response = _http().post(upstream_url("chat/completions"), json=body, headers=_headers(stream=False),
                                 timeout=_timeout())  # fmt: skip
     except httpx.HTTPError as exc:
         raise transport_error(exc) from exc
-    if response.status_code >= 400:
-        raise _status_error(response)
-    try:
-        data = response.json()
-    except ValueError as exc:
-        raise upstream_error("the upstream model's answer is not JSON", code="malformed_response") from exc
-    if not isinstance(data, dict):
-        raise upstream_error("the upstream model's answer is not a JSON object", code="malformed_response")
-    return data
+    return _json_object(response, "the upstream model's answer")
 
 
 def open_upstream_stream(body: dict[str, Any]) -> httpx.Response:
@@ -158,12 +163,7 @@ def list_models() -> dict[str, Any]:
         response = _http().get(upstream_url("models"), headers=_headers(stream=False), timeout=_timeout())
     except httpx.HTTPError as exc:
         raise transport_error(exc) from exc
-    if response.status_code >= 400:
-        raise _status_error(response)
-    try:
-        data = response.json()
-    except ValueError as exc:
-        raise upstream_error("the upstream's model list is not JSON", code="malformed_response") from exc
-    if not isinstance(data, dict) or not isinstance(data.get("data"), list):
+    data = _json_object(response, "the upstream's model list")
+    if not isinstance(data.get("data"), list):
         raise upstream_error("the upstream's model list has no data array", code="malformed_response")
     return data

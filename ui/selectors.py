@@ -9,13 +9,27 @@ import functools
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db import OperationalError
-from django.db.models import Case, Count, ExpressionWrapper, F, FloatField, Func, Q, QuerySet, Value, When
-from django.db.models.functions import Coalesce, Greatest, Least
+from django.db.models import (
+    Avg,
+    Case,
+    Count,
+    ExpressionWrapper,
+    F,
+    FloatField,
+    Func,
+    Max,
+    Q,
+    QuerySet,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Greatest, Least, TruncDate
 from django.utils import timezone
 
 from memoryhub import sql
@@ -395,11 +409,6 @@ def proxy_usage_by_day(days: int = 14) -> list[dict]:
     """What the chat proxy did per day and agent over the last `days` days, newest day first: requests, recall
     characters injected, memory tool calls, upstream tokens, average latency; `share` is the requests as a
     fraction of the busiest row's, for the bar."""
-    from datetime import timedelta
-
-    from django.db.models import Avg, Sum
-    from django.db.models.functions import TruncDate
-
     since = timezone.now() - timedelta(days=days)
     rows = list(
         UsageRecord.objects.filter(kind="proxy", created_at__gte=since)
@@ -425,8 +434,6 @@ def proxy_usage_by_day(days: int = 14) -> list[dict]:
 
 def recall_usage_by_project() -> dict[str | None, dict]:
     """Average and last recall block size per project, from what the agents were actually sent."""
-    from django.db.models import Avg, Max
-
     rows = (
         UsageRecord.objects.filter(Q(kind="recall") & Q(recall_chars__gt=0))
         .values("project")

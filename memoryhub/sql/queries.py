@@ -10,9 +10,9 @@ from memoryhub.sql.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABL
 
 
 def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:
-    """BM25 over the FTS index for an already-safe MATCH expression: [(memory_id, bm25)], best first.
-
-    bm25() is lower-is-better; the content column weighs more than tags.
+    """BM25 over the FTS index alone (no join on the rows, so an entry whose row is gone still shows: the store
+    tests use it to see what the index holds) for an already-safe MATCH expression: [(memory_id, bm25)], best
+    first. bm25() is lower-is-better; the content column weighs more than tags.
     """
     if table not in (FTS_TABLE, TRIGRAM_TABLE):
         raise ValueError(table)
