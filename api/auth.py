@@ -16,7 +16,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 
 from api.errors import PayloadTooLarge, too_large_message
-from memoryhub.tokens import Agent, verify_token
+from memoryhub.agents.tokens import Agent, verify_token
 
 
 class BearerTokenAuthentication(BaseAuthentication):

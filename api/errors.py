@@ -21,9 +21,9 @@ from django.views import defaults
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 
+from memoryhub.agents.tokens import AccessDenied
+from memoryhub.agents.tools import ToolError
 from memoryhub.embeddings import EmbeddingError
-from memoryhub.tokens import AccessDenied
-from memoryhub.tools import ToolError
 
 logger = logging.getLogger(__name__)
 

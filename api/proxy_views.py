@@ -1,6 +1,7 @@
 """The OpenAI-compatible chat proxy (`/v1/chat/completions`, `/v1/models`) and the MCP endpoint (`/mcp`).
 
-Thin: authenticate the bearer token, pick the project, call `memoryhub.proxy` / `memoryhub.mcp_server`, respond.
+Thin: authenticate the bearer token, pick the project, call `memoryhub.agents.proxy` or
+`memoryhub.agents.mcp_server`, respond.
 Not DRF, because OpenAI clients expect OpenAI's error shape and a raw SSE stream, and MCP clients JSON-RPC.
 """
 
@@ -13,9 +14,9 @@ from django.core.exceptions import DisallowedHost, RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.views.decorators.csrf import csrf_exempt
 
-from memoryhub import proxy
-from memoryhub.proxy import ProxyError
-from memoryhub.tokens import Agent, verify_token
+from memoryhub.agents import proxy
+from memoryhub.agents.proxy import ProxyError
+from memoryhub.agents.tokens import Agent, verify_token
 
 logger = logging.getLogger(__name__)
 
@@ -110,7 +111,7 @@ def models(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     """MCP over streamable HTTP, stateless with JSON answers: each POST is one JSON-RPC exchange."""
-    from memoryhub import mcp_server
+    from memoryhub.agents import mcp_server
 
     response = mcp_server.serve_django_request(request)
     response["Cache-Control"] = "no-store"

@@ -6,9 +6,9 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from memoryhub.exports import iso, memory_as_dict
+from memoryhub.memories.exports import iso, memory_as_dict
 from memoryhub.models import Category, ProposalStatus, Status, Tier
-from memoryhub.search import MODES
+from memoryhub.retrieval.search import MODES
 
 OUTCOMES = ("created", "merged", "duplicate", "rejected")
 

@@ -86,7 +86,7 @@ class Memory(models.Model):
 
     @property
     def effective_importance(self) -> float:
-        from memoryhub.decay import effective_importance
+        from memoryhub.memories.decay import effective_importance
 
         return effective_importance(self)
 

@@ -20,10 +20,10 @@ class FailingEmbedder:
 def _fresh_search_caches():
     """Search keeps per-process answers (word frequencies for a minute, the vector copy): each test starts
     without another test's, so no result depends on the order the tests ran in."""
-    from memoryhub import search, vector_index
+    import memoryhub.retrieval.search  # noqa: F401  (registers its caches)
+    from memoryhub.storage.resets import forget_store_caches
 
-    search.forget_cached_plans()
-    vector_index.reset()
+    forget_store_caches()
     yield
 
 

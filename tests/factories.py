@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory
-from memoryhub.store import create_memory
 
 
 def remember(content: str, **fields) -> Memory:

@@ -10,12 +10,12 @@ from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.utils import timezone
 
-from memoryhub import sql
-from memoryhub.lifecycle import archive_memory, restore_memory, run_decay_sweep
+from memoryhub.memories.lifecycle import archive_memory, restore_memory, run_decay_sweep
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, MemoryEvent, Status
-from memoryhub.recall import build_recall
-from memoryhub.search import search_memories
-from memoryhub.store import create_memory
+from memoryhub.retrieval.recall import build_recall
+from memoryhub.retrieval.search import search_memories
+from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
 

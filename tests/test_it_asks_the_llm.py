@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from memoryhub.consolidation import deterministic_fields, llm_fields, run_consolidation
-from memoryhub.llm import ChatClient, LLMError, get_llm
+from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
+from memoryhub.consolidation.proposals import deterministic_fields, llm_fields, run_consolidation
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Proposal
-from memoryhub.store import create_memory
 from tests.fake_openai import FakeOpenAI, Reply, chat_answer
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,9 @@ from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from rest_framework.test import APIClient
 
+from memoryhub.agents.tokens import create_token, revoke_tokens
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, MemoryEvent, Proposal
-from memoryhub.store import create_memory
-from memoryhub.tokens import create_token, revoke_tokens
 
 pytestmark = pytest.mark.django_db
 

@@ -13,17 +13,17 @@ import httpx
 import pytest
 from django.core.management import call_command
 
-from memoryhub import sql
-from memoryhub.backup import (
+from memoryhub.memories.backup import (
     RestoreRefused,
     backup_database,
     database_name,
     list_backups,
     restore_database,
 )
-from memoryhub.checks import run_checks
-from memoryhub.db.driver import connect as driver_connect
-from memoryhub.store import create_memory
+from memoryhub.memories.health import run_checks
+from memoryhub.memories.store import create_memory
+from memoryhub.storage import sql
+from memoryhub.storage.backend.driver import connect as driver_connect
 from tests.live_server import REPO, LiveServer, create_token, migrated_store, store_env
 
 # Writes memories through the domain, one transaction each, until a stop file appears; prints each committed id.
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 import django
 django.setup()
-from memoryhub.store import create_memory
+from memoryhub.memories.store import create_memory
 stop = Path(sys.argv[1])
 i = 0
 while not stop.exists() and i < 3000:
@@ -245,8 +245,8 @@ def test_the_backup_command_prints_the_file_it_wrote_last(tmp_path):
 AUTO = """
 import django
 django.setup()
-from memoryhub.backup import auto_backup
-from memoryhub.store import create_memory
+from memoryhub.memories.backup import auto_backup
+from memoryhub.memories.store import create_memory
 print(auto_backup("bulk-delete"))
 create_memory(content="The staging database is refreshed every Monday", project="alpha")
 print(auto_backup("bulk-delete"))

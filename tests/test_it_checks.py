@@ -9,12 +9,12 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connection
 
-from memoryhub import sql
-from memoryhub.checks import run_checks
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.health import run_checks
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory
-from memoryhub.search import search_memories
-from memoryhub.store import create_memory
+from memoryhub.retrieval.search import search_memories
+from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
 

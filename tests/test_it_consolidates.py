@@ -9,8 +9,8 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from memoryhub import sql
-from memoryhub.consolidation import (
+from memoryhub.bench.consolidation import generate, score
+from memoryhub.consolidation.proposals import (
     accept_proposal,
     merge_memories,
     proposal_for_merged,
@@ -18,10 +18,10 @@ from memoryhub.consolidation import (
     run_consolidation,
     undo_proposal,
 )
-from memoryhub.consolidation_bench import generate, score
+from memoryhub.memories.store import create_memory, import_memories
 from memoryhub.models import Memory, MemoryEvent, Proposal, Status
-from memoryhub.search import search_memories
-from memoryhub.store import create_memory, import_memories
+from memoryhub.retrieval.search import search_memories
+from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
 

@@ -10,11 +10,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memoryhub.decay import days_until_below, effective_importance
-from memoryhub.lifecycle import confirm_memory, refresh_memory
+from memoryhub.memories.decay import days_until_below, effective_importance
+from memoryhub.memories.lifecycle import confirm_memory, refresh_memory
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, MemoryEvent
-from memoryhub.search import search_memories
-from memoryhub.store import create_memory
+from memoryhub.retrieval.search import search_memories
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from memoryhub import minilm
-from memoryhub.embeddings import LocalMiniLM
+from memoryhub.embeddings import LocalMiniLM, minilm
 
 SENTENCES = [
     "The deploy workflow runs migrations before restarting the web workers",

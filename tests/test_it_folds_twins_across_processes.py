@@ -9,7 +9,7 @@ import threading
 
 import httpx
 
-from memoryhub.db.driver import connect as driver_connect
+from memoryhub.storage.backend.driver import connect as driver_connect
 from tests.live_server import LiveServer, create_token, migrated_store
 
 SERVICES = ["billing", "search", "ingest", "checkout", "reporting", "media", "auth", "export", "catalog", "mail"]

@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
+from memoryhub.agents.tokens import create_token as make_token
 from memoryhub.models import Memory
-from memoryhub.tokens import create_token as make_token
 from tests.live_server import LiveServer, create_token, migrated_store
 
 MB = 1024 * 1024

@@ -10,10 +10,10 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from memoryhub import query_text
+from memoryhub.memories.store import delete_memory, import_memories, update_memory
 from memoryhub.models import Memory, Status
-from memoryhub.search import search_memories
-from memoryhub.store import delete_memory, import_memories, update_memory
+from memoryhub.retrieval import query_text
+from memoryhub.retrieval.search import search_memories
 
 pytestmark = pytest.mark.django_db
 

@@ -9,12 +9,13 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from memoryhub import query_text, search, sql, vector_index
 from memoryhub.embeddings import get_embedder
-from memoryhub.lifecycle import archive_memory, restore_memory
+from memoryhub.memories.lifecycle import archive_memory, restore_memory
+from memoryhub.memories.store import import_memories, update_memory
 from memoryhub.models import Memory
-from memoryhub.search import search_memories
-from memoryhub.store import import_memories, update_memory
+from memoryhub.retrieval import query_text, search, vector_index
+from memoryhub.retrieval.search import search_memories
+from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
 

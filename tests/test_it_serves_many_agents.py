@@ -7,8 +7,8 @@ import threading
 import httpx
 import pytest
 
-from memoryhub.checks import run_checks
-from memoryhub.db.driver import connect as driver_connect
+from memoryhub.memories.health import run_checks
+from memoryhub.storage.backend.driver import connect as driver_connect
 from tests.live_server import LiveServer, create_token, migrated_store
 
 AGENTS = 6

@@ -7,10 +7,17 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.db import connection
 
-from memoryhub import sql
 from memoryhub.embeddings import EmbeddingError, get_embedder
+from memoryhub.memories.store import (
+    create_memory,
+    delete_memories,
+    delete_memory,
+    import_memories,
+    reembed,
+    update_memory,
+)
 from memoryhub.models import Memory, MemoryEvent
-from memoryhub.store import create_memory, delete_memories, delete_memory, import_memories, reembed, update_memory
+from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
 

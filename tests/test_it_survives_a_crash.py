@@ -8,8 +8,8 @@ import time
 
 import httpx
 
-from memoryhub.checks import run_checks
-from memoryhub.db.driver import connect as driver_connect
+from memoryhub.memories.health import run_checks
+from memoryhub.storage.backend.driver import connect as driver_connect
 from tests.live_server import LiveServer, create_token, migrated_store
 
 WORKERS = ("alpha", "beta", "gamma")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
+from memoryhub.memories.store import MAX_TAG_LENGTH, MAX_TAGS
 from memoryhub.models import Category, Memory, Status, Tier
-from memoryhub.store import MAX_TAG_LENGTH, MAX_TAGS
 from ui.selectors import SORTS, MemoryFilters
 
 KEEP = "__keep__"  # bulk re-tag: leave this field as each memory has it

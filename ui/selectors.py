@@ -1,6 +1,6 @@
 """Reads for the dashboard: the filtered memory list, a memory's neighbours, decay figures, counts.
 
-Nothing here writes. Search goes through memoryhub.search without reinforcing: a person browsing is not use.
+Nothing here writes. Search goes through memoryhub.retrieval.search without reinforcing: a person browsing is not use.
 """
 
 from __future__ import annotations
@@ -32,8 +32,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Greatest, Least, TruncDate
 from django.utils import timezone
 
-from memoryhub import sql
-from memoryhub.decay import days_since, decay_rate, decayed
+from memoryhub.memories.decay import days_since, decay_rate, decayed
 from memoryhub.models import (
     Category,
     GateLogEntry,
@@ -45,6 +44,7 @@ from memoryhub.models import (
     Tier,
     UsageRecord,
 )
+from memoryhub.storage import sql
 
 PAGE_SIZE = 25  # a screenful to curate; rendering and the search's k both grow with it
 SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
@@ -104,7 +104,7 @@ def _filtered(filters: MemoryFilters) -> QuerySet[Memory]:
 
 
 def effective_importance_expression(now: datetime | None = None):
-    """memoryhub.decay's formula as an SQL expression, so SQLite orders 10k rows by it in a few milliseconds.
+    """memoryhub.memories.decay's formula as an SQL expression, so SQLite orders 10k rows by it in a few milliseconds.
 
     effective = importance x rate ** days since last referenced, never below min(importance, floor) when
     confirmed; the rate is the category's if configured, else the tier's, else the default (as decay_rate).
@@ -163,7 +163,7 @@ def _page_of_ids(ids: list[int], number: int, known: dict[int, Memory] | None = 
 
 
 def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float], bool, dict[int, Memory]]:
-    from memoryhub.search import search_memories
+    from memoryhub.retrieval.search import search_memories
 
     common = {
         "query": filters.q,

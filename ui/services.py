@@ -10,12 +10,12 @@ from collections.abc import Callable
 
 from django.db import transaction
 
+from memoryhub.memories.store import update_memory
 from memoryhub.models import Memory, Status
-from memoryhub.store import update_memory
 
 
 def bulk_confirm(*, memories: list[Memory], confirmed: bool, actor: str) -> int:
-    from memoryhub.lifecycle import confirm_memory
+    from memoryhub.memories.lifecycle import confirm_memory
 
     todo = [m for m in memories if m.confirmed != confirmed]
     with transaction.atomic():
@@ -25,7 +25,7 @@ def bulk_confirm(*, memories: list[Memory], confirmed: bool, actor: str) -> int:
 
 
 def bulk_archive(*, memories: list[Memory], actor: str, reason: str = "archived from the dashboard") -> int:
-    from memoryhub.lifecycle import archive_memory
+    from memoryhub.memories.lifecycle import archive_memory
 
     todo = [m for m in memories if m.status != Status.ARCHIVED]
     with transaction.atomic():
@@ -35,7 +35,7 @@ def bulk_archive(*, memories: list[Memory], actor: str, reason: str = "archived 
 
 
 def bulk_restore(*, memories: list[Memory], actor: str) -> int:
-    from memoryhub.lifecycle import restore_memory
+    from memoryhub.memories.lifecycle import restore_memory
 
     todo = [m for m in memories if m.status == Status.ARCHIVED]
     with transaction.atomic():

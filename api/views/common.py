@@ -9,9 +9,9 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
 from api.serializers import ErrorSerializer
+from memoryhub.agents.tokens import Agent
+from memoryhub.memories.store import bookkeeping_write
 from memoryhub.models import UsageRecord
-from memoryhub.store import bookkeeping_write
-from memoryhub.tokens import Agent
 
 _ERROR_TEXT = {
     400: "A bad field, named in error.fields.",

@@ -14,11 +14,11 @@ from api import serializers as s
 from api.auth import AgentAPIMixin, agent_of
 from api.errors import error_body
 from api.views.common import Timer, errors, parse, parse_query, record_usage
-from memoryhub.exports import event_as_dict, import_items, memory_as_dict
-from memoryhub.gate import edit_memory, gate_write
+from memoryhub.agents.tools import list_memories
+from memoryhub.memories.exports import event_as_dict, import_items, memory_as_dict
+from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.store import delete_memory, reinforce
 from memoryhub.models import Memory, MemoryEvent
-from memoryhub.store import delete_memory, reinforce
-from memoryhub.tools import list_memories
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id cannot exist, and binding it would raise
 WRITE_STATUS = {"created": status.HTTP_201_CREATED, "merged": 200, "duplicate": 200, "rejected": 422}

@@ -18,7 +18,7 @@ from api.auth import AgentAPIMixin, agent_of
 from api.errors import Conflict, Unavailable
 from api.views.common import errors, parse, parse_query
 from api.views.memories import IdCursorPagination, sqlite_id
-from memoryhub.exports import memory_as_dict
+from memoryhub.memories.exports import memory_as_dict
 from memoryhub.models import Proposal
 
 _ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The proposal's id.")
@@ -27,7 +27,7 @@ _ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, desc
 def consolidation(function: str):
     """The consolidation module is loaded on use, so the API stands even where it is missing or broken."""
     try:
-        return getattr(importlib.import_module("memoryhub.consolidation"), function)
+        return getattr(importlib.import_module("memoryhub.consolidation.proposals"), function)
     except (ImportError, AttributeError) as exc:
         raise Unavailable(f"consolidation is not available: {exc}") from exc
 

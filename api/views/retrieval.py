@@ -14,12 +14,12 @@ from rest_framework.views import APIView
 from api import serializers as s
 from api.auth import AgentAPIMixin, agent_of
 from api.views.common import Timer, errors, parse, parse_query, record_usage
+from memoryhub.agents.tools import call_tool, tool_schemas
 from memoryhub.embeddings import get_embedder
-from memoryhub.exports import export_jsonl, export_markdown, export_queryset, memory_as_dict
+from memoryhub.memories.exports import export_jsonl, export_markdown, export_queryset, memory_as_dict
 from memoryhub.models import Memory
-from memoryhub.recall import build_recall
-from memoryhub.search import search_memories
-from memoryhub.tools import call_tool, tool_schemas
+from memoryhub.retrieval.recall import build_recall
+from memoryhub.retrieval.search import search_memories
 
 
 class HealthView(APIView):

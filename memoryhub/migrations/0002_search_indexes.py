@@ -2,7 +2,7 @@
 
 from django.db import migrations
 
-from memoryhub import sql
+from memoryhub.storage import sql
 
 migrations_ops = [
     migrations.RunSQL(sql.FTS_CREATE_V1, reverse_sql=sql.FTS_DROP_V1),

@@ -3,7 +3,7 @@ search intersects with its scope inside FTS5 instead of scoring the whole store'
 
 from django.db import migrations
 
-from memoryhub import sql
+from memoryhub.storage import sql
 
 
 class Migration(migrations.Migration):

@@ -9,8 +9,8 @@ import pytest
 from django.core.cache import cache
 from rest_framework.test import APIClient
 
+from memoryhub.agents.tokens import create_token
 from memoryhub.models import ApiToken
-from memoryhub.tokens import create_token
 
 
 @dataclass

@@ -6,9 +6,9 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
+from memoryhub.agents.tokens import hash_token, revoke_tokens, verify_token
+from memoryhub.memories.store import create_memory
 from memoryhub.models import ApiToken
-from memoryhub.store import create_memory
-from memoryhub.tokens import hash_token, revoke_tokens, verify_token
 from tests.api.conftest import error_of, make_agent
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""`python -m memoryhub.client`: store, search and recall over HTTP (in-process through WSGI)."""
+"""`python -m memoryhub.agents.client`: store, search and recall over HTTP (in-process through WSGI)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import httpx
 import pytest
 from django.core.wsgi import get_wsgi_application
 
-from memoryhub.client import main
+from memoryhub.agents.client import main
 from memoryhub.models import Memory
 
 pytestmark = pytest.mark.django_db
@@ -58,6 +58,8 @@ def test_a_forbidden_call_exits_1_with_the_servers_message(run, capsys):
 
 def test_without_a_token_it_says_how_to_get_one(monkeypatch):
     monkeypatch.delenv("MEMORYHUB_TOKEN", raising=False)
-    result = subprocess.run([sys.executable, "-m", "memoryhub.client", "search", "x"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "memoryhub.agents.client", "search", "x"], capture_output=True, text=True
+    )
     assert result.returncode == 2
     assert "MEMORYHUB_TOKEN" in result.stderr

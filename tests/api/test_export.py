@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from memoryhub.memories.store import create_memory, reinforce
 from memoryhub.models import Memory
-from memoryhub.store import create_memory, reinforce
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db

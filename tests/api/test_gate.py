@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from memoryhub.gate import (
+from memoryhub.memories.gate import (
     find_secrets,
     guess_category,
     guess_tier,
@@ -13,8 +13,8 @@ from memoryhub.gate import (
     noise_reason,
     promote_gate_entry,
 )
+from memoryhub.memories.store import create_memory, import_memories
 from memoryhub.models import GateLogEntry, Memory, MemoryEvent
-from memoryhub.store import create_memory, import_memories
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db

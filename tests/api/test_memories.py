@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from django.conf import settings
 
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, MemoryEvent, UsageRecord
-from memoryhub.store import create_memory
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, Proposal
-from memoryhub.store import create_memory
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from memoryhub.memories.store import create_memory, import_memories
 from memoryhub.models import UsageRecord
-from memoryhub.recall import HEADER, build_recall
-from memoryhub.store import create_memory, import_memories
+from memoryhub.retrieval.recall import HEADER, build_recall
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import pytest
 import yaml
 from django.core.management import call_command
 
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Proposal
-from memoryhub.store import create_memory
 
 pytestmark = pytest.mark.django_db
 

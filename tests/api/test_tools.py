@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from memoryhub.agents.tokens import Agent
+from memoryhub.agents.tools import ToolError, call_tool, tool_schemas
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, UsageRecord
-from memoryhub.store import create_memory
-from memoryhub.tokens import Agent
-from memoryhub.tools import ToolError, call_tool, tool_schemas
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db

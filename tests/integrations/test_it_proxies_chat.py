@@ -16,11 +16,11 @@ import time
 import httpx
 import pytest
 
+from memoryhub.agents.proxy import LIMIT_NOTE, MAX_MEMORY_ROUNDS
+from memoryhub.agents.tokens import create_token
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, UsageRecord
-from memoryhub.proxy import LIMIT_NOTE, MAX_MEMORY_ROUNDS
-from memoryhub.recall import HEADER
-from memoryhub.store import create_memory
-from memoryhub.tokens import create_token
+from memoryhub.retrieval.recall import HEADER
 from tests.integrations.fake_upstream import FakeUpstream, Reply, system_prompt, tool_names, tool_results
 from tests.live_server import LiveServer, migrated_store
 from tests.live_server import create_token as create_live_token

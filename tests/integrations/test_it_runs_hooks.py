@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memoryhub.recall import HEADER
+from memoryhub.retrieval.recall import HEADER
 from tests.live_server import REPO, LiveServer, create_token, free_port, migrated_store
 
 pytestmark = pytest.mark.slow  # a live server and a subprocess per hook run

@@ -22,9 +22,9 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from memoryhub.mcp_server import RECALL_URI
-from memoryhub.recall import HEADER
-from memoryhub.tools import tool_schemas
+from memoryhub.agents.mcp_server import RECALL_URI
+from memoryhub.agents.tools import tool_schemas
+from memoryhub.retrieval.recall import HEADER
 from tests.live_server import REPO, LiveServer, create_token, free_port, migrated_store, store_env
 
 FACT = "The alpha service reads its settings from /etc/alpha/config.toml when it starts."
@@ -198,7 +198,7 @@ PING = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"})
 
 @pytest.mark.django_db
 def test_slash_mcp_refuses_a_missing_or_wrong_token_and_a_project_outside_the_token(client):
-    from memoryhub.tokens import create_token as make_token
+    from memoryhub.agents.tokens import create_token as make_token
 
     scoped = make_token(name="beta-only", projects=["beta"])[1]
 
@@ -219,7 +219,7 @@ def test_slash_mcp_refuses_a_missing_or_wrong_token_and_a_project_outside_the_to
 
 @pytest.mark.django_db
 def test_slash_mcp_refuses_get_delete_and_cross_origin_posts(client):
-    from memoryhub.tokens import create_token as make_token
+    from memoryhub.agents.tokens import create_token as make_token
 
     auth = {"Authorization": f"Bearer {make_token(name='agent')[1]}"}
 

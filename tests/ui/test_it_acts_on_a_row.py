@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from memoryhub import sql
 from memoryhub.models import Memory, MemoryEvent
-from memoryhub.search import search_memories
+from memoryhub.retrieval.search import search_memories
+from memoryhub.storage import sql
 from tests.ui.conftest import HX, row_ids
 
 

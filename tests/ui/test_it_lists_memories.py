@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from memoryhub.decay import effective_importance
+from memoryhub.memories.decay import effective_importance
 from memoryhub.models import Memory
 from tests.ui.conftest import HX, remember, row_ids
 from ui.selectors import PAGE_SIZE

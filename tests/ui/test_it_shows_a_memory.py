@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memoryhub.store import update_memory
+from memoryhub.memories.store import update_memory
 from tests.ui.conftest import remember
 
 
@@ -56,7 +56,7 @@ def test_it_lists_the_most_similar_memories_first(ui, store):
 
 
 def test_a_merged_memory_offers_the_undo(ui, store):
-    from memoryhub.consolidation import merge_memories
+    from memoryhub.consolidation.proposals import merge_memories
 
     b = remember("Every list endpoint pages with a cursor", project="alpha")
     merged = merge_memories(memory_ids=[store["pagination"].pk, b.pk], content="Lists page with cursors", actor="t")

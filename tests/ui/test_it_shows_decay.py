@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memoryhub.decay import days_until_below
+from memoryhub.memories.decay import days_until_below
 from memoryhub.models import Memory
 from tests.ui.conftest import HX, remember
 

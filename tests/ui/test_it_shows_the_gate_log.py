@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memoryhub.gate import gate_write
+from memoryhub.memories.gate import gate_write
 from memoryhub.models import GateLogEntry, Memory
 from tests.ui.conftest import HX
 

@@ -77,7 +77,7 @@ def error_text_from_form(form) -> str:
 
 def _merge_initial(memories: list[Memory]) -> dict:
     """Start from what a consolidation proposal would say (most common category and tier, every tag)."""
-    from memoryhub.consolidation import deterministic_fields
+    from memoryhub.consolidation.proposals import deterministic_fields
 
     fields = deterministic_fields(memories)
     return {
@@ -118,7 +118,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
         return refuse(
             request, "Some of these memories no longer exist; nothing was merged. Reload the list.", status=409
         )
-    from memoryhub.consolidation import merge_memories
+    from memoryhub.consolidation.proposals import merge_memories
 
     data = form.cleaned_data
     try:

@@ -55,7 +55,7 @@ def decay(request: HtmxHttpRequest) -> HttpResponse:
 @dashboard_view
 @require_POST
 def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
-    from memoryhub.lifecycle import run_decay_sweep
+    from memoryhub.memories.lifecycle import run_decay_sweep
 
     try:
         report = run_decay_sweep(actor=actor(request))
@@ -72,7 +72,7 @@ def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
 @dashboard_view
 @require_GET
 def overview(request: HtmxHttpRequest) -> HttpResponse:
-    from memoryhub.recall import build_recall
+    from memoryhub.retrieval.recall import build_recall
 
     kinds, agents = selectors.usage_by_agent()
     projects = [p for p, _ in selectors.counts_by("project")]

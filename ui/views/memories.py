@@ -6,10 +6,10 @@ from django.http import HttpResponse, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from memoryhub.decay import days_until_below
 from memoryhub.embeddings import EmbeddingError
+from memoryhub.memories.decay import days_until_below
+from memoryhub.memories.store import delete_memory, update_memory
 from memoryhub.models import Memory
-from memoryhub.store import delete_memory, update_memory
 from ui import selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (
@@ -98,7 +98,7 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def _merge_proposal(memory: Memory):
     """The accepted merge that made this memory, so its page can offer the undo."""
     try:
-        from memoryhub.consolidation import proposal_for_merged
+        from memoryhub.consolidation.proposals import proposal_for_merged
     except ImportError:
         return None
     return proposal_for_merged(memory)
@@ -146,7 +146,7 @@ def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str) -> H
 @dashboard_view
 @require_POST
 def confirm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.lifecycle import confirm_memory
+    from memoryhub.memories.lifecycle import confirm_memory
 
     value = request.POST.get("confirmed", "1") != "0"
     return _lifecycle_action(
@@ -160,7 +160,7 @@ def confirm(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.lifecycle import archive_memory
+    from memoryhub.memories.lifecycle import archive_memory
 
     return _lifecycle_action(
         request,
@@ -173,7 +173,7 @@ def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def restore(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.lifecycle import restore_memory
+    from memoryhub.memories.lifecycle import restore_memory
 
     return _lifecycle_action(
         request, pk, lambda m: restore_memory(memory=m, actor=actor(request)), "Memory #{pk} restored."
@@ -183,7 +183,7 @@ def restore(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def refresh(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.lifecycle import refresh_memory
+    from memoryhub.memories.lifecycle import refresh_memory
 
     return _lifecycle_action(
         request, pk, lambda m: refresh_memory(memory=m, actor=actor(request)), "Memory #{pk} refreshed."

@@ -102,7 +102,7 @@ def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice) -> HttpRes
 @dashboard_view
 @require_POST
 def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.consolidation import accept_proposal
+    from memoryhub.consolidation.proposals import accept_proposal
 
     form = AcceptProposalForm(request.POST, prefix=f"p{pk}")
     if not form.is_valid():
@@ -121,7 +121,7 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.consolidation import reject_proposal
+    from memoryhub.consolidation.proposals import reject_proposal
 
     return _proposal_action(
         request, pk, lambda p: reject_proposal(proposal=p, actor=actor(request)), f"Proposal #{pk} rejected."
@@ -131,7 +131,7 @@ def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def undo(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.consolidation import undo_proposal
+    from memoryhub.consolidation.proposals import undo_proposal
 
     return _proposal_action(
         request, pk, lambda p: undo_proposal(proposal=p, actor=actor(request)), f"Merge of proposal #{pk} undone."
@@ -141,7 +141,7 @@ def undo(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def run_consolidation_pass(request: HtmxHttpRequest) -> HttpResponse:
-    from memoryhub.consolidation import run_consolidation
+    from memoryhub.consolidation.proposals import run_consolidation
 
     form = RunConsolidationForm(request.POST)
     if not form.is_valid():
@@ -189,7 +189,7 @@ def gate_log(request: HtmxHttpRequest) -> HttpResponse:
 @dashboard_view
 @require_POST
 def promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.gate import promote_gate_entry
+    from memoryhub.memories.gate import promote_gate_entry
 
     entry = GateLogEntry.objects.filter(pk=pk).first()
     if entry is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.backup import BackupError, backup_database, list_backups
+from memoryhub.memories.backup import BackupError, backup_database, list_backups
 
 
 class Command(BaseCommand):

@@ -9,10 +9,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from django.db import connection
 
-from memoryhub.consolidation import run_consolidation
-from memoryhub.consolidation_bench import generate, score
+from memoryhub.bench.consolidation import generate, score
+from memoryhub.consolidation.proposals import run_consolidation
+from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory, Proposal
-from memoryhub.store import import_memories
 
 
 class Command(BaseCommand):

@@ -27,10 +27,11 @@ import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub import bench_corpus, sql
+from memoryhub.bench import corpus as bench_corpus
 from memoryhub.embeddings import get_embedder, set_embedder
-from memoryhub.scratch_db import scratch_database
-from memoryhub.search import search_memories
+from memoryhub.retrieval.search import search_memories
+from memoryhub.storage import sql
+from memoryhub.storage.scratch import scratch_database
 
 _WORD = re.compile(r"\w+")
 
@@ -156,8 +157,8 @@ class Command(BaseCommand):
         more than the benchmark itself, and the search does not care how the rows came in."""
         from django.db import transaction
 
+        from memoryhub.memories.store import clean_fields
         from memoryhub.models import Memory
-        from memoryhub.store import clean_fields
 
         corpus = bench_corpus.memories(count)
         have = Memory.objects.count()
@@ -237,7 +238,7 @@ class Command(BaseCommand):
 
     def _recall(self, pairs, k: int, total: int) -> None:
         """Quantized passes against exact float KNN over the whole store (unfiltered, same vectors)."""
-        from memoryhub import vector_index
+        from memoryhub.retrieval import vector_index
 
         embedder = get_embedder()
         vectors = embedder.embed([text for text, _ in pairs])

@@ -29,7 +29,7 @@ class Command(BaseCommand):
         if not no_demo and not Memory.objects.exists():
             call_command("seed_demo", stdout=self.stdout)
         if not ApiToken.objects.filter(revoked_at__isnull=True).exists():
-            from memoryhub.tokens import create_token
+            from memoryhub.agents.tokens import create_token
 
             _, token = create_token(name="default-agent")
             self.stdout.write(f"API token for agent 'default-agent' (shown once): {token}")

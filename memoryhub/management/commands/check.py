@@ -8,8 +8,8 @@ from __future__ import annotations
 from django.core.management.base import CommandError
 from django.core.management.commands import check as django_check
 
-from memoryhub import sql
-from memoryhub.checks import run_checks
+from memoryhub.memories.health import run_checks
+from memoryhub.storage import sql
 
 
 class Command(django_check.Command):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.tokens import create_token
+from memoryhub.agents.tokens import create_token
 
 
 class Command(BaseCommand):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from memoryhub.lifecycle import run_decay_sweep
+from memoryhub.memories.lifecycle import run_decay_sweep
 
 
 class Command(BaseCommand):

@@ -26,9 +26,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from memoryhub.scratch_db import scratch_database
-from memoryhub.search import MODES, search_memories
-from memoryhub.store import import_memories
+from memoryhub.memories.store import import_memories
+from memoryhub.retrieval.search import MODES, search_memories
+from memoryhub.storage.scratch import scratch_database
 
 DEFAULT_PATH = Path(__file__).resolve().parents[3].parent / "shared" / "data" / "locomo-dev"
 CATEGORIES = (1, 2, 3, 4)

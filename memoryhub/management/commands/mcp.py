@@ -29,7 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8765)
 
     def handle(self, *args, project, agent, http, host, port, **options):
-        from memoryhub import mcp_server
+        from memoryhub.agents import mcp_server
 
         if http:
             import uvicorn

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.checks import rebuild_index, run_checks
 from memoryhub.embeddings import EmbeddingError
+from memoryhub.memories.health import rebuild_index, run_checks
 
 
 class Command(BaseCommand):

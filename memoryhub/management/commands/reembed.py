@@ -2,8 +2,8 @@ from django.core.management.base import BaseCommand
 from tqdm import tqdm
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.store import reembed
 from memoryhub.models import Memory
-from memoryhub.store import reembed
 
 
 class Command(BaseCommand):
@@ -24,7 +24,7 @@ class Command(BaseCommand):
             self.stdout.write(f"All memories are embedded with {embedder.model_id}.")
             return
         try:
-            from memoryhub.backup import auto_backup
+            from memoryhub.memories.backup import auto_backup
 
             auto_backup("reembed")
         except ImportError:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.backup import BackupError, RestoreRefused, database_name, restore_database
+from memoryhub.memories.backup import BackupError, RestoreRefused, database_name, restore_database
 
 
 class Command(BaseCommand):

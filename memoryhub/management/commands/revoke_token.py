@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.tokens import revoke_tokens
+from memoryhub.agents.tokens import revoke_tokens
 
 
 class Command(BaseCommand):

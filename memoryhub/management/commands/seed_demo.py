@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand
 
-from memoryhub.demo import DEMO_MEMORIES
+from memoryhub.bench.demo import DEMO_MEMORIES
+from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
-from memoryhub.store import import_memories
 
 
 class Command(BaseCommand):

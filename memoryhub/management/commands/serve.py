@@ -51,7 +51,7 @@ class Command(BaseCommand):
                 f"warning: binding {host} exposes the memory store beyond this machine; "
                 "set MEMORYHUB_SECRET_KEY and MEMORYHUB_ALLOWED_HOSTS, and put TLS in front"
             )
-        from memoryhub import sql
+        from memoryhub.storage import sql
 
         if sql.MEMORY_TABLE not in sql.schema_names():
             raise CommandError("the store is not set up: run `python manage.py migrate` first")

@@ -15,8 +15,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub import bench_corpus, sql
-from memoryhub.scratch_db import scratch_database
+from memoryhub.bench import corpus as bench_corpus
+from memoryhub.storage import sql
+from memoryhub.storage.scratch import scratch_database
 
 TARGET_MS = 150.0
 
@@ -51,8 +52,8 @@ class Command(BaseCommand):
         from django.db import transaction
 
         from memoryhub.embeddings import get_embedder
+        from memoryhub.memories.store import clean_fields
         from memoryhub.models import Memory
-        from memoryhub.store import clean_fields
 
         corpus = bench_corpus.memories(count)
         have = Memory.objects.count()

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memoryhub import sql
+from memoryhub.storage import sql
 
 # Longer queries are cut: 10,000 characters of pasted log must not turn into a 2,000-term OR.
 MAX_QUERY_CHARS = 2000

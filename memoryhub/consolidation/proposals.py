@@ -19,10 +19,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from memoryhub.clustering import Cluster, cluster_key, find_clusters, word_set
-from memoryhub.llm import ChatClient, LLMError, get_llm
+from memoryhub.consolidation.clustering import Cluster, cluster_key, find_clusters, word_set
+from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
+from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.models import Category, Memory, Proposal, ProposalStatus, Status, Tier
-from memoryhub.store import clean_fields, create_memory, record_event
 
 logger = logging.getLogger(__name__)
 
@@ -324,7 +324,7 @@ def merge_memories(
 
 def _backup_before_merge() -> None:
     # A merge can be undone, but a backup is the net under the undo; a run of accepts in one review makes one.
-    from memoryhub.backup import auto_backup
+    from memoryhub.memories.backup import auto_backup
 
     auto_backup("merge", min_interval=600)
 

@@ -1,9 +1,9 @@
 """A small command-line client for agents that can run shell commands.
 
     export MEMORYHUB_URL=http://127.0.0.1:8000 MEMORYHUB_TOKEN=mh_...
-    python -m memoryhub.client store "Alpha deploys with make deploy" --project alpha --tag deploy
-    python -m memoryhub.client search "how do we deploy" --project alpha
-    python -m memoryhub.client recall --project alpha --query "deploy"
+    python -m memoryhub.agents.client store "Alpha deploys with make deploy" --project alpha --tag deploy
+    python -m memoryhub.agents.client search "how do we deploy" --project alpha
+    python -m memoryhub.agents.client recall --project alpha --query "deploy"
 
 Exit status: 0 done (a write folded into an existing memory counts as done), 1 refused or failed, 2 usage.
 """
@@ -59,7 +59,9 @@ class MemoryHubClient:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m memoryhub.client", description="Talk to a MemoryHub server.")
+    parser = argparse.ArgumentParser(
+        prog="python -m memoryhub.agents.client", description="Talk to a MemoryHub server."
+    )
     parser.add_argument("--url", default=os.environ.get("MEMORYHUB_URL", DEFAULT_URL), help="default $MEMORYHUB_URL")
     parser.add_argument("--token", default=os.environ.get("MEMORYHUB_TOKEN", ""), help="default $MEMORYHUB_TOKEN")
     parser.add_argument("--json", action="store_true", help="print the server's JSON answer as it is")

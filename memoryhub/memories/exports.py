@@ -15,8 +15,8 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
+from memoryhub.memories.store import EDITABLE_FIELDS, clean_fields, import_memories
 from memoryhub.models import Category, Memory, MemoryEvent
-from memoryhub.store import EDITABLE_FIELDS, clean_fields, import_memories
 
 MEMORY_FIELDS = (
     "id", "content", "category", "tier", "project", "tags", "metadata", "source", "importance",
@@ -172,7 +172,7 @@ def import_items(*, items: list[dict[str, Any]], source: str = "", actor: str = 
     memory behind, so sending it again never stores twins. `merged_into` pointing inside the set follows the new
     ids."""
     validate_items(items)
-    from memoryhub.backup import auto_backup
+    from memoryhub.memories.backup import auto_backup
 
     # Bursts of batches from one migration make one backup: the first holds the store as it was before.
     auto_backup("import", min_interval=300)

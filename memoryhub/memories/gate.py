@@ -20,9 +20,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.store import clean_fields, create_memory, reinforce, update_memory
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
-from memoryhub.search import similar_in_scope
-from memoryhub.store import clean_fields, create_memory, reinforce, update_memory
+from memoryhub.retrieval.search import similar_in_scope
 
 
 @dataclass

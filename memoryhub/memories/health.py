@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 
 from django.db import DatabaseError, transaction
 
-from memoryhub import sql
-from memoryhub.db.driver import DRIVER
 from memoryhub.embeddings import get_embedder
 from memoryhub.models import Memory
+from memoryhub.storage import sql
+from memoryhub.storage.backend.driver import DRIVER
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 

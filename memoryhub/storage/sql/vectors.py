@@ -7,7 +7,13 @@ from collections.abc import Sequence
 import numpy as np
 from django.db import connection
 
-from memoryhub.sql.schema import DEFAULT_DIMENSIONS, MEMORY_TABLE, ensure_vec_table, existing_vec_dimensions, vec_table
+from memoryhub.storage.sql.schema import (
+    DEFAULT_DIMENSIONS,
+    MEMORY_TABLE,
+    ensure_vec_table,
+    existing_vec_dimensions,
+    vec_table,
+)
 
 
 def to_blob(vector: Sequence[float] | np.ndarray) -> bytes:

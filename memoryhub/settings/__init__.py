@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memoryhub.env import envbool, envfloat, envint, envstr
+from memoryhub.settings.env import envbool, envfloat, envint, envstr
 
-BASE_DIR = Path(__file__).resolve().parent.parent
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 DEBUG = envbool("MEMORYHUB_DEBUG", False)
 # A local service: a fixed key is only acceptable because the default bind is loopback; set one for anything else.
@@ -64,7 +64,7 @@ TEMPLATES = [
 DATABASES = {
     "default": {
         # Our backend: Django's sqlite3 backend plus sqlite-vec on every connection (see memoryhub/db/base.py).
-        "ENGINE": "memoryhub.db",
+        "ENGINE": "memoryhub.storage.backend",
         "NAME": envstr("MEMORYHUB_DB", str(BASE_DIR / "memoryhub.sqlite3")),
         "OPTIONS": {
             "transaction_mode": "IMMEDIATE",
@@ -194,7 +194,7 @@ LOGGING = {
 # Lifecycle: per-category / per-tier decay rates from the environment, e.g.
 # MEMORYHUB_DECAY_CATEGORY_RATES="decision=0.98,gotcha=0.98" (merged over the defaults above).
 def _env_rates(name: str, defaults: dict[str, float], allowed: set[str]) -> dict[str, float]:
-    from memoryhub.env import SettingError
+    from memoryhub.settings.env import SettingError
 
     rates = dict(defaults)
     for item in (part.strip() for part in envstr(name).split(",")):

@@ -24,13 +24,20 @@ from typing import Any
 import httpx
 from django.conf import settings
 
+from memoryhub.agents.tokens import Agent
+from memoryhub.agents.tools import TOOL_NAMES, ToolError, call_tool, tool_schemas
+from memoryhub.agents.upstream import (
+    ProxyError,
+    list_models,
+    open_upstream_stream,
+    post_json,
+    transport_error,
+    upstream_error,
+)
 from memoryhub.embeddings import EmbeddingError
+from memoryhub.memories.store import bookkeeping_write
 from memoryhub.models import UsageRecord
-from memoryhub.recall import build_recall
-from memoryhub.store import bookkeeping_write
-from memoryhub.tokens import Agent
-from memoryhub.tools import TOOL_NAMES, ToolError, call_tool, tool_schemas
-from memoryhub.upstream import ProxyError, list_models, open_upstream_stream, post_json, transport_error, upstream_error
+from memoryhub.retrieval.recall import build_recall
 
 __all__ = ["ProxyError", "complete", "list_models", "open_stream", "resolve_project", "start_exchange"]
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from memoryhub.db.driver import DRIVER, load_vec
+from memoryhub.storage.backend.driver import DRIVER, load_vec
 
 if DRIVER.__name__ != "sqlite3":
     sys.modules["sqlite3"] = DRIVER

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Q
 
+from memoryhub.memories.store import reinforce
 from memoryhub.models import Memory, Status
-from memoryhub.search import search_memories
-from memoryhub.store import reinforce
+from memoryhub.retrieval.search import search_memories
 
 HEADER = "Memory (already in your context; search only for what is not here):"
 GLOBAL_CATEGORIES = ("preference", "person", "environment")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from django.db import connection
 
-from memoryhub.sql.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
+from memoryhub.storage.sql.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
 
 def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:

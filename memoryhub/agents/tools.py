@@ -18,11 +18,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
-from memoryhub.gate import edit_memory, gate_write
+from memoryhub.agents.tokens import AccessDenied, Agent
+from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
-from memoryhub.search import MODES, search_memories
-from memoryhub.store import bookkeeping_write, delete_memory, reinforce
-from memoryhub.tokens import AccessDenied, Agent
+from memoryhub.retrieval.search import MODES, search_memories
 
 TURN_TTL_SECONDS = 6 * 3600
 LIST_LIMIT = 50

@@ -1,5 +1,5 @@
 """Every raw SQL statement of MemoryHub, in one package: the schema (FTS5 and sqlite-vec tables, their triggers),
-the vector tables, the search queries, and the checks. Callers use `from memoryhub import sql` and `sql.<name>`.
+the vector tables, the search queries, and the checks. Callers use `from memoryhub.storage import sql` and `sql.<name>`.
 
 Always parameters, never text from a user spliced into SQL. Table names are built only from integers
 (vector dimensions) and constants here.
@@ -7,7 +7,7 @@ Always parameters, never text from a user spliced into SQL. Table names are buil
 
 from django.db import connection
 
-from memoryhub.sql.checks import (
+from memoryhub.storage.sql.checks import (
     fts_check_table,
     fts_ids,
     fts_integrity_check,
@@ -18,7 +18,7 @@ from memoryhub.sql.checks import (
     schema_names,
     set_journal_mode,
 )
-from memoryhub.sql.queries import (
+from memoryhub.storage.sql.queries import (
     MMAP_BYTES,
     change_token,
     count_memories,
@@ -36,7 +36,7 @@ from memoryhub.sql.queries import (
     set_synchronous,
     synchronous,
 )
-from memoryhub.sql.schema import (
+from memoryhub.storage.sql.schema import (
     DEFAULT_DIMENSIONS,
     FTS_CREATE_V1,
     FTS_DROP_V1,
@@ -55,7 +55,7 @@ from memoryhub.sql.schema import (
     vec_drop_statements,
     vec_table,
 )
-from memoryhub.sql.vectors import (
+from memoryhub.storage.sql.vectors import (
     delete_vectors,
     insert_new_vectors,
     iter_vectors,

@@ -14,7 +14,7 @@ import httpx
 import numpy as np
 from django.conf import settings
 
-from memoryhub import minilm
+from memoryhub.embeddings import minilm
 
 
 class EmbeddingError(RuntimeError):
@@ -47,7 +47,7 @@ class LocalMiniLM:
 
     def _load_runner(self):
         try:
-            from memoryhub import minilm_onnx
+            from memoryhub.embeddings import minilm_onnx
         except ImportError:
             return minilm.NumpyBert(minilm.load_weights()), "numpy"
         # The name carries the builder's version: a changed graph or quantization is rebuilt, never reused stale.

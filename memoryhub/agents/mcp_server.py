@@ -6,13 +6,13 @@ Three ways in, one server definition (`build_server`):
   manager running on a private event loop thread (`serve_django_request`). Stateless with JSON answers, so each
   POST is one complete exchange and no session or open stream ties a client to a worker thread;
 - `python manage.py mcp --http --port N`: the same handler as its own ASGI app under uvicorn;
-- stdio: `python manage.py mcp` or `python -m memoryhub.mcp_server`, for agents that launch their MCP servers.
+- stdio: `python manage.py mcp` or `python -m memoryhub.agents.mcp_server`, for agents that launch their MCP servers.
 
 Over HTTP the caller is the bearer token (the same tokens as the REST API) and the project comes from the
 `X-MemoryHub-Project` header or the token's only project. Over stdio the process runs as MEMORYHUB_TOKEN's agent
 when that is set, otherwise as a local agent with full access (it can open the database file anyway).
 
-Django-dependent imports stay inside functions: `python -m memoryhub.mcp_server` imports this module before
+Django-dependent imports stay inside functions: `python -m memoryhub.agents.mcp_server` imports this module before
 Django is set up.
 """
 
@@ -38,7 +38,7 @@ from mcp.shared.exceptions import MCPError
 if TYPE_CHECKING:
     from django.http import HttpRequest, HttpResponse
 
-    from memoryhub.tokens import Agent
+    from memoryhub.agents.tokens import Agent
 
 logger = logging.getLogger(__name__)
 
@@ -105,14 +105,14 @@ def _tool(schema: dict) -> types.Tool:
 
 
 async def _list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    from memoryhub.proxy import memory_tools_for
+    from memoryhub.agents.proxy import memory_tools_for
 
     return types.ListToolsResult(tools=[_tool(t) for t in memory_tools_for(_caller(ctx).agent)])
 
 
 def _run_tool(caller: Caller, name: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    from memoryhub.agents.tools import ToolError, call_tool
     from memoryhub.embeddings import EmbeddingError
-    from memoryhub.tools import ToolError, call_tool
 
     try:
         answer = call_tool(name=name, arguments=arguments, agent=caller.agent, default_project=caller.project)
@@ -140,8 +140,8 @@ async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Cal
 def recall_text(caller: Caller, project: str | None, query: str | None = None) -> str:
     from django.conf import settings
 
-    from memoryhub.recall import build_recall
-    from memoryhub.tokens import AccessDenied
+    from memoryhub.agents.tokens import AccessDenied
+    from memoryhub.retrieval.recall import build_recall
 
     try:
         caller.agent.check_read(project)
@@ -258,8 +258,8 @@ class HttpRefusal(Exception):
 
 def authenticate(authorization: str, project_header: str) -> Caller:
     """The caller of an HTTP request from its Authorization and X-MemoryHub-Project headers, or HttpRefusal."""
-    from memoryhub.proxy import ProxyError, resolve_project
-    from memoryhub.tokens import Agent, verify_token
+    from memoryhub.agents.proxy import ProxyError, resolve_project
+    from memoryhub.agents.tokens import Agent, verify_token
 
     scheme, _, raw = (authorization or "").partition(" ")
     if not authorization:
@@ -455,8 +455,8 @@ def asgi_app(*, host: str = "127.0.0.1"):
 
 def local_caller(*, token: str | None, agent_name: str, project: str | None) -> Caller:
     """The stdio process's caller: MEMORYHUB_TOKEN's agent when given, else a local agent with full access."""
-    from memoryhub.proxy import ProxyError, resolve_project
-    from memoryhub.tokens import Agent, verify_token
+    from memoryhub.agents.proxy import ProxyError, resolve_project
+    from memoryhub.agents.tokens import Agent, verify_token
 
     if token:
         row = verify_token(token)
@@ -486,7 +486,7 @@ def run_stdio(caller: Caller) -> None:
 
 
 def main() -> None:
-    """`python -m memoryhub.mcp_server`: the stdio server, configured from the environment."""
+    """`python -m memoryhub.agents.mcp_server`: the stdio server, configured from the environment."""
     import sys
 
     import django

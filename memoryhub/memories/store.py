@@ -18,9 +18,9 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from memoryhub import sql
 from memoryhub.embeddings import get_embedder
 from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
+from memoryhub.storage import sql
 
 EDITABLE_FIELDS = ("content", "category", "tier", "project", "tags", "metadata", "importance", "confirmed", "status")
 MAX_TAGS = 50
@@ -181,7 +181,7 @@ def delete_memory(*, memory: Memory, actor: str = "") -> None:
 def delete_memories(*, memory_ids: Iterable[int], actor: str = "") -> int:
     ids = list(memory_ids)
     if len(ids) > 1:
-        from memoryhub.backup import auto_backup
+        from memoryhub.memories.backup import auto_backup
 
         auto_backup("bulk-delete")
     with transaction.atomic():

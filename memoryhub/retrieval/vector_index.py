@@ -29,7 +29,8 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
-from memoryhub import sql
+from memoryhub.storage import sql
+from memoryhub.storage.resets import on_store_replaced
 
 _lock = threading.Lock()
 
@@ -240,6 +241,7 @@ def nearest_among(vector: np.ndarray, model_id: str, memory_ids: list[int], k: i
     return view(model_id, len(vector)).nearest_among(vector, memory_ids, k)
 
 
+@on_store_replaced
 def reset() -> None:
     with _lock:
         _copies.clear()

@@ -28,9 +28,9 @@ import numpy as np
 from django.conf import settings
 from django.db.models import Q
 
-from memoryhub import sql
 from memoryhub.embeddings import get_embedder
 from memoryhub.models import Memory
+from memoryhub.storage import sql
 
 BLOCK_CELLS = 16_000_000  # similarities computed at once: 64 MB of float32, whatever the scope's size
 # Identifiers stay whole: `stone-signal` and `stone-tower`, `config/app.toml` and `config/web.toml` are

@@ -19,9 +19,10 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connections
 
-from memoryhub import sql
-from memoryhub.db.driver import DRIVER
-from memoryhub.db.driver import connect as driver_connect
+from memoryhub.storage import sql
+from memoryhub.storage.backend.driver import DRIVER
+from memoryhub.storage.backend.driver import connect as driver_connect
+from memoryhub.storage.resets import forget_store_caches
 
 logger = logging.getLogger(__name__)
 
@@ -222,10 +223,7 @@ def restore_database(*, path: Path | str, target: str | None = None) -> None:
         # This process's own connection must not go on with pages it cached from the old store, nor search with
         # the old store's vectors and word frequencies.
         connections["default"].close()
-        from memoryhub import search, vector_index
-
-        vector_index.reset()
-        search.forget_cached_plans()
+        forget_store_caches()
     logger.info("store %s restored from %s", target_path, candidate)
 
 

@@ -33,10 +33,12 @@ from typing import Any
 
 from django.conf import settings
 
-from memoryhub import query_text, sql, vector_index
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.store import reinforce
 from memoryhub.models import Memory, Status
-from memoryhub.store import reinforce
+from memoryhub.retrieval import query_text, vector_index
+from memoryhub.storage import sql
+from memoryhub.storage.resets import on_store_replaced
 
 MODES = ("hybrid", "keyword", "semantic")
 MAX_K = 100
@@ -132,6 +134,7 @@ def _more_than(expression: str, count: int) -> bool:
     return answer
 
 
+@on_store_replaced
 def forget_cached_plans() -> None:
     """Drop remembered word frequencies and vector counts (tests; after restoring another store in place)."""
     _frequencies.clear()
@@ -361,7 +364,7 @@ class _Row:
 
 
 def _rows(ids: list[int]) -> dict[int, _Row]:
-    from memoryhub.decay import days_since, decay_rate, decayed
+    from memoryhub.memories.decay import days_since, decay_rate, decayed
 
     out = {}
     for pk, content, importance, confirmed, category, tier, referenced in sql.fusion_rows(ids):

@@ -18,9 +18,9 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from memoryhub.decay import days_since, decay_rate, decayed, effective_importance
+from memoryhub.memories.decay import days_since, decay_rate, decayed, effective_importance
+from memoryhub.memories.store import record_event, reinforce
 from memoryhub.models import Memory, MemoryEvent, Status
-from memoryhub.store import record_event, reinforce
 
 SWEEP_BATCH = 500
 
