@@ -1,0 +1,3 @@
+"""Everything an agent talks to: API tokens and their scopes (`tokens`), tool schemas and calls (`tools`), the
+memory-aware chat proxy and its upstream client (`proxy`, `upstream`), the MCP server (`mcp_server`), and the
+command-line client (`client`)."""

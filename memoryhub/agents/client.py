@@ -86,6 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     recall = commands.add_parser("recall", help="the recall block for a project")
     recall.add_argument("--project")
     recall.add_argument("--query")
+    # `recall --project p "how do we paginate?"` reads as naturally as `--query`; either works.
+    recall.add_argument("query_text", nargs="?", metavar="QUERY", help="the turn's question (same as --query)")
     recall.add_argument("--budget", type=int, dest="budget_chars")
     return parser
 
@@ -121,7 +123,10 @@ def run(args: argparse.Namespace, client: MemoryHubClient, out=sys.stdout) -> in
                 label = f"[{hit['category']}] " if hit["category"] else ""
                 print(f"#{hit['id']}\t{hit['score']:.3f}\t{label}{hit['content']}", file=out)
         return 0
-    answer = client.recall(project=args.project, query=args.query, budget_chars=args.budget_chars)
+    if args.query and args.query_text:
+        raise ClientError("give the query once: as --query or as the last argument, not both")
+    query = args.query or args.query_text
+    answer = client.recall(project=args.project, query=query, budget_chars=args.budget_chars)
     print(json.dumps(answer, indent=2) if args.json else answer["text"], file=out)
     return 0
 
@@ -131,7 +136,7 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.token:
-        print("error: set MEMORYHUB_TOKEN (or pass --token); make one with `python manage.py create_token NAME`",
+        print("error: set MEMORYHUB_TOKEN (or pass --token); make one with `.venv/bin/python manage.py create_token NAME`",
               file=sys.stderr)  # fmt: skip
         return 2
     client = MemoryHubClient(args.url, args.token, timeout=args.timeout, transport=transport)

@@ -1,0 +1,3 @@
+"""Where bytes live: the SQLite database backend that loads sqlite-vec on every connection (`backend`), every raw SQL
+statement (`sql`: schema, FTS5 and vec0 tables, search queries, integrity checks), scratch databases for benchmarks
+(`scratch`), and the hook that drops per-process caches when the store is replaced (`resets`)."""

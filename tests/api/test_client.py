@@ -44,6 +44,18 @@ def test_store_search_and_recall_through_the_cli(run):
     assert f"[#{memory.pk}]" in out
 
 
+def test_recall_takes_the_query_as_its_last_argument_as_the_readme_shows(run, capsys):
+    code, _ = run("store", "The alpha API uses cursor pagination for every list", "--project", "alpha")
+    assert code == 0
+    memory = Memory.objects.get()
+    code, out = run("recall", "--project", "alpha", "how do we paginate?")
+    assert code == 0
+    assert f"[#{memory.pk}]" in out
+    code, out = run("recall", "--project", "alpha", "--query", "pagination", "how do we paginate?")
+    assert code == 1
+    assert "give the query once" in capsys.readouterr().err
+
+
 def test_a_refused_write_exits_1_with_the_reason(run):
     code, out = run("store", "today I worked on the deploy script", "--project", "alpha")
     assert code == 1
