@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None, *, transport: httpx.BaseTransport | None
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.token:
-        print("error: set MEMORYHUB_TOKEN (or pass --token); make one with `.venv/bin/python manage.py create_token NAME`",
+        print("error: set MEMORYHUB_TOKEN (or pass --token); make one with `manage.py create_token NAME`",
               file=sys.stderr)  # fmt: skip
         return 2
     client = MemoryHubClient(args.url, args.token, timeout=args.timeout, transport=transport)
