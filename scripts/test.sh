@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Install the test dependencies (Python packages, Debian's chromium for the browser tests) and run every test.
+# Install the test dependencies (Python packages, Debian's chromium for the browser tests), run the lint, format and
+# migration checks (each fails the script), and run every test.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -13,5 +14,9 @@ fi
 [ -d .venv ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+.venv/bin/ruff check .
+.venv/bin/ruff format --check .
+# Models and migrations agree; an in-memory store, so the check leaves no database file behind.
+MEMORYHUB_DB=:memory: .venv/bin/python manage.py makemigrations --check --dry-run
 .venv/bin/python manage.py collectstatic --noinput --verbosity 0
 exec .venv/bin/python -m pytest "$@"

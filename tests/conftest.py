@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -25,6 +27,15 @@ def _fresh_search_caches():
 
     forget_store_caches()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _async_safety_stays_on(request):
+    """DJANGO_ALLOW_ASYNC_UNSAFE belongs to the browser tests alone (tests/e2e/conftest.py sets it while Chromium is
+    open). Anywhere else it would hide a synchronous ORM call made from async code, here or in the MCP and server
+    subprocesses that inherit this environment."""
+    if request.node.get_closest_marker("browser") is None:
+        assert "DJANGO_ALLOW_ASYNC_UNSAFE" not in os.environ, "only the browser tests may run with it"
 
 
 @pytest.fixture

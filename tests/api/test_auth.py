@@ -1,46 +1,26 @@
-"""Bearer tokens: every endpoint but health needs one; hashed at rest; project scope and read-only."""
+"""Bearer tokens: every endpoint but health needs one; hashed at rest; revocable; project scope and read-only.
+
+The token mechanics come first; then a sweep over every operation of the API schema (new endpoints are covered
+automatically): without a token, with a revoked token, and with a token of another project, nothing is read or
+changed.
+"""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.core.management import call_command
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.renderers import OpenApiJsonRenderer
 from rest_framework.test import APIClient
 
-from memoryhub.agents.tokens import hash_token, revoke_tokens, verify_token
+from memoryhub.agents.tokens import create_token, hash_token, revoke_tokens, verify_token
 from memoryhub.memories.store import create_memory
-from memoryhub.models import ApiToken
+from memoryhub.models import ApiToken, Memory, MemoryEvent, Proposal
 from tests.api.conftest import error_of, make_agent
 
 pytestmark = pytest.mark.django_db
-
-ENDPOINTS = [
-    ("get", "/api/v1/memories"),
-    ("post", "/api/v1/memories"),
-    ("post", "/api/v1/memories/import"),
-    ("get", "/api/v1/memories/1"),
-    ("patch", "/api/v1/memories/1"),
-    ("delete", "/api/v1/memories/1"),
-    ("post", "/api/v1/memories/1/refresh"),
-    ("get", "/api/v1/memories/1/history"),
-    ("post", "/api/v1/search"),
-    ("post", "/api/v1/recall"),
-    ("get", "/api/v1/tools"),
-    ("post", "/api/v1/tools/call"),
-    ("get", "/api/v1/proposals"),
-    ("post", "/api/v1/proposals/run"),
-    ("post", "/api/v1/proposals/1/accept"),
-    ("post", "/api/v1/proposals/1/reject"),
-    ("post", "/api/v1/proposals/1/undo"),
-    ("get", "/api/v1/export"),
-]
-
-
-@pytest.mark.parametrize(("method", "path"), ENDPOINTS)
-def test_every_endpoint_but_health_needs_a_token(method, path, anon):
-    response = getattr(anon, method)(path, {}, format="json")
-    assert response.status_code == 401
-    assert error_of(response)["code"] == "not_authenticated"
-    assert response["WWW-Authenticate"].startswith("Bearer")
 
 
 @pytest.mark.parametrize(
@@ -111,3 +91,148 @@ def test_revoke_token_command_revokes_by_name_or_prefix(db, capsys):
 def test_the_source_is_the_tokens_agent_never_the_body(claude):
     response = claude.store("Alpha caches sessions in Redis", project="alpha", source="root")
     assert response.json()["memory"]["source"] == "claude"
+
+
+# The sweep over every operation of the schema.
+
+SECRET_WORDS = "kestrel-alpha-only"  # appears only in project alpha's memories, never in a request
+QUERY = "where are sessions kept Redis"
+
+
+def operations() -> list[tuple[str, str]]:
+    schema = json.loads(OpenApiJsonRenderer().render(SchemaGenerator().get_schema(request=None, public=True)))
+    return sorted((method, path) for path, item in schema["paths"].items() for method in item)
+
+
+OPERATIONS = operations()
+PUBLIC = {("get", "/api/v1/health")}
+# The endpoints DESIGN.md names, each of which the sweeps below must reach.
+NAMED = {
+    ("get", "/api/v1/memories"),
+    ("post", "/api/v1/memories"),
+    ("post", "/api/v1/memories/import"),
+    ("get", "/api/v1/memories/{id}"),
+    ("patch", "/api/v1/memories/{id}"),
+    ("delete", "/api/v1/memories/{id}"),
+    ("post", "/api/v1/memories/{id}/refresh"),
+    ("get", "/api/v1/memories/{id}/history"),
+    ("post", "/api/v1/search"),
+    ("post", "/api/v1/recall"),
+    ("get", "/api/v1/tools"),
+    ("post", "/api/v1/tools/call"),
+    ("get", "/api/v1/proposals"),
+    ("post", "/api/v1/proposals/run"),
+    ("post", "/api/v1/proposals/{id}/accept"),
+    ("post", "/api/v1/proposals/{id}/reject"),
+    ("post", "/api/v1/proposals/{id}/undo"),
+    ("get", "/api/v1/export"),
+}
+
+
+def request_for(method: str, path: str, memory_id: int, proposal_id: int) -> tuple[str, str, dict]:
+    """A well-formed call aimed at project alpha's data, so only the token can be the reason for a refusal."""
+    url = path.replace("{id}", str(proposal_id if "/proposals/" in path else memory_id))
+    bodies = {
+        "/api/v1/memories": {"content": "Alpha deploys use blue-green switching", "project": "alpha"},
+        "/api/v1/memories/import": {"memories": [{"content": "Imported into alpha by a stranger", "project": "alpha"}]},
+        "/api/v1/memories/{id}": {"content": "Rewritten by someone else", "tags": ["hijacked"]},
+        "/api/v1/search": {"query": QUERY, "project": "alpha", "status": "any"},
+        "/api/v1/recall": {"query": QUERY, "project": "alpha"},
+        "/api/v1/tools/call": {"name": "memory_search", "arguments": {"query": QUERY, "project": "alpha"}},
+        "/api/v1/proposals/run": {"project": "alpha"},
+        "/api/v1/proposals/{id}/accept": {"content": "Merged by someone else"},
+    }
+    params = {
+        "/api/v1/memories": {"project": "alpha"},
+        "/api/v1/export": {"format": "jsonl"},
+    }
+    if method in ("get", "delete"):
+        return method, url, params.get(path, {})
+    return method, url, bodies.get(path, {})
+
+
+@pytest.fixture
+def alpha():
+    first = create_memory(content=f"Alpha stores sessions in Redis {SECRET_WORDS}", project="alpha", source="claude")
+    second = create_memory(content=f"Alpha keeps user sessions in Redis {SECRET_WORDS}", project="alpha")
+    proposal = Proposal.objects.create(
+        sources=[first.pk, second.pk],
+        cluster_key=f"{first.pk},{second.pk}",
+        project="alpha",
+        content=f"Alpha keeps sessions in Redis {SECRET_WORDS}",
+    )
+    return first, proposal
+
+
+def call(client: APIClient, method: str, url: str, data: dict):
+    if method in ("get", "delete"):
+        return getattr(client, method)(url, data)
+    return getattr(client, method)(url, data, format="json")
+
+
+def text_of(response) -> str:
+    raw = b"".join(response.streaming_content) if response.streaming else response.content
+    return raw.decode()
+
+
+def state() -> tuple:
+    """Everything a call could change: rows with their text and status, events, proposals."""
+    memories = tuple(Memory.objects.order_by("pk").values_list("pk", "content", "status", "tags", "access_count"))
+    proposals = tuple(Proposal.objects.order_by("pk").values_list("pk", "status", "merged_memory"))
+    return memories, MemoryEvent.objects.count(), proposals
+
+
+def client_with(raw: str | None) -> APIClient:
+    client = APIClient()
+    if raw:
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    return client
+
+
+def test_the_schema_lists_the_operations_this_file_sweeps():
+    # A guard: if the schema lost its operations, the sweeps below would pass vacuously.
+    assert len(OPERATIONS) >= 18
+    assert NAMED <= set(OPERATIONS), sorted(NAMED - set(OPERATIONS))
+
+
+@pytest.mark.parametrize(("method", "path"), OPERATIONS)
+def test_without_a_token_every_operation_but_health_is_a_401_and_changes_nothing(alpha, method, path):
+    memory, proposal = alpha
+    before = state()
+    response = call(client_with(None), *request_for(method, path, memory.pk, proposal.pk))
+    if (method, path) in PUBLIC:
+        assert response.status_code == 200
+    else:
+        assert response.status_code == 401, response.content[:300]
+        assert error_of(response)["code"] == "not_authenticated"
+        assert response["WWW-Authenticate"].startswith("Bearer")
+        assert SECRET_WORDS not in text_of(response)
+    assert state() == before
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(set(OPERATIONS) - PUBLIC))
+def test_a_revoked_token_is_refused_everywhere_and_changes_nothing(alpha, method, path):
+    memory, proposal = alpha
+    _, raw = create_token(name="retired-agent")
+    revoke_tokens(name="retired-agent")
+    before = state()
+    response = call(client_with(raw), *request_for(method, path, memory.pk, proposal.pk))
+    assert response.status_code == 401, response.content[:300]
+    error = error_of(response)
+    assert error["code"] == "not_authenticated" and "revoked" in error["message"]
+    assert SECRET_WORDS not in text_of(response)
+    assert state() == before
+
+
+@pytest.mark.parametrize(("method", "path"), sorted(set(OPERATIONS) - PUBLIC))
+def test_another_projects_token_can_neither_read_nor_change_alpha(alpha, method, path):
+    memory, proposal = alpha
+    _, raw = create_token(name="codex", projects=["beta"])
+    before = state()
+    response = call(client_with(raw), *request_for(method, path, memory.pk, proposal.pk))
+    body = text_of(response)
+    # Refused outright (403/404), or answered without a trace of alpha (lists, export, tool schemas).
+    assert response.status_code in (200, 403, 404), body[:300]
+    assert SECRET_WORDS not in body, f"{method} {path} leaked alpha: {body[:300]}"
+    memories, events, proposals = state()
+    assert (memories, proposals) == (before[0], before[2]), f"{method} {path} changed alpha"

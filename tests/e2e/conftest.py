@@ -12,9 +12,6 @@ from pathlib import Path
 import pytest
 from django.contrib.auth import get_user_model
 
-# Playwright's sync API runs an event loop in this thread; the ORM calls the tests make are still synchronous.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("MEMORYHUB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--headless=new",
@@ -30,13 +27,20 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 PASSWORD = "a-long-e2e-password"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
+    """One Chromium for the browser tests, closed when they are done.
+
+    Playwright's sync API keeps an event loop running in this thread while it is open, and Django then refuses the
+    synchronous ORM calls the tests make to arrange and check the store. DJANGO_ALLOW_ASYNC_UNSAFE lets them through
+    for exactly that span (this package), so no other test, and no subprocess another test starts, runs with it.
+    """
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
         pytest.fail(f"{CHROMIUM} is missing: apt-get install chromium (scripts/test.sh does it)")
-    with sync_playwright() as playwright:
+    with pytest.MonkeyPatch.context() as patch, sync_playwright() as playwright:
+        patch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()

@@ -81,8 +81,8 @@ async def exercise(client: Client, project: str) -> None:
 
 
 def run(conversation) -> None:
-    """Run the client conversation on a thread of its own: Playwright's sync API (the browser tests) keeps an
-    event loop running in the main thread for the whole session, and anyio refuses to nest one."""
+    """Run the client conversation on a thread of its own, so it never depends on whether the main thread has an
+    event loop running (Playwright's sync API keeps one there while the browser tests run; anyio refuses to nest)."""
 
     async def bounded() -> None:
         with anyio.fail_after(TIMEOUT):
