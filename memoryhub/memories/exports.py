@@ -188,7 +188,3 @@ def import_items(*, items: list[dict[str, Any]], source: str = "", actor: str = 
             for new, target in links:
                 Memory.objects.filter(pk=new).update(merged_into_id=target)
     return ids
-
-
-def import_jsonl(*, text: str, source: str = "", actor: str = "") -> list[int]:
-    return import_items(items=parse_jsonl(text), source=source, actor=actor)
