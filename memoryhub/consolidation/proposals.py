@@ -267,9 +267,6 @@ def _merge(
         merged_into=merged,
         note=f"merged into #{merged.pk} (proposal #{proposal.pk})",
     )
-    for m in memories:  # the caller's instances say what the rows now say
-        m.status = Status.ARCHIVED
-        m.merged_into = merged
     record_event(
         merged.pk,
         "merged",
