@@ -77,7 +77,7 @@ TOOLS: list[dict] = [
             "mode": {"type": "string", "enum": list(MODES), "description": "hybrid (default), keyword or semantic."},
             "category": _CATEGORY,
             "tier": _TIER,
-            "tags": _TAGS | {"description": "Only memories carrying all these tags."},
+            "tags": _TAGS | {"description": "Only memories carrying all these tags (any case)."},
         },
         ["query"],
     ),
