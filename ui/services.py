@@ -1,4 +1,4 @@
-"""Bulk actions of the dashboard: one domain call per memory, all in one transaction (all or nothing).
+"""Bulk actions of the dashboard: domain calls, all in one transaction (all or nothing); archiving is one call.
 
 The domain modules (lifecycle, consolidation) are imported where used so the dashboard loads even while
 one of them is being replaced.
