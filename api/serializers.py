@@ -107,7 +107,7 @@ class MemoryListQuerySerializer(serializers.Serializer):
     category = serializers.ChoiceField(choices=Category.choices, required=False)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
     status = serializers.ChoiceField(choices=Status.choices, required=False)
-    tag = StrictCharField(required=False, max_length=64)
+    tag = StrictCharField(required=False, max_length=64, help_text="Only memories with this whole tag, in any case.")
 
 
 class SearchRequestSerializer(serializers.Serializer):
@@ -117,7 +117,7 @@ class SearchRequestSerializer(serializers.Serializer):
     mode = serializers.ChoiceField(choices=[(m, m) for m in MODES], required=False, default="hybrid")
     category = serializers.ChoiceField(choices=Category.choices, required=False, allow_null=True)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False, allow_null=True)
-    tags = _tags(help_text="Only memories carrying all these tags.")
+    tags = _tags(help_text="Only memories carrying all these tags (whole tags, in any case).")
     source = StrictCharField(required=False, allow_null=True, max_length=200, help_text="Only this agent's memories.")
     status = serializers.ChoiceField(
         choices=[*Status.choices, ("any", "any")], required=False, default="active",

@@ -82,7 +82,9 @@ class Memory(models.Model):
 
     @property
     def last_referenced_at(self):
-        return self.last_accessed_at or self.updated_at or self.created_at
+        from memoryhub.memories.decay import last_referenced
+
+        return last_referenced(self.last_accessed_at, self.updated_at, self.created_at)
 
     @property
     def effective_importance(self) -> float:
@@ -202,7 +204,3 @@ class UsageRecord(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-
-
-def model_field_names() -> list[str]:
-    return [f.name for f in Memory._meta.get_fields() if getattr(f, "concrete", False)]

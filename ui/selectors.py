@@ -6,7 +6,6 @@ Nothing here writes. Search goes through memoryhub.retrieval.search without rein
 from __future__ import annotations
 
 import functools
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -16,23 +15,25 @@ from django.core.paginator import Page, Paginator
 from django.db import OperationalError
 from django.db.models import (
     Avg,
-    Case,
     Count,
-    ExpressionWrapper,
-    F,
-    FloatField,
     Func,
     Max,
     Q,
     QuerySet,
     Sum,
     Value,
-    When,
 )
-from django.db.models.functions import Coalesce, Greatest, Least, TruncDate
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from memoryhub.memories.decay import days_since, decay_rate, decayed
+from memoryhub.memories.decay import (
+    EFFECTIVE_FIELDS,
+    days_below,
+    decay_rate,
+    effective_importance,
+    effective_importance_expression,
+)
+from memoryhub.memories.selectors import filter_memories
 from memoryhub.models import (
     Category,
     GateLogEntry,
@@ -82,51 +83,15 @@ class MemoryListing:
 
 
 def _filtered(filters: MemoryFilters) -> QuerySet[Memory]:
-    rows = Memory.objects.all()
-    if filters.project == GLOBAL:
-        rows = rows.filter(project__isnull=True)
-    elif filters.project:
-        rows = rows.filter(project=filters.project)
-    if filters.category:
-        rows = rows.filter(category=filters.category)
-    if filters.tier:
-        rows = rows.filter(tier=filters.tier)
-    if filters.tag:
-        # JSON text holds each tag as a quoted string: matching the quoted form matches whole tags only.
-        rows = rows.filter(tags__icontains=json.dumps(filters.tag))
-    if filters.source:
-        rows = rows.filter(source=filters.source)
-    if filters.status != "all":
-        rows = rows.filter(status=filters.status)
-    if filters.confirmed:
-        rows = rows.filter(confirmed=filters.confirmed == "yes")
-    return rows
-
-
-def effective_importance_expression(now: datetime | None = None):
-    """memoryhub.memories.decay's formula as an SQL expression, so SQLite orders 10k rows by it in a few milliseconds.
-
-    effective = importance x rate ** days since last referenced, never below min(importance, floor) when
-    confirmed; the rate is the category's if configured, else the tier's, else the default (as decay_rate).
-    """
-    now = now or timezone.now()
-    rate = Case(
-        *[When(category=name, then=Value(value)) for name, value in settings.MEMORYHUB_DECAY_CATEGORY_RATES.items()],
-        *[When(tier=name, then=Value(value)) for name, value in settings.MEMORYHUB_DECAY_TIER_RATES.items()],
-        default=Value(settings.MEMORYHUB_DECAY_DEFAULT_RATE),
-        output_field=FloatField(),
-    )
-    clock = Func(
-        Coalesce("last_accessed_at", "updated_at", "created_at"), function="julianday", output_field=FloatField()
-    )
-    now_julian = now.timestamp() / 86400.0 + 2440587.5  # the same instant on SQLite's julianday scale (UTC)
-    days = Greatest(Value(0.0), ExpressionWrapper(Value(now_julian) - clock, output_field=FloatField()))
-    decayed_value = ExpressionWrapper(F("importance") * Func(rate, days, function="pow"), output_field=FloatField())
-    floor = Least(F("importance"), Value(settings.MEMORYHUB_CONFIRMED_FLOOR), output_field=FloatField())
-    return Case(
-        When(confirmed=True, then=Greatest(decayed_value, floor, output_field=FloatField())),
-        default=decayed_value,
-        output_field=FloatField(),
+    return filter_memories(
+        project=filters.project if filters.project != GLOBAL else None,
+        globals_only=filters.project == GLOBAL,
+        category=filters.category,
+        tier=filters.tier,
+        tag=filters.tag,
+        source=filters.source,
+        status=None if filters.status == "all" else filters.status,
+        confirmed=(filters.confirmed == "yes") if filters.confirmed else None,
     )
 
 
@@ -144,11 +109,8 @@ def _by_importance(rows: QuerySet[Memory]) -> QuerySet[Memory] | list[int]:
     if _sqlite_has_pow():
         return rows.annotate(effective=effective_importance_expression()).order_by("-effective", "-pk")
     # Fallback: the same order computed in Python (slower at 10k rows, same result).
-    pairs = [(m.effective_importance, m.pk) for m in rows.only(*DECAY_FIELDS)]
+    pairs = [(m.effective_importance, m.pk) for m in rows.only(*EFFECTIVE_FIELDS)]
     return [pk for _, pk in sorted(pairs, key=lambda p: (-p[0], -p[1]))]
-
-
-DECAY_FIELDS = ("pk", "importance", "category", "tier", "confirmed", "last_accessed_at", "updated_at", "created_at")
 
 
 def _page_of_ids(ids: list[int], number: int, known: dict[int, Memory] | None = None) -> Page:
@@ -299,16 +261,7 @@ def active_effective(now: datetime | None = None) -> list[tuple[Memory, float]]:
         "tags",
         "source",
     )
-    return [(m, _effective_at(m, now)) for m in rows.iterator(chunk_size=2000)]
-
-
-def _effective_at(memory: Memory, now: datetime) -> float:
-    return decayed(
-        memory.importance,
-        decay_rate(memory.category, memory.tier),
-        days_since(memory.last_referenced_at, now),
-        memory.confirmed,
-    )
+    return [(m, effective_importance(m, now)) for m in rows.iterator(chunk_size=2000)]
 
 
 def distribution(pairs: list[tuple[Memory, float]], key: str, bins: int = 10) -> dict[str, list[int]]:
@@ -344,22 +297,17 @@ def category_curves(pairs: list[tuple[Memory, float]]) -> list[dict]:
 
 def falling_soon(pairs: list[tuple[Memory, float]], within_days: float = 7.0, limit: int = 100) -> list[DecayRow]:
     """Active memories whose effective importance drops below the archive threshold within the window."""
-    import math
-
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    floor = settings.MEMORYHUB_CONFIRMED_FLOOR
     rows = []
     for memory, value in pairs:
-        if memory.confirmed and min(memory.importance, floor) >= threshold:
-            continue
-        rate = decay_rate(memory.category, memory.tier)
-        if value < threshold:
-            days = 0.0
-        elif rate >= 1.0 or value <= 0:
-            continue
-        else:
-            days = math.log(threshold / value) / math.log(rate)
-        if days <= within_days:
+        days = days_below(
+            current=value,
+            importance=memory.importance,
+            confirmed=memory.confirmed,
+            rate=decay_rate(memory.category, memory.tier),
+            threshold=threshold,
+        )
+        if days is not None and days <= within_days:
             rows.append(DecayRow(memory, value, round(days, 1)))
     rows.sort(key=lambda r: (r.days_left, r.effective, r.memory.pk))
     return rows[:limit]

@@ -1,4 +1,4 @@
-"""Bulk actions of the dashboard: one domain call per memory, all in one transaction (all or nothing).
+"""Bulk actions of the dashboard: domain calls, all in one transaction (all or nothing); archiving is one call.
 
 The domain modules (lifecycle, consolidation) are imported where used so the dashboard loads even while
 one of them is being replaced.
@@ -25,13 +25,9 @@ def bulk_confirm(*, memories: list[Memory], confirmed: bool, actor: str) -> int:
 
 
 def bulk_archive(*, memories: list[Memory], actor: str, reason: str = "archived from the dashboard") -> int:
-    from memoryhub.memories.lifecycle import archive_memory
+    from memoryhub.memories.lifecycle import archive
 
-    todo = [m for m in memories if m.status != Status.ARCHIVED]
-    with transaction.atomic():
-        for memory in todo:
-            archive_memory(memory=memory, actor=actor, reason=reason)
-    return len(todo)
+    return len(archive(memory_ids=[m.pk for m in memories], actor=actor, note=reason))
 
 
 def bulk_restore(*, memories: list[Memory], actor: str) -> int:

@@ -19,7 +19,9 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import AccessDenied, Agent
+from memoryhub.memories.exports import memory_as_dict
 from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.selectors import filter_memories
 from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
 from memoryhub.retrieval.search import MODES, search_memories
@@ -75,7 +77,7 @@ TOOLS: list[dict] = [
             "mode": {"type": "string", "enum": list(MODES), "description": "hybrid (default), keyword or semantic."},
             "category": _CATEGORY,
             "tier": _TIER,
-            "tags": _TAGS | {"description": "Only memories carrying all these tags."},
+            "tags": _TAGS | {"description": "Only memories carrying all these tags (any case)."},
         },
         ["query"],
     ),
@@ -114,7 +116,7 @@ TOOLS: list[dict] = [
             "project": _PROJECT,
             "category": _CATEGORY,
             "tier": _TIER,
-            "tag": {"type": "string", "description": "Only memories with this tag."},
+            "tag": {"type": "string", "description": "Only memories with this tag (any case)."},
             "limit": {"type": "integer", "minimum": 1, "maximum": LIST_LIMIT, "description": "At most (default 20)."},
         },
         [],
@@ -206,18 +208,14 @@ def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
 # --- shared selectors ----------------------------------------------------------------------------------------
 
 
+COMPACT_FIELDS = ("id", "content", "category", "tier", "project", "tags", "confirmed", "importance",
+                  "effective_importance")  # fmt: skip
+
+
 def compact(memory: Memory, **extra: Any) -> dict[str, Any]:
-    """A memory as a model needs it: the text and what it is, without bookkeeping fields."""
-    return {
-        "id": memory.pk,
-        "content": memory.content,
-        "category": memory.category,
-        "tier": memory.tier,
-        "project": memory.project,
-        "tags": list(memory.tags),
-        "confirmed": memory.confirmed,
-        "importance": round(memory.effective_importance, 3),
-    } | extra
+    """A memory as a model needs it: the API's shape (`memory_as_dict`) without the bookkeeping fields."""
+    full = memory_as_dict(memory)
+    return {name: full[name] for name in COMPACT_FIELDS} | extra
 
 
 def list_memories(
@@ -229,33 +227,14 @@ def list_memories(
     status: str | None = None,
     tag: str | None = None,
 ):
-    """The memories this agent may see, filtered; newest first. `project` means exactly that project."""
+    """The memories this agent may see, filtered (memoryhub.memories.selectors); newest first.
+    `project` means exactly that project."""
     if project:
         agent.check_read(project)
-    rows = Memory.objects.in_projects(agent.projects)
-    if project:
-        rows = rows.filter(project=project)
-    if category:
-        rows = rows.filter(category=category)
-    if tier:
-        rows = rows.filter(tier=tier)
-    if status:
-        rows = rows.filter(status=status)
-    if tag:
-        rows = with_tag(rows, tag)
+    rows = filter_memories(
+        project=project, category=category, tier=tier, status=status, tag=tag, allowed_projects=agent.projects
+    )
     return rows.order_by("-pk")
-
-
-def with_tag(rows, tag: str):
-    """JSON containment is not available on SQLite: match the tag's exact JSON text (quotes included), which is
-    what the JSON column holds, with INSTR so the match is case-sensitive (LIKE is not, on SQLite)."""
-    from django.db.models import IntegerField, TextField, Value
-    from django.db.models.functions import Cast, StrIndex
-
-    needle = json.dumps(tag)
-    return rows.annotate(
-        _tag_at=StrIndex(Cast("tags", TextField()), Value(needle), output_field=IntegerField())
-    ).filter(_tag_at__gt=0)
 
 
 def get_memory_for(agent: Agent, memory_id: Any) -> Memory:

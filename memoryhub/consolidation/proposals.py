@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from memoryhub.consolidation.clustering import Cluster, cluster_key, find_clusters, word_set
 from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
+from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.models import Category, Memory, Proposal, ProposalStatus, Status, Tier
 
@@ -259,18 +260,13 @@ def _merge(
         source=actor or "consolidation",
         actor=actor,
     )
-    for m in memories:
-        m.status = Status.ARCHIVED
-        m.merged_into = merged
-        m.save(update_fields=["status", "merged_into"])
-        record_event(
-            m.pk,
-            "merged",
-            actor=actor,
-            before={"status": Status.ACTIVE, "merged_into": None},
-            after={"status": Status.ARCHIVED, "merged_into": merged.pk},
-            note=f"merged into #{merged.pk} (proposal #{proposal.pk})",
-        )
+    archive(
+        memory_ids=ids,
+        actor=actor,
+        action="merged",
+        merged_into=merged,
+        note=f"merged into #{merged.pk} (proposal #{proposal.pk})",
+    )
     record_event(
         merged.pk,
         "merged",
@@ -411,17 +407,8 @@ def undo_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
                 after={"status": Status.ACTIVE, "merged_into": None},
                 note=f"merge undone (proposal #{current.pk})",
             )
-        if merged is not None and merged.status != Status.ARCHIVED:
-            merged.status = Status.ARCHIVED
-            merged.save(update_fields=["status"])
-            record_event(
-                merged.pk,
-                "archived",
-                actor=actor,
-                before={"status": Status.ACTIVE},
-                after={"status": Status.ARCHIVED},
-                note=f"merge undone (proposal #{current.pk})",
-            )
+        if merged is not None:
+            archive(memory_ids=[merged.pk], actor=actor, note=f"merge undone (proposal #{current.pk})")
         current.status = ProposalStatus.UNDONE
         current.decided_at = timezone.now()
         current.decided_by = actor

@@ -132,11 +132,3 @@ def set_embedder(embedder: Embedder | None) -> None:
     global _active
     with _lock:
         _active = embedder
-
-
-def active_model_id() -> str:
-    return get_embedder().model_id
-
-
-def embed_one(text: str) -> np.ndarray:
-    return get_embedder().embed([text])[0]

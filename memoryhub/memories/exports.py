@@ -1,4 +1,4 @@
-"""A memory as plain data (the API's shape), export as JSON lines or Markdown, and import of JSON lines.
+"""A memory as plain data (the API's shape), export as JSON lines or Markdown, and import of exported items.
 
 The export carries every field of the API answer, so an export imported elsewhere restores the same memories
 (new ids; `merged_into` is remapped within the imported set).
@@ -17,12 +17,6 @@ from django.utils.dateparse import parse_datetime
 
 from memoryhub.memories.store import EDITABLE_FIELDS, clean_fields, import_memories
 from memoryhub.models import Category, Memory, MemoryEvent
-
-MEMORY_FIELDS = (
-    "id", "content", "category", "tier", "project", "tags", "metadata", "source", "importance",
-    "effective_importance", "confirmed", "status", "embed_model", "created_at", "updated_at",
-    "last_accessed_at", "access_count", "merged_into",
-)  # fmt: skip
 
 
 def iso(value: datetime | None) -> str | None:
@@ -117,22 +111,6 @@ def export_markdown(memories: Iterable[Memory]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def parse_jsonl(text: str) -> list[dict[str, Any]]:
-    """Parse JSON lines; a bad line is reported by its number and nothing is imported."""
-    items: list[dict[str, Any]] = []
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ValidationError({"memories": f"line {number} is not JSON: {exc.msg}"}) from exc
-        if not isinstance(item, dict):
-            raise ValidationError({"memories": f"line {number} is not a JSON object"})
-        items.append(item)
-    return items
-
-
 def _is_datetime(value: Any) -> bool:
     try:
         return isinstance(value, str) and parse_datetime(value) is not None
@@ -188,7 +166,3 @@ def import_items(*, items: list[dict[str, Any]], source: str = "", actor: str = 
             for new, target in links:
                 Memory.objects.filter(pk=new).update(merged_into_id=target)
     return ids
-
-
-def import_jsonl(*, text: str, source: str = "", actor: str = "") -> list[int]:
-    return import_items(items=parse_jsonl(text), source=source, actor=actor)

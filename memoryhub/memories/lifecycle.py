@@ -1,7 +1,9 @@
 """A memory's life after it is written: confirmed, used, fading, archived, restored.
 
-Decay itself is computed at read time (memoryhub/decay.py); here are the verbs that change state, each in one
-transaction with a history event, and the sweep that archives what has faded below the threshold.
+Decay itself is computed at read time (memoryhub/memories/decay.py); here are the verbs that change state, each
+in one transaction with a history event, and the sweep that archives what has faded below the threshold.
+`archive` is the one place a memory is archived with its history event: the sweep, a person's archive and a
+merge (memoryhub/consolidation/proposals.py) all go through it.
 
 Status changes do not touch `updated_at`: that clock belongs to edits of the memory's fields, and for a memory
 never retrieved it is also the decay clock, so archiving must not make a faded memory look fresh again.
@@ -10,6 +12,7 @@ Confirming, restoring and refreshing are uses by a person or an agent: they rest
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -18,7 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from memoryhub.memories.decay import days_since, decay_rate, decayed, effective_importance
+from memoryhub.memories.decay import EFFECTIVE_FIELDS, effective_from_row, effective_importance
 from memoryhub.memories.store import record_event, reinforce
 from memoryhub.models import Memory, MemoryEvent, Status
 
@@ -59,22 +62,64 @@ def confirm_memory(*, memory: Memory, confirmed: bool = True, actor: str) -> Mem
     return _reloaded(memory)
 
 
+def archive(
+    *,
+    memory_ids: Sequence[int],
+    actor: str,
+    note: str = "",
+    notes: Mapping[int, str] | None = None,
+    action: str = "archived",
+    merged_into: Memory | None = None,
+) -> list[int]:
+    """Archive the active memories among `memory_ids`, each with one history event; returns the ids archived.
+
+    The one way a memory is archived. `notes` gives a memory its own note (else `note`); a merge passes
+    `action="merged"` and the memory the sources went into, which the event records. Memories not active are
+    left alone (and get no event), so a repeated call changes nothing. Runs in the caller's transaction if
+    there is one. `updated_at` is not touched (see the module's docstring).
+    """
+    with transaction.atomic():
+        ids = list(
+            Memory.objects.filter(pk__in=list(memory_ids), status=Status.ACTIVE)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        if not ids:
+            return []
+        changes: dict = {"status": Status.ARCHIVED}
+        before: dict = {"status": Status.ACTIVE}
+        after: dict = {"status": Status.ARCHIVED}
+        if merged_into is not None:
+            changes["merged_into"] = merged_into
+            before["merged_into"] = None
+            after["merged_into"] = merged_into.pk
+        Memory.objects.filter(pk__in=ids).update(**changes)
+        now = timezone.now()
+        notes = notes or {}
+        MemoryEvent.objects.bulk_create(
+            [
+                MemoryEvent(
+                    memory_id=pk,
+                    action=action,
+                    actor=actor,
+                    before=dict(before),
+                    after=dict(after),
+                    note=notes.get(pk, note),
+                    created_at=now,
+                )
+                for pk in ids
+            ]
+        )
+    return ids
+
+
 def archive_memory(*, memory: Memory, actor: str, reason: str = "") -> Memory:
-    """Keep the memory but take it out of search and recall."""
+    """Keep the memory but take it out of search and recall (a person's archive; an error if already archived)."""
     with transaction.atomic():
         current = _fresh(memory)
         if current.status == Status.ARCHIVED:
             raise ValidationError(f"memory #{current.pk} is already archived", code="invalid_state")
-        current.status = Status.ARCHIVED
-        current.save(update_fields=["status"])
-        record_event(
-            current.pk,
-            "archived",
-            actor=actor,
-            before={"status": Status.ACTIVE},
-            after={"status": Status.ARCHIVED},
-            note=reason,
-        )
+        archive(memory_ids=[current.pk], actor=actor, note=reason)
     return _reloaded(memory)
 
 
@@ -141,22 +186,13 @@ class SweepReport:
         return [item.id for item in self.archived]
 
 
-_SWEEP_FIELDS = ("pk", "importance", "category", "tier", "confirmed", "last_accessed_at", "updated_at", "created_at")
-
-
-def _effective_from_values(row: dict, now: datetime) -> float:
-    moment = row["last_accessed_at"] or row["updated_at"] or row["created_at"]
-    rate = decay_rate(row["category"], row["tier"])
-    return decayed(row["importance"], rate, days_since(moment, now), row["confirmed"])
-
-
 def below_threshold(*, now: datetime | None = None, threshold: float | None = None) -> list[tuple[int, float]]:
     """Active memories whose effective importance is below the threshold at `now`: [(id, effective)]."""
     now = now or timezone.now()
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD if threshold is None else threshold
     out = []
-    for row in Memory.objects.active().values(*_SWEEP_FIELDS).iterator(chunk_size=2000):
-        value = _effective_from_values(row, now)
+    for row in Memory.objects.active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=2000):
+        value = effective_from_row(row, now)
         if value < threshold:
             out.append((row["pk"], value))
     return out
@@ -186,21 +222,14 @@ def run_decay_sweep(*, now: datetime | None = None, actor: str = "decay", dry_ru
                         ArchivedItem(memory.pk, memory.content, memory.project, memory.category, memory.tier, value)
                     )
             if not dry_run and items:
-                Memory.objects.filter(pk__in=[i.id for i in items], status=Status.ACTIVE).update(status=Status.ARCHIVED)
-                MemoryEvent.objects.bulk_create(
-                    [
-                        MemoryEvent(
-                            memory_id=item.id,
-                            action="archived",
-                            actor=actor,
-                            before={"status": Status.ACTIVE},
-                            after={"status": Status.ARCHIVED},
-                            note=f"decayed: effective importance {item.effective_importance:.3f} "
-                            f"below the threshold {threshold:.3f}",
-                            created_at=timezone.now(),
-                        )
+                archive(
+                    memory_ids=[item.id for item in items],
+                    actor=actor,
+                    notes={
+                        item.id: f"decayed: effective importance {item.effective_importance:.3f} "
+                        f"below the threshold {threshold:.3f}"
                         for item in items
-                    ]
+                    },
                 )
             report.archived.extend(items)
     return report

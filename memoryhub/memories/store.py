@@ -6,7 +6,7 @@ embedder that fails leaves nothing behind.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -176,21 +176,6 @@ def delete_memory(*, memory: Memory, actor: str = "") -> None:
     with transaction.atomic():
         record_event(memory.pk, "deleted", actor=actor, before=snapshot(memory))
         memory.delete()  # triggers remove the FTS entries and the vector
-
-
-def delete_memories(*, memory_ids: Iterable[int], actor: str = "") -> int:
-    ids = list(memory_ids)
-    if len(ids) > 1:
-        from memoryhub.memories.backup import auto_backup
-
-        auto_backup("bulk-delete")
-    with transaction.atomic():
-        memories = list(Memory.objects.filter(pk__in=ids))
-        MemoryEvent.objects.bulk_create(
-            [MemoryEvent(memory_id=m.pk, action="deleted", actor=actor, before=snapshot(m)) for m in memories]
-        )
-        deleted, _ = Memory.objects.filter(pk__in=[m.pk for m in memories]).delete()
-    return len(memories)
 
 
 def _parse_time(value: Any, field: str) -> datetime | None:

@@ -19,7 +19,6 @@ from memoryhub.retrieval.search import search_memories
 HEADER = "Memory (already in your context; search only for what is not here):"
 GLOBAL_CATEGORIES = ("preference", "person", "environment")
 FIRST_PICK = {"globals": 3, "project": 4, "query": 3}
-MIN_BUDGET = 100  # what the API accepts as budget_chars
 
 
 @dataclass

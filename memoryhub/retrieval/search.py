@@ -364,11 +364,14 @@ class _Row:
 
 
 def _rows(ids: list[int]) -> dict[int, _Row]:
-    from memoryhub.memories.decay import days_since, decay_rate, decayed
+    from memoryhub.memories.decay import effective_value, last_referenced
 
     out = {}
-    for pk, content, importance, confirmed, category, tier, referenced in sql.fusion_rows(ids):
-        effective = decayed(importance, decay_rate(category, tier), days_since(referenced), confirmed)
+    for pk, content, importance, confirmed, category, tier, *clock in sql.fusion_rows(ids):
+        effective = effective_value(
+            importance=importance, category=category, tier=tier, confirmed=confirmed,
+            referenced_at=last_referenced(*clock),
+        )  # fmt: skip
         out[pk] = _Row(pk, content, effective, confirmed)
     return out
 

@@ -170,9 +170,11 @@ def test_the_list_filters_by_project_category_tier_status_and_tag(curator):
     assert ids(tier="episodic") == [b.pk]
     assert ids(status="archived") == [b.pk]
     assert ids(project="alpha", tag="deploy") == [a.pk]
-    assert ids(tag="ops") == []  # tags match exactly, case included
+    assert ids(tag="ops") == [a.pk]  # a whole tag, in any case
+    assert ids(tag="OPS") == [a.pk]
     assert ids(tag="Ops") == [a.pk]
     assert ids(tag="dep") == []
+    assert ids(tag="op") == []
 
 
 def test_a_bad_list_filter_is_a_400_naming_it(curator):

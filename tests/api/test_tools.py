@@ -60,7 +60,9 @@ def test_memory_search_finds_and_reinforces_within_scope(claude):
     results = response.json()["result"]["results"]
     assert [r["id"] for r in results] == [mine.pk]
     assert set(results[0]) == {"id", "content", "category", "tier", "project", "tags", "confirmed", "importance",
-                               "score"}  # fmt: skip
+                               "effective_importance", "score"}  # fmt: skip
+    # One meaning per key, as in the API: `importance` is the stored value, `effective_importance` the decayed one.
+    assert results[0]["effective_importance"] <= results[0]["importance"]
     mine.refresh_from_db()
     assert mine.access_count == 1
 

@@ -150,7 +150,7 @@ def test_an_empty_result_says_so(ui, store):
 
 
 def test_the_sql_importance_order_uses_exactly_the_decay_formula(db):
-    from ui.selectors import effective_importance_expression
+    from memoryhub.memories.decay import effective_importance_expression
 
     now = timezone.now()
     cases = [

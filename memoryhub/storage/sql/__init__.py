@@ -28,6 +28,7 @@ from memoryhub.storage.sql.queries import (
     fts_nth_newest,
     fts_search,
     fusion_rows,
+    has_tag,
     ids_scoped,
     memory_filter_sql,
     memory_ids_where,
@@ -35,6 +36,7 @@ from memoryhub.storage.sql.queries import (
     scope_alternatives,
     set_synchronous,
     synchronous,
+    tag_condition,
 )
 from memoryhub.storage.sql.schema import (
     DEFAULT_DIMENSIONS,
@@ -106,7 +108,9 @@ __all__ = [
     "fts_match",
     "MMAP_BYTES",
     "prepare_reads",
+    "has_tag",
     "memory_filter_sql",
+    "tag_condition",
     "fts_search",
     "fts_nth_newest",
     "scope_alternatives",

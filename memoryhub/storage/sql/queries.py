@@ -39,6 +39,24 @@ def prepare_reads() -> None:
         cursor.fetchall()
 
 
+def tag_condition(column: str) -> str:
+    """SQL true when the JSON list in `column` holds the tag given as the one parameter.
+
+    The one meaning of "filter by tag" (search, the API's list, the tools, the dashboard): a whole tag, not a
+    part of one, compared without regard to case. Case is folded by SQLite's lower(), which folds A-Z only:
+    other letters compare as written. A tag with several filters must match each (AND).
+    """
+    return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE lower(json_each.value) = lower(%s))"
+
+
+def has_tag(tag: str):
+    """`tag_condition` as an ORM filter over the memory table: `Memory.objects.filter(has_tag("x"))`."""
+    from django.db.models import BooleanField
+    from django.db.models.expressions import RawSQL
+
+    return RawSQL(tag_condition(f'"{MEMORY_TABLE}"."tags"'), [tag], output_field=BooleanField())
+
+
 def memory_filter_sql(
     *,
     alias: str = "m",
@@ -85,7 +103,7 @@ def memory_filter_sql(
         clauses.append(f"{a}.embed_model = %s")
         params.append(embed_model)
     for tag in tags or ():
-        clauses.append(f"EXISTS (SELECT 1 FROM json_each({a}.tags) WHERE json_each.value = %s)")
+        clauses.append(tag_condition(f"{a}.tags"))
         params.append(tag)
     adapt = connection.ops.adapt_datetimefield_value
     for column, op, value in (
@@ -223,10 +241,17 @@ def change_token() -> tuple[int, int]:
 
 
 def fusion_rows(memory_ids: Sequence[int]):
-    """(id, content, importance, confirmed, category, tier, last referenced) per id, for ranking candidates.
+    """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at) per id, for
+    ranking candidates; the decay clock is read from the three moments by memoryhub.memories.decay.
 
     Raw rather than the ORM: building model instances for ~100 candidates per search cost more than the query."""
     from datetime import UTC, datetime
+
+    def moment(value: str | datetime | None) -> datetime | None:
+        # The driver parses columns declared datetime (naive, in UTC); text is parsed here all the same.
+        if value is None:
+            return None
+        return (value if isinstance(value, datetime) else datetime.fromisoformat(value)).replace(tzinfo=UTC)
 
     out = []
     with connection.cursor() as cursor:
@@ -235,11 +260,22 @@ def fusion_rows(memory_ids: Sequence[int]):
             marks = ",".join(["%s"] * len(chunk))
             cursor.execute(
                 f"""SELECT id, content, importance, confirmed, category, tier,
-                           COALESCE(last_accessed_at, updated_at, created_at)
+                           last_accessed_at, updated_at, created_at
                     FROM {MEMORY_TABLE} WHERE id IN ({marks})""",
                 chunk,
             )
-            for mid, content, importance, confirmed, category, tier, referenced in cursor.fetchall():
-                moment = datetime.fromisoformat(referenced).replace(tzinfo=UTC)
-                out.append((int(mid), content, float(importance), bool(confirmed), category, tier, moment))
+            for mid, content, importance, confirmed, category, tier, accessed, updated, created in cursor.fetchall():
+                out.append(
+                    (
+                        int(mid),
+                        content,
+                        float(importance),
+                        bool(confirmed),
+                        category,
+                        tier,
+                        moment(accessed),
+                        moment(updated),
+                        moment(created),
+                    )  # fmt: skip
+                )
     return out
