@@ -40,7 +40,9 @@ REQUIRED_TABLES = (
 
 
 class BackupError(RuntimeError):
-    """A backup could not be written; nothing partial is left behind."""
+    """A backup could not be written; nothing partial is left behind. From `auto_backup`, the change it was to
+    protect was not made either: the API answers 503 (api/errors.py), the dashboard says so (ui/views/common.py).
+    """
 
 
 class RestoreRefused(ValueError):
@@ -170,7 +172,13 @@ def auto_backup(reason: str, *, min_interval: float | None = None) -> Path | Non
         recent = [p for p in list_backups() if p.name.endswith(suffix)]
         if recent and time.time() - recent[-1].stat().st_mtime < min_interval:
             return None
-    return backup_database(reason=full_reason)
+    try:
+        return backup_database(reason=full_reason)
+    except BackupError as exc:
+        raise BackupError(
+            f"nothing was changed: the automatic backup before this {reason} failed ({exc}); make room or fix "
+            "MEMORYHUB_BACKUP_DIR, or set MEMORYHUB_AUTO_BACKUP=false to go on without backups"
+        ) from exc
 
 
 def inspect_store(conn) -> dict[str, int]:
