@@ -104,6 +104,15 @@ def prune_backups(dest_dir: Path | str | None = None, *, keep: int | None = None
     return removed
 
 
+def _discard(partial: Path) -> None:
+    # On the way out of a failed backup: when the directory itself could not be made (a file in its place, no
+    # permission), there is nothing to remove, and removing must not hide why the backup failed.
+    try:
+        partial.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: str | None = None) -> Path:
     """Write a consistent copy of the store to dest_dir (MEMORYHUB_BACKUP_DIR) and apply retention.
 
@@ -137,10 +146,10 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
         _fsync(partial)
         os.replace(partial, final)
     except (DRIVER.Error, OSError) as exc:  # a locked or damaged source, a full disk, an unwritable directory
-        partial.unlink(missing_ok=True)
+        _discard(partial)
         raise BackupError(f"backup of {source_name} to {directory} failed: {exc}") from exc
     except BaseException:
-        partial.unlink(missing_ok=True)
+        _discard(partial)
         raise
     prune_backups(directory)
     logger.info("backup written: %s (%s)", final, reason)
