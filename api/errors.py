@@ -24,6 +24,7 @@ from rest_framework.response import Response
 from memoryhub.agents.tokens import AccessDenied
 from memoryhub.agents.tools import ToolError
 from memoryhub.embeddings import EmbeddingError
+from memoryhub.memories.backup import BackupError
 
 logger = logging.getLogger(__name__)
 
@@ -126,6 +127,11 @@ def exception_handler(exc: Exception, context: dict) -> Response:
     if isinstance(exc, EmbeddingError):
         logger.warning("embedder failed: %s", exc)
         return Response(error_body("unavailable", f"the embedding model is unavailable: {exc}"), status=503)
+    if isinstance(exc, BackupError):
+        # The automatic backup before a destructive write failed, so the write was not made: the store is fine but
+        # cannot take this change until backups work again (or are switched off). Not the caller's fault: 503.
+        logger.error("automatic backup failed: %s", exc)
+        return Response(error_body("unavailable", str(exc)), status=503)
     if isinstance(exc, exceptions.APIException):
         code = _CODES.get(exc.status_code, "error")
         headers = {}

@@ -62,7 +62,8 @@ class RecallView(AgentAPIMixin, APIView):
     @extend_schema(
         summary="A compact block of what the agent should already know",
         description=(
-            "Within `budget_chars` (default 400): the person's preferences and environment (globals), the project's "
+            f"Within `budget_chars` (default {settings.MEMORYHUB_RECALL_BUDGET_CHARS}, the server's "
+            "MEMORYHUB_RECALL_BUDGET_CHARS): the person's preferences and environment (globals), the project's "
             "confirmed and recently used important facts, then what matches `query`. One line per memory with its id."
         ),
         request=s.RecallRequestSerializer,
@@ -77,7 +78,7 @@ class RecallView(AgentAPIMixin, APIView):
         block = build_recall(
             project=project,
             query=data.get("query") or None,
-            budget_chars=data.get("budget_chars") or settings.MEMORYHUB_RECALL_BUDGET_CHARS,
+            budget_chars=data.get("budget_chars"),
             allowed_projects=agent.projects,
         )
         record_usage(agent, "recall", project=project, timer=timer, recall_chars=len(block.text))

@@ -491,7 +491,10 @@ def main() -> None:
 
     import django
 
+    from memoryhub.startup import load_settings_or_exit
+
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+    load_settings_or_exit("memoryhub mcp")
     django.setup()
     try:
         caller = local_caller(

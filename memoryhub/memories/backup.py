@@ -40,7 +40,9 @@ REQUIRED_TABLES = (
 
 
 class BackupError(RuntimeError):
-    """A backup could not be written; nothing partial is left behind."""
+    """A backup could not be written; nothing partial is left behind. From `auto_backup`, the change it was to
+    protect was not made either: the API answers 503 (api/errors.py), the dashboard says so (ui/views/common.py).
+    """
 
 
 class RestoreRefused(ValueError):
@@ -102,6 +104,15 @@ def prune_backups(dest_dir: Path | str | None = None, *, keep: int | None = None
     return removed
 
 
+def _discard(partial: Path) -> None:
+    # On the way out of a failed backup: when the directory itself could not be made (a file in its place, no
+    # permission), there is nothing to remove, and removing must not hide why the backup failed.
+    try:
+        partial.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
 def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: str | None = None) -> Path:
     """Write a consistent copy of the store to dest_dir (MEMORYHUB_BACKUP_DIR) and apply retention.
 
@@ -135,10 +146,10 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
         _fsync(partial)
         os.replace(partial, final)
     except (DRIVER.Error, OSError) as exc:  # a locked or damaged source, a full disk, an unwritable directory
-        partial.unlink(missing_ok=True)
+        _discard(partial)
         raise BackupError(f"backup of {source_name} to {directory} failed: {exc}") from exc
     except BaseException:
-        partial.unlink(missing_ok=True)
+        _discard(partial)
         raise
     prune_backups(directory)
     logger.info("backup written: %s (%s)", final, reason)
@@ -170,7 +181,13 @@ def auto_backup(reason: str, *, min_interval: float | None = None) -> Path | Non
         recent = [p for p in list_backups() if p.name.endswith(suffix)]
         if recent and time.time() - recent[-1].stat().st_mtime < min_interval:
             return None
-    return backup_database(reason=full_reason)
+    try:
+        return backup_database(reason=full_reason)
+    except BackupError as exc:
+        raise BackupError(
+            f"nothing was changed: the automatic backup before this {reason} failed ({exc}); make room or fix "
+            "MEMORYHUB_BACKUP_DIR, or set MEMORYHUB_AUTO_BACKUP=false to go on without backups"
+        ) from exc
 
 
 def inspect_store(conn) -> dict[str, int]:

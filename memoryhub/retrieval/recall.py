@@ -19,6 +19,7 @@ from memoryhub.retrieval.search import search_memories
 HEADER = "Memory (already in your context; search only for what is not here):"
 GLOBAL_CATEGORIES = ("preference", "person", "environment")
 FIRST_PICK = {"globals": 3, "project": 4, "query": 3}
+MIN_BUDGET, MAX_BUDGET = 100, 20000  # what the API accepts as budget_chars (and MEMORYHUB_RECALL_BUDGET_CHARS)
 
 
 @dataclass
@@ -60,14 +61,15 @@ def build_recall(
     *,
     project: str | None,
     query: str | None = None,
-    budget_chars: int = 400,
+    budget_chars: int | None = None,
     allowed_projects: list[str] | None = None,
 ) -> RecallBlock:
-    """The recall block for `project` (and `query`), never longer than `budget_chars`.
+    """The recall block for `project` (and `query`), never longer than `budget_chars`
+    (None: MEMORYHUB_RECALL_BUDGET_CHARS, what every caller that names no size gets).
 
     `allowed_projects` is the caller's token scope; the caller checks that `project` is inside it.
     """
-    budget = int(budget_chars)
+    budget = int(settings.MEMORYHUB_RECALL_BUDGET_CHARS if budget_chars is None else budget_chars)
     if budget < len(HEADER) + 10:
         return RecallBlock(text="", memory_ids=[])  # no room for a single line
     if project and allowed_projects is not None and project not in allowed_projects:

@@ -313,7 +313,6 @@ def similar_in_scope(
 
     The write gate's candidates. Same planning as search, so a long text full of common words stays fast on a
     large store, and scoped from the start: the best matches of the whole store may all be other projects'."""
-    sql.prepare_reads()
     scope_sql, scope_params = ("m.project = %s", [project]) if project else ("m.project IS NULL", [])
     where, params = f"{scope_sql} AND m.status = %s", [*scope_params, Status.ACTIVE]
     kq = query_text.parse(content)
@@ -493,7 +492,6 @@ def search_memories(
     if not query.strip():
         return []
     query = query[: query_text.MAX_QUERY_CHARS]
-    sql.prepare_reads()
     filters = {
         "project": project,
         "every_project": every_project,

@@ -1,12 +1,19 @@
-"""MemoryHub settings: everything a user may change comes from MEMORYHUB_* environment variables."""
+"""MemoryHub settings: everything a user may change comes from a MEMORYHUB_* environment variable.
+
+Grouped by concern, in the order of docs/settings.md (which lists every variable, its default and meaning). Each
+value is read by a strict helper (memoryhub/settings/env.py): a bad one raises SettingError naming the variable,
+and the entry points turn that into one line on stderr and exit status 2 (memoryhub/startup.py).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from memoryhub.settings.env import envbool, envfloat, envint, envstr
+from memoryhub.settings.env import SettingError, envbool, envchoice, envfloat, envint, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
+
+# --- Django core: hosts, secrets, apps, request limits, security headers, logging ------------------------------
 
 DEBUG = envbool("MEMORYHUB_DEBUG", False)
 # A local service: a fixed key is only acceptable because the default bind is loopback; set one for anything else.
@@ -61,39 +68,6 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": {
-        # Our backend: Django's sqlite3 backend plus sqlite-vec on every connection (see memoryhub/db/base.py).
-        "ENGINE": "memoryhub.storage.backend",
-        "NAME": envstr("MEMORYHUB_DB", str(BASE_DIR / "memoryhub.sqlite3")),
-        "OPTIONS": {
-            "transaction_mode": "IMMEDIATE",
-            "timeout": envint("MEMORYHUB_DB_TIMEOUT", 20, minimum=1),
-            # synchronous=FULL: a write the API acknowledged survives a power cut too, not only a killed process
-            # (NORMAL in WAL mode may roll back the last commits on power loss); it costs one fsync per commit.
-            # mmap: reads of the indexes (FTS doclists, rows) come straight from the OS page cache, shared by every
-            # connection; and a 32 MB page cache (default 2 MB) keeps the hot FTS pages. At 100k memories a
-            # search got ~10 ms faster with both.
-            "init_command": (
-                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA busy_timeout=20000; "
-                "PRAGMA cache_size=-32768; "
-                f"PRAGMA mmap_size={envint('MEMORYHUB_DB_MMAP_MB', 256, minimum=0) * 1024 * 1024};"
-            ),
-        },
-        # Each waitress thread keeps its connection: opening one (sqlite-vec, pragmas, Django's functions) costs
-        # ~15 ms, more than a keyword search. Health checks drop a connection that went bad.
-        "CONN_MAX_AGE": envint("MEMORYHUB_DB_CONN_MAX_AGE", 600, minimum=0),
-        "CONN_HEALTH_CHECKS": True,
-        "TEST": {"NAME": envstr("MEMORYHUB_TEST_DB", "") or None},
-    }
-}
-DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-
-AUTH_PASSWORD_VALIDATORS = [{"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"}]
-LOGIN_URL = "login"
-LOGIN_REDIRECT_URL = "/"
-LOGOUT_REDIRECT_URL = "login"
-
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = False
@@ -121,21 +95,52 @@ MEMORYHUB_CONTENT_SECURITY_POLICY = envstr(
     "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
 )
 
-REST_FRAMEWORK = {
-    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "UNAUTHENTICATED_USER": None,
-}
-SPECTACULAR_SETTINGS = {
-    "TITLE": "MemoryHub API",
-    "DESCRIPTION": "Long-term memory for AI coding agents.",
-    "VERSION": "1.0.0",
-    "SERVE_INCLUDE_SCHEMA": False,
-    "SCHEMA_PATH_PREFIX": "/api/v1",
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {
+        "handlers": ["console"],
+        # Checked here: an unknown level would otherwise fail later, inside django.setup(), with a traceback.
+        "level": envchoice("MEMORYHUB_LOG_LEVEL", "WARNING", ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")),
+    },
 }
 
-# Embeddings: the local model unless an OpenAI-compatible endpoint is configured.
+# --- Database and storage (memoryhub/storage/) ------------------------------------------------------------------
+
+DATABASES = {
+    "default": {
+        # Our backend: Django's sqlite3 backend plus sqlite-vec on every connection (memoryhub/storage/backend/).
+        "ENGINE": "memoryhub.storage.backend",
+        "NAME": envstr("MEMORYHUB_DB", str(BASE_DIR / "memoryhub.sqlite3")),
+        "OPTIONS": {
+            "transaction_mode": "IMMEDIATE",
+            # Seconds a writer waits for another process's write lock: sqlite3.connect(timeout=...) sets SQLite's
+            # busy_timeout, and this process's own writers queue on a lock with the same limit (backend/base.py).
+            "timeout": envint("MEMORYHUB_DB_TIMEOUT", 20, minimum=1),
+            # synchronous=FULL: a write the API acknowledged survives a power cut too, not only a killed process
+            # (NORMAL in WAL mode may roll back the last commits on power loss); it costs one fsync per commit.
+            # mmap: reads of the indexes (FTS doclists, vec0's vector blobs, rows) come straight from the OS page
+            # cache, shared by every connection, instead of through SQLite's own cache (exact KNN ~35% faster,
+            # point lookups ~5x); 1 GiB maps the whole file of a 100k-memory store. A 32 MB page cache (default
+            # 2 MB) keeps the hot FTS pages. At 100k memories a search got ~10 ms faster with both.
+            "init_command": (
+                "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA cache_size=-32768; "
+                f"PRAGMA mmap_size={envint('MEMORYHUB_DB_MMAP_MB', 1024, minimum=0) * 1024 * 1024};"
+            ),
+        },
+        # Each waitress thread keeps its connection: opening one (sqlite-vec, pragmas, Django's functions) costs
+        # ~15 ms, more than a keyword search. Health checks drop a connection that went bad.
+        "CONN_MAX_AGE": envint("MEMORYHUB_DB_CONN_MAX_AGE", 600, minimum=0),
+        "CONN_HEALTH_CHECKS": True,
+        # A file for the test database instead of memory (for tests that need a real file).
+        "TEST": {"NAME": envstr("MEMORYHUB_TEST_DB", "") or None},
+    }
+}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# --- Embeddings (memoryhub/embeddings/): the local model unless an OpenAI-compatible endpoint is configured -------
+
 MEMORYHUB_EMBED_BASE_URL = envstr("MEMORYHUB_EMBED_BASE_URL")
 MEMORYHUB_EMBED_MODEL = envstr("MEMORYHUB_EMBED_MODEL")
 MEMORYHUB_EMBED_API_KEY = envstr("MEMORYHUB_EMBED_API_KEY")
@@ -144,58 +149,59 @@ MEMORYHUB_EMBED_TIMEOUT = envfloat("MEMORYHUB_EMBED_TIMEOUT", 30.0, minimum=0.1)
 # Where the int8 ONNX build of the bundled model is cached (made from the pip package's weights, never downloaded).
 MEMORYHUB_MODEL_CACHE = envstr("MEMORYHUB_MODEL_CACHE", str(Path.home() / ".cache" / "memoryhub"))
 
-# Consolidation LLM (OpenAI-compatible chat); unset means deterministic proposals.
-MEMORYHUB_LLM_BASE_URL = envstr("MEMORYHUB_LLM_BASE_URL")
-MEMORYHUB_LLM_MODEL = envstr("MEMORYHUB_LLM_MODEL")
-MEMORYHUB_LLM_API_KEY = envstr("MEMORYHUB_LLM_API_KEY")
-MEMORYHUB_LLM_TIMEOUT = envfloat("MEMORYHUB_LLM_TIMEOUT", 60.0, minimum=0.1)
-MEMORYHUB_LLM_RETRIES = envint("MEMORYHUB_LLM_RETRIES", 2, minimum=0)
+# --- Search (memoryhub/retrieval/) ------------------------------------------------------------------------------
 
-# The chat proxy's upstream provider.
-MEMORYHUB_UPSTREAM_BASE_URL = envstr("MEMORYHUB_UPSTREAM_BASE_URL")
-MEMORYHUB_UPSTREAM_API_KEY = envstr("MEMORYHUB_UPSTREAM_API_KEY")
-MEMORYHUB_UPSTREAM_TIMEOUT = envfloat("MEMORYHUB_UPSTREAM_TIMEOUT", 120.0, minimum=0.1)
-
-# Decay: effective = importance x rate ** days since last referenced. Rates per category override per tier.
-MEMORYHUB_DECAY_DEFAULT_RATE = envfloat("MEMORYHUB_DECAY_DEFAULT_RATE", 0.95, minimum=0.0, maximum=1.0)
-MEMORYHUB_DECAY_TIER_RATES = {"semantic": 0.97, "procedural": 0.97, "episodic": 0.93}
-MEMORYHUB_DECAY_CATEGORY_RATES = {
-    "decision": 0.98,
-    "gotcha": 0.98,
-    "preference": 0.995,
-    "person": 0.995,
-    "environment": 0.99,
-    "skill": 0.98,
-}
-MEMORYHUB_CONFIRMED_FLOOR = envfloat("MEMORYHUB_CONFIRMED_FLOOR", 0.5, minimum=0.0, maximum=1.0)
-MEMORYHUB_ARCHIVE_THRESHOLD = envfloat("MEMORYHUB_ARCHIVE_THRESHOLD", 0.3, minimum=0.0, maximum=1.0)
-MEMORYHUB_REINFORCE_STEP = envfloat("MEMORYHUB_REINFORCE_STEP", 0.05, minimum=0.0, maximum=1.0)
-
-# Search fusion.
-# Tuned with `manage.py eval_locomo` (issue 3): a small constant lets first places count; words outweigh MiniLM.
+# Fusion. Tuned with `manage.py eval_locomo`: a small constant lets first places count; words outweigh MiniLM.
 MEMORYHUB_RRF_K = envint("MEMORYHUB_RRF_K", 5, minimum=1)
 MEMORYHUB_KEYWORD_WEIGHT = envfloat("MEMORYHUB_KEYWORD_WEIGHT", 1.0, minimum=0.0)
 MEMORYHUB_SEMANTIC_WEIGHT = envfloat("MEMORYHUB_SEMANTIC_WEIGHT", 0.8, minimum=0.0)
+# Identifier substrings (trigram index) as a third ranked list beside words and meaning.
+MEMORYHUB_SUBSTRING_WEIGHT = envfloat("MEMORYHUB_SUBSTRING_WEIGHT", 1.0, minimum=0.0)
+# relevance = (fused / best possible + COVERAGE x share of query words found) / (1 + COVERAGE)
+#             x (1 - ABSOLUTE + ABSOLUTE x max(cosine closeness, word share)); score = relevance x importance factor.
+MEMORYHUB_COVERAGE_WEIGHT = envfloat("MEMORYHUB_COVERAGE_WEIGHT", 1.0, minimum=0.0)
+MEMORYHUB_SCORE_ABSOLUTE = envfloat("MEMORYHUB_SCORE_ABSOLUTE", 0.7, minimum=0.0, maximum=1.0)
+# Importance factor = 1 - WEIGHT - BONUS + WEIGHT x effective importance (+ BONUS when confirmed).
+MEMORYHUB_IMPORTANCE_WEIGHT = envfloat("MEMORYHUB_IMPORTANCE_WEIGHT", 0.15, minimum=0.0, maximum=0.5)
+MEMORYHUB_CONFIRMED_BONUS = envfloat("MEMORYHUB_CONFIRMED_BONUS", 0.05, minimum=0.0, maximum=0.5)
+# A word held by more memories than this (in the searched scope) is "common": see search._word_hits.
+MEMORYHUB_KEYWORD_COMMON_DOCS = envint("MEMORYHUB_KEYWORD_COMMON_DOCS", 1000, minimum=10)
+# Candidates per ranked list (at least 5 x k).
+MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
+# Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/retrieval/vector_index.py: a Hamming pass
+# over the bit[] codes, the best 2% (QUANTIZED_RESCORE / 2 to QUANTIZED_RESCORE) rescored in float32, rebuilt
+# every REBUILD_SECONDS at the latest.
+# Filters that leave at most FILTER_IDS_MAX rows rank exactly those rows; wider ones widen the pool (at most
+# KNN_MAX_FETCH rows from vec0).
+# 1000: above that the in-process copy, ranked on the embedding thread, beats vec0's exact KNN on the caller's
+# (hybrid p50 12.9 against 17.6 ms at 2000 memories); below, vec0 answers in about a millisecond.
+MEMORYHUB_EXACT_KNN_MAX = envint("MEMORYHUB_EXACT_KNN_MAX", 1000, minimum=0)
+MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimum=10)
+MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS = envint("MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS", 300, minimum=1)
+MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
+MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
 
-# Backups.
-MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(Path(DATABASES["default"]["NAME"]).parent / "backups"))
-MEMORYHUB_BACKUP_KEEP = envint("MEMORYHUB_BACKUP_KEEP", 10, minimum=1)
-# A backup before bulk deletes, merges, imports over a non-empty store and re-embedding (memoryhub/backup.py).
-MEMORYHUB_AUTO_BACKUP = envbool("MEMORYHUB_AUTO_BACKUP", True)
+# --- Recall (memoryhub/retrieval/recall.py) ---------------------------------------------------------------------
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": envstr("MEMORYHUB_LOG_LEVEL", "WARNING")},
-}
+# Characters in a recall block when the caller names no size: the API's default, the MCP server's and the chat
+# proxy's block, and the one the dashboard's overview previews. 100 to 20000, what the API accepts.
+MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, minimum=100, maximum=20000)
+
+# --- Write gate (memoryhub/memories/gate.py) ---------------------------------------------------------------------
+
+# A write is noise below these sizes; a near-duplicate in the same scope is folded into the existing memory when
+# the vectors are this close (cosine) or the word sets overlap this much (Jaccard).
+MEMORYHUB_GATE_MIN_CHARS = envint("MEMORYHUB_GATE_MIN_CHARS", 12, minimum=1)
+MEMORYHUB_GATE_MIN_WORDS = envint("MEMORYHUB_GATE_MIN_WORDS", 3, minimum=1)
+MEMORYHUB_GATE_DUPLICATE_COSINE = envfloat("MEMORYHUB_GATE_DUPLICATE_COSINE", 0.92, minimum=0.0, maximum=1.0)
+MEMORYHUB_GATE_WORD_OVERLAP = envfloat("MEMORYHUB_GATE_WORD_OVERLAP", 0.85, minimum=0.0, maximum=1.0)
+MEMORYHUB_GATE_CATEGORY_MIN_SCORE = envfloat("MEMORYHUB_GATE_CATEGORY_MIN_SCORE", 1.5, minimum=0.0)
+
+# --- Decay (memoryhub/memories/decay.py, lifecycle.py) -----------------------------------------------------------
 
 
-# Lifecycle: per-category / per-tier decay rates from the environment, e.g.
-# MEMORYHUB_DECAY_CATEGORY_RATES="decision=0.98,gotcha=0.98" (merged over the defaults above).
 def _env_rates(name: str, defaults: dict[str, float], allowed: set[str]) -> dict[str, float]:
-    from memoryhub.settings.env import SettingError
-
+    """`name=rate,name=rate` from the environment, merged over `defaults`."""
     rates = dict(defaults)
     for item in (part.strip() for part in envstr(name).split(",")):
         if not item:
@@ -211,18 +217,29 @@ def _env_rates(name: str, defaults: dict[str, float], allowed: set[str]) -> dict
     return rates
 
 
+# effective = importance x rate ** days since last referenced. Rates per category override per tier, which
+# override the default.
+MEMORYHUB_DECAY_DEFAULT_RATE = envfloat("MEMORYHUB_DECAY_DEFAULT_RATE", 0.95, minimum=0.0, maximum=1.0)
 MEMORYHUB_DECAY_TIER_RATES = _env_rates(
-    "MEMORYHUB_DECAY_TIER_RATES", MEMORYHUB_DECAY_TIER_RATES, {"semantic", "procedural", "episodic"}
+    "MEMORYHUB_DECAY_TIER_RATES",
+    {"semantic": 0.97, "procedural": 0.97, "episodic": 0.93},
+    {"semantic", "procedural", "episodic"},
 )
 MEMORYHUB_DECAY_CATEGORY_RATES = _env_rates(
     "MEMORYHUB_DECAY_CATEGORY_RATES",
-    MEMORYHUB_DECAY_CATEGORY_RATES,
+    {"decision": 0.98, "gotcha": 0.98, "preference": 0.995, "person": 0.995, "environment": 0.99, "skill": 0.98},
     {"fact", "decision", "skill", "reference", "preference", "person", "environment", "project", "gotcha"},
 )
-# Consolidation (memoryhub/clustering.py): two memories of one scope are linked when their vectors are at least
-# SIMILARITY close, they do not name different things, and they share WORD_OVERLAP of the smaller one's words
-# (weighed by rarity) or the vectors alone reach STRONG_SIMILARITY. Tuned with `manage.py bench_consolidate`.
-# Proposals per run are capped so a pass with an LLM stays bounded.
+MEMORYHUB_CONFIRMED_FLOOR = envfloat("MEMORYHUB_CONFIRMED_FLOOR", 0.5, minimum=0.0, maximum=1.0)
+MEMORYHUB_ARCHIVE_THRESHOLD = envfloat("MEMORYHUB_ARCHIVE_THRESHOLD", 0.3, minimum=0.0, maximum=1.0)
+MEMORYHUB_REINFORCE_STEP = envfloat("MEMORYHUB_REINFORCE_STEP", 0.05, minimum=0.0, maximum=1.0)
+
+# --- Consolidation and its LLM (memoryhub/consolidation/) -------------------------------------------------------
+
+# Two memories of one scope are linked when their vectors are at least SIMILARITY close, they do not name
+# different things, and they share WORD_OVERLAP of the smaller one's words (weighed by rarity) or the vectors
+# alone reach STRONG_SIMILARITY. Tuned with `manage.py bench_consolidate`. Proposals per run are capped so a pass
+# with an LLM stays bounded.
 MEMORYHUB_CONSOLIDATE_SIMILARITY = envfloat("MEMORYHUB_CONSOLIDATE_SIMILARITY", 0.7, minimum=0.0, maximum=1.0)
 MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY = envfloat(
     "MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY", 0.9, minimum=0.0, maximum=1.0
@@ -230,55 +247,57 @@ MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY = envfloat(
 MEMORYHUB_CONSOLIDATE_WORD_OVERLAP = envfloat("MEMORYHUB_CONSOLIDATE_WORD_OVERLAP", 0.65, minimum=0.0, maximum=1.0)
 MEMORYHUB_CONSOLIDATE_MAX_CLUSTER = envint("MEMORYHUB_CONSOLIDATE_MAX_CLUSTER", 8, minimum=2)
 MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS = envint("MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS", 500, minimum=1)
+# An OpenAI-compatible chat endpoint writes the merged text; unset means deterministic proposals.
+MEMORYHUB_LLM_BASE_URL = envstr("MEMORYHUB_LLM_BASE_URL")
+MEMORYHUB_LLM_MODEL = envstr("MEMORYHUB_LLM_MODEL")
+MEMORYHUB_LLM_API_KEY = envstr("MEMORYHUB_LLM_API_KEY")
+MEMORYHUB_LLM_TIMEOUT = envfloat("MEMORYHUB_LLM_TIMEOUT", 60.0, minimum=0.1)
+MEMORYHUB_LLM_RETRIES = envint("MEMORYHUB_LLM_RETRIES", 2, minimum=0)
 
-# --- The agents' REST API and its write gate (api/, memoryhub/gate.py, memoryhub/tools.py) ---
-REST_FRAMEWORK["EXCEPTION_HANDLER"] = "api.errors.exception_handler"
-SPECTACULAR_SETTINGS.update(
-    {
-        "COMPONENT_SPLIT_REQUEST": True,
-        "PREPROCESSING_HOOKS": ["api.schema.strip_trailing_slashes"],
-        "ENUM_NAME_OVERRIDES": {
-            "CategoryEnum": "memoryhub.models.Category",
-            "TierEnum": "memoryhub.models.Tier",
-            "MemoryStatusEnum": "memoryhub.models.Status",
-            "ProposalStatusEnum": "memoryhub.models.ProposalStatus",
-        },
-    }
-)
-# A write is noise below these sizes; a near-duplicate in the same scope is folded into the existing memory when
-# the vectors are this close (cosine) or the word sets overlap this much (Jaccard).
-MEMORYHUB_GATE_MIN_CHARS = envint("MEMORYHUB_GATE_MIN_CHARS", 12, minimum=1)
-MEMORYHUB_GATE_MIN_WORDS = envint("MEMORYHUB_GATE_MIN_WORDS", 3, minimum=1)
-MEMORYHUB_GATE_DUPLICATE_COSINE = envfloat("MEMORYHUB_GATE_DUPLICATE_COSINE", 0.92, minimum=0.0, maximum=1.0)
-MEMORYHUB_GATE_WORD_OVERLAP = envfloat("MEMORYHUB_GATE_WORD_OVERLAP", 0.85, minimum=0.0, maximum=1.0)
-MEMORYHUB_GATE_CATEGORY_MIN_SCORE = envfloat("MEMORYHUB_GATE_CATEGORY_MIN_SCORE", 1.5, minimum=0.0)
+# --- Chat proxy and its upstream provider (memoryhub/agents/proxy.py, upstream.py) -------------------------------
+
+MEMORYHUB_UPSTREAM_BASE_URL = envstr("MEMORYHUB_UPSTREAM_BASE_URL")
+MEMORYHUB_UPSTREAM_API_KEY = envstr("MEMORYHUB_UPSTREAM_API_KEY")
+MEMORYHUB_UPSTREAM_TIMEOUT = envfloat("MEMORYHUB_UPSTREAM_TIMEOUT", 120.0, minimum=0.1)
 # Memory tool calls an agent may make in one conversation turn before being told to use what it has.
 MEMORYHUB_TOOL_CALLS_PER_TURN = envint("MEMORYHUB_TOOL_CALLS_PER_TURN", 3, minimum=1)
-MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, minimum=100)
 
-# --- Search (memoryhub/search.py) ---
-# Identifier substrings (trigram index) as a third ranked list beside words and meaning.
-MEMORYHUB_SUBSTRING_WEIGHT = envfloat("MEMORYHUB_SUBSTRING_WEIGHT", 1.0, minimum=0.0)
-# relevance = (fused / best possible + COVERAGE x share of query words found) / (1 + COVERAGE)
-#             x (1 - ABSOLUTE + ABSOLUTE x max(cosine closeness, word share)); score = relevance x importance factor.
-MEMORYHUB_COVERAGE_WEIGHT = envfloat("MEMORYHUB_COVERAGE_WEIGHT", 1.0, minimum=0.0)
-MEMORYHUB_SCORE_ABSOLUTE = envfloat("MEMORYHUB_SCORE_ABSOLUTE", 0.7, minimum=0.0, maximum=1.0)
-# Importance factor = 1 - WEIGHT - BONUS + WEIGHT x effective importance (+ BONUS when confirmed).
-MEMORYHUB_IMPORTANCE_WEIGHT = envfloat("MEMORYHUB_IMPORTANCE_WEIGHT", 0.15, minimum=0.0, maximum=0.5)
-MEMORYHUB_CONFIRMED_BONUS = envfloat("MEMORYHUB_CONFIRMED_BONUS", 0.05, minimum=0.0, maximum=0.5)
-# A word held by more memories than this (in the searched scope) is "common": see search._word_hits.
-MEMORYHUB_KEYWORD_COMMON_DOCS = envint("MEMORYHUB_KEYWORD_COMMON_DOCS", 1000, minimum=10)
-# Candidates per ranked list (at least 5 x k).
-MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
-# Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/vector_index.py: a Hamming pass over the
-# bit[] codes, the best 2% (QUANTIZED_RESCORE / 2 to QUANTIZED_RESCORE) rescored in float32, rebuilt every
-# REBUILD_SECONDS at the latest.
-# Filters that leave at most FILTER_IDS_MAX rows rank exactly those rows; wider ones widen the pool (at most
-# KNN_MAX_FETCH rows from vec0).
-# 1000: above that the in-process copy, ranked on the embedding thread, beats vec0's exact KNN on the caller's
-# (hybrid p50 12.9 against 17.6 ms at 2000 memories); below, vec0 answers in about a millisecond.
-MEMORYHUB_EXACT_KNN_MAX = envint("MEMORYHUB_EXACT_KNN_MAX", 1000, minimum=0)
-MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimum=10)
-MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS = envint("MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS", 300, minimum=1)
-MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
-MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
+# --- The agents' REST API (api/) ---------------------------------------------------------------------------------
+
+REST_FRAMEWORK = {
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "UNAUTHENTICATED_USER": None,
+    # The one error shape (api/errors.py).
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "MemoryHub API",
+    "DESCRIPTION": "Long-term memory for AI coding agents.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SCHEMA_PATH_PREFIX": "/api/v1",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "PREPROCESSING_HOOKS": ["api.schema.strip_trailing_slashes"],
+    "ENUM_NAME_OVERRIDES": {
+        "CategoryEnum": "memoryhub.models.Category",
+        "TierEnum": "memoryhub.models.Tier",
+        "MemoryStatusEnum": "memoryhub.models.Status",
+        "ProposalStatusEnum": "memoryhub.models.ProposalStatus",
+    },
+}
+
+# --- Dashboard (ui/) ----------------------------------------------------------------------------------------------
+
+AUTH_PASSWORD_VALIDATORS = [{"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"}]
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "login"
+
+# --- Backups (memoryhub/memories/backup.py) -----------------------------------------------------------------------
+
+MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(Path(DATABASES["default"]["NAME"]).parent / "backups"))
+MEMORYHUB_BACKUP_KEEP = envint("MEMORYHUB_BACKUP_KEEP", 10, minimum=1)
+# A backup before bulk deletes, merges, imports over a non-empty store and re-embedding.
+MEMORYHUB_AUTO_BACKUP = envbool("MEMORYHUB_AUTO_BACKUP", True)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 
+from memoryhub.startup import SettingError
 
-class SettingError(ValueError):
-    pass
+__all__ = ["SettingError", "envbool", "envchoice", "envfloat", "envint", "envstr"]
 
 
 def envstr(name: str, default: str = "") -> str:
@@ -25,7 +25,7 @@ def envbool(name: str, default: bool = False) -> bool:
     raise SettingError(f"{name} must be true or false, not {raw!r}")
 
 
-def envint(name: str, default: int, *, minimum: int | None = None) -> int:
+def envint(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
@@ -35,6 +35,8 @@ def envint(name: str, default: int, *, minimum: int | None = None) -> int:
         raise SettingError(f"{name} must be a whole number, not {raw!r}") from exc
     if minimum is not None and value < minimum:
         raise SettingError(f"{name} must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise SettingError(f"{name} must be at most {maximum}, not {value}")
     return value
 
 
@@ -46,6 +48,21 @@ def envfloat(name: str, default: float, *, minimum: float | None = None, maximum
         value = float(raw)
     except ValueError as exc:
         raise SettingError(f"{name} must be a number, not {raw!r}") from exc
-    if (minimum is not None and value < minimum) or (maximum is not None and value > maximum):
-        raise SettingError(f"{name} must be between {minimum} and {maximum}, not {value}")
+    if value != value or value in (float("inf"), float("-inf")):
+        raise SettingError(f"{name} must be a finite number, not {raw!r}")
+    if minimum is not None and value < minimum:
+        raise SettingError(f"{name} must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise SettingError(f"{name} must be at most {maximum}, not {value}")
     return value
+
+
+def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    """One of `choices` (compared without case); `default` when unset."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    for choice in choices:
+        if raw.strip().lower() == choice.lower():
+            return choice
+    raise SettingError(f"{name} must be one of {', '.join(choices)}, not {raw!r}")

@@ -99,3 +99,14 @@ def test_bad_fields_are_a_400_naming_them(claude, body, field):
 def test_build_recall_refuses_a_project_outside_the_allowed_ones(memories):
     block = build_recall(project="beta", allowed_projects=["alpha"])
     assert (block.text, block.memory_ids) == ("", [])
+
+
+def test_without_a_budget_the_block_fits_the_configured_one(claude, memories, settings):
+    """MEMORYHUB_RECALL_BUDGET_CHARS is the size an agent gets when it names none (API, MCP, proxy, overview)."""
+    default = claude.post("recall", {"project": "alpha"}).json()
+    settings.MEMORYHUB_RECALL_BUDGET_CHARS = 150
+    small = claude.post("recall", {"project": "alpha"}).json()
+    assert len(default["text"]) > 150  # the default 400 holds more than the smaller budget can
+    assert 0 < len(small["text"]) <= 150
+    assert len(small["memory_ids"]) < len(default["memory_ids"])
+    assert build_recall(project="alpha").text == small["text"]

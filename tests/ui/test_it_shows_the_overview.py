@@ -79,3 +79,12 @@ def test_it_shows_the_chat_proxy_per_day_and_agent(ui, store):
 def test_it_says_when_nothing_went_through_the_proxy(ui, store):
     html = ui.get("/overview/").content.decode()
     assert "No request went through the chat proxy in the last 14 days." in html
+
+
+def test_the_recall_preview_uses_the_configured_budget(ui, store, settings):
+    settings.MEMORYHUB_RECALL_BUDGET_CHARS = 120
+    html = ui.get("/overview/").content.decode()
+    assert "budget 120 characters" in html
+    chars = int(table(html, "recall-sizes")["alpha"][0])
+    assert 0 < chars <= 120
+    assert f"{chars} of 120 characters" in html

@@ -17,6 +17,7 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
+from memoryhub.memories.backup import BackupError
 from memoryhub.models import Memory
 
 
@@ -28,7 +29,11 @@ MEMORIES_CHANGED = "memories-changed"  # the nav counters listen for it
 
 
 def dashboard_view(view: Callable) -> Callable:
-    """Login required; an htmx request with an expired session is sent to the login page as a whole page."""
+    """Login required; an htmx request with an expired session is sent to the login page as a whole page.
+
+    A failed automatic backup (before a merge, an import, a bulk delete) refuses the change wherever it comes
+    from: one place says so, with a 503, instead of every view catching it.
+    """
 
     @wraps(view)
     def wrapper(request: HtmxHttpRequest, *args, **kwargs):
@@ -37,7 +42,10 @@ def dashboard_view(view: Callable) -> Callable:
                 next_url = request.htmx.current_url_abs_path or "/"
                 return HttpResponseClientRedirect(f"{reverse('login')}?{urlencode({'next': next_url})}")
             return redirect_to_login(request.get_full_path())
-        return view(request, *args, **kwargs)
+        try:
+            return view(request, *args, **kwargs)
+        except BackupError as exc:
+            return refuse(request, error_text(exc), status=503)
 
     return wrapper
 
@@ -109,8 +117,10 @@ def error_text(exc: Exception) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
-# Errors the domain raises for a request it will not carry out (bad values, a state that does not allow it).
-DOMAIN_ERRORS: tuple[type[Exception], ...] = (ValidationError, ValueError)
+# What the domain raises for a request it will not carry out (bad values, a state that does not allow it): Django's
+# ValidationError, from the write path (memoryhub/memories/store.py, gate.py, lifecycle.py) and consolidation. Any
+# other error is a fault, and a 500 that shows up in the log says so better than a refusal would.
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (ValidationError,)
 
 
 def get_memory(pk: int) -> Memory | None:

@@ -22,7 +22,6 @@ from ui.views.common import (
 )
 
 DECAY = "ui/decay.html"
-RECALL_BUDGET = 400  # build_recall's default: what an agent gets when it asks for no other size
 PROXY_DAYS = 14  # the chat proxy table on the overview: the last two weeks, a row per day and agent
 
 
@@ -77,6 +76,8 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
     kinds, agents = selectors.usage_by_agent()
     projects = [p for p, _ in selectors.counts_by("project")]
     recall_usage = selectors.recall_usage_by_project()
+    # What an agent gets when it names no size (MEMORYHUB_RECALL_BUDGET_CHARS), build_recall's default.
+    budget = settings.MEMORYHUB_RECALL_BUDGET_CHARS
     recall_rows = []
     for project in sorted(projects, key=lambda p: (p != "", p)):
         # Built without a query: nothing is searched, so nothing is reinforced by looking.
@@ -86,8 +87,8 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
             {
                 "project": project,
                 "chars": len(block.text),
-                "fill": min(1.0, len(block.text) / RECALL_BUDGET),
-                "label": f"{len(block.text)} of {RECALL_BUDGET} characters",
+                "fill": min(1.0, len(block.text) / budget),
+                "label": f"{len(block.text)} of {budget} characters",
                 "memories": len(block.memory_ids),
                 "avg_sent": round(usage["avg"]) if usage else None,
                 "calls": usage["n"] if usage else 0,
@@ -103,7 +104,7 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
         "kinds": kinds,
         "agents": agents,
         "recall_rows": recall_rows,
-        "budget": RECALL_BUDGET,
+        "budget": budget,
         "proxy_days": selectors.proxy_usage_by_day(days=PROXY_DAYS),
         "proxy_window": PROXY_DAYS,
     }

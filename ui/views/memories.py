@@ -39,7 +39,7 @@ def listing_context(query: QueryDict) -> dict:
     problems = [f"Ignored the {name} filter: {' '.join(errs)}" for name, errs in form.errors.items()]
     try:
         listing = selectors.list_memories(filters)
-    except (EmbeddingError, ValueError) as exc:
+    except EmbeddingError as exc:
         # The meaning half of the search needs the embedder; keep the page up and say what failed.
         problems.append(f"Search is unavailable: {exc}")
         filters.q = ""

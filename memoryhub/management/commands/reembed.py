@@ -1,4 +1,4 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from memoryhub.embeddings import get_embedder
@@ -23,12 +23,12 @@ class Command(BaseCommand):
         if not pending:
             self.stdout.write(f"All memories are embedded with {embedder.model_id}.")
             return
-        try:
-            from memoryhub.memories.backup import auto_backup
+        from memoryhub.memories.backup import BackupError, auto_backup
 
+        try:
             auto_backup("reembed")
-        except ImportError:
-            pass
+        except BackupError as exc:
+            raise CommandError(str(exc)) from exc
         with tqdm(total=pending, unit="memory", desc=f"re-embedding with {embedder.model_id}") as bar:
             done = reembed(batch_size=batch_size, progress=bar.update)
         self.stdout.write(self.style.SUCCESS(f"Re-embedded {done} memories with {embedder.model_id}."))

@@ -19,7 +19,6 @@ from memoryhub.storage.sql.checks import (
     set_journal_mode,
 )
 from memoryhub.storage.sql.queries import (
-    MMAP_BYTES,
     change_token,
     count_memories,
     count_scoped,
@@ -32,7 +31,6 @@ from memoryhub.storage.sql.queries import (
     ids_scoped,
     memory_filter_sql,
     memory_ids_where,
-    prepare_reads,
     scope_alternatives,
     set_synchronous,
     synchronous,
@@ -106,8 +104,6 @@ __all__ = [
     "memory_scopes",
     "memory_ids_changed_since",
     "fts_match",
-    "MMAP_BYTES",
-    "prepare_reads",
     "has_tag",
     "memory_filter_sql",
     "tag_condition",

@@ -25,18 +25,10 @@ def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list
         return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
 
 
-# --- Search (memoryhub/search.py) ------------------------------------------------------------------------------
+# --- Search (memoryhub/retrieval/search.py) ----------------------------------------------------------------
 # Filters are applied inside the candidate queries (a JOIN on the memory row), so a narrow filter never starves
 # the keyword results; the vector side widens its pool instead (vec0 has no column filters on this schema).
-# Memory-mapped reads: vec0 reads vectors from blobs several pages long, and FTS5 doclists likewise; mapping the
-# file avoids copying every page through SQLite's page cache (exact KNN ~35% faster, point lookups ~5x).
-MMAP_BYTES = 1 << 30
-
-
-def prepare_reads() -> None:
-    with connection.cursor() as cursor:
-        cursor.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
-        cursor.fetchall()
+# (The mmap size of every connection is set once, in settings: MEMORYHUB_DB_MMAP_MB.)
 
 
 def tag_condition(column: str) -> str:
