@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from memoryhub.memories.exports import iso, memory_as_dict
 from memoryhub.models import Category, ProposalStatus, Status, Tier
-from memoryhub.retrieval.recall import MAX_BUDGET, MIN_BUDGET
+from memoryhub.retrieval.recall import BUDGET_CHARS_MAX, BUDGET_CHARS_MIN
 from memoryhub.retrieval.search import MODES
 
 OUTCOMES = ("created", "merged", "duplicate", "rejected")
@@ -129,7 +129,7 @@ class SearchRequestSerializer(serializers.Serializer):
 class RecallRequestSerializer(serializers.Serializer):
     project = _project(help_text="The project the agent works in; globals are always included.")
     query = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
-    budget_chars = serializers.IntegerField(required=False, min_value=MIN_BUDGET, max_value=MAX_BUDGET)
+    budget_chars = serializers.IntegerField(required=False, min_value=BUDGET_CHARS_MIN, max_value=BUDGET_CHARS_MAX)
 
 
 class ToolCallRequestSerializer(serializers.Serializer):

@@ -19,7 +19,8 @@ from memoryhub.retrieval.search import search_memories
 HEADER = "Memory (already in your context; search only for what is not here):"
 GLOBAL_CATEGORIES = ("preference", "person", "environment")
 FIRST_PICK = {"globals": 3, "project": 4, "query": 3}
-MIN_BUDGET, MAX_BUDGET = 100, 20000  # what the API accepts as budget_chars (and MEMORYHUB_RECALL_BUDGET_CHARS)
+# What the API accepts as budget_chars (and MEMORYHUB_RECALL_BUDGET_CHARS).
+BUDGET_CHARS_MIN, BUDGET_CHARS_MAX = 100, 20000
 
 
 @dataclass
