@@ -33,11 +33,7 @@ def envint(name: str, default: int, *, minimum: int | None = None, maximum: int 
         value = int(raw)
     except ValueError as exc:
         raise SettingError(f"{name} must be a whole number, not {raw!r}") from exc
-    if minimum is not None and value < minimum:
-        raise SettingError(f"{name} must be at least {minimum}, not {value}")
-    if maximum is not None and value > maximum:
-        raise SettingError(f"{name} must be at most {maximum}, not {value}")
-    return value
+    return _within(name, value, minimum, maximum)
 
 
 def envfloat(name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
@@ -50,11 +46,7 @@ def envfloat(name: str, default: float, *, minimum: float | None = None, maximum
         raise SettingError(f"{name} must be a number, not {raw!r}") from exc
     if value != value or value in (float("inf"), float("-inf")):
         raise SettingError(f"{name} must be a finite number, not {raw!r}")
-    if minimum is not None and value < minimum:
-        raise SettingError(f"{name} must be at least {minimum}, not {value}")
-    if maximum is not None and value > maximum:
-        raise SettingError(f"{name} must be at most {maximum}, not {value}")
-    return value
+    return _within(name, value, minimum, maximum)
 
 
 def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -66,3 +58,11 @@ def envchoice(name: str, default: str, choices: tuple[str, ...]) -> str:
         if raw.strip().lower() == choice.lower():
             return choice
     raise SettingError(f"{name} must be one of {', '.join(choices)}, not {raw!r}")
+
+
+def _within(name: str, value: float, minimum: float | None, maximum: float | None) -> float:
+    if minimum is not None and value < minimum:
+        raise SettingError(f"{name} must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise SettingError(f"{name} must be at most {maximum}, not {value}")
+    return value
