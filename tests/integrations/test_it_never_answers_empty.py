@@ -1,3 +1,4 @@
+# ruff: noqa: F811 - the proxy tests' fixtures are imported by name, and pytest passes them in by that name
 """The chat proxy never hands the client an empty reply: when the memory tool rounds are spent and the model,
 which also has the client's own tools, asks for a memory tool again without a word, the proxy asks once more with
 every tool switched off, and when even that brings no text the client gets a clear message.
