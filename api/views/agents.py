@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from api.auth import AgentAPIMixin, agent_of
 from api.views.common import errors, parse
+from memoryhub.agents.capture import capture_session
 from memoryhub.agents.tokens import Agent
 from memoryhub.memories.importers import FORMATS, OUTCOMES, ImportFormatError, import_from, parse_text
 
@@ -123,3 +124,72 @@ class ImportFromView(AgentAPIMixin, APIView):
             raise serializers.ValidationError({"content": [str(exc)]}) from exc
         return Response(report.counts | {"summary": report.summary(), "dry_run": report.dry_run,
                                          "items": [o.as_dict() for o in report.outcomes]})  # fmt: skip
+
+
+# --- capture at session end -------------------------------------------------------------------------------------
+
+MAX_TURNS = 5000
+
+
+class TurnSerializer(serializers.Serializer):
+    role = serializers.ChoiceField(choices=[("user", "user"), ("assistant", "assistant")])
+    text = serializers.CharField(trim_whitespace=False)
+
+
+class CaptureSerializer(serializers.Serializer):
+    turns = TurnSerializer(many=True, help_text="The session's said text, oldest first (scripts/hooks reads it).")
+    project = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, max_length=200,
+        help_text="Default: the token's only project, else global.",
+    )  # fmt: skip
+    session_id = serializers.CharField(required=False, allow_blank=True, max_length=200, default="")
+    dry_run = serializers.BooleanField(default=False)
+
+    def validate_turns(self, turns):
+        if len(turns) > MAX_TURNS:
+            raise serializers.ValidationError(f"at most {MAX_TURNS} turns; send the end of the session")
+        return turns
+
+
+class CapturedItemSerializer(serializers.Serializer):
+    content = serializers.CharField(help_text="The fact; a secret in it is redacted.")
+    category = serializers.CharField(allow_blank=True)
+    rule = serializers.CharField(help_text="The rule that picked it, or llm.")
+    outcome = serializers.ChoiceField(choices=[(o, o) for o in OUTCOMES])
+    reason = serializers.CharField()
+    memory_id = serializers.IntegerField(allow_null=True)
+
+
+class CaptureResultSerializer(serializers.Serializer):
+    extractor = serializers.CharField(help_text="rules, or llm:<model>")
+    note = serializers.CharField(allow_blank=True, help_text="Why the rules ran although an LLM is configured.")
+    dry_run = serializers.BooleanField()
+    counts = serializers.DictField(child=serializers.IntegerField())
+    items = CapturedItemSerializer(many=True)
+
+
+class CaptureView(AgentAPIMixin, APIView):
+    @extend_schema(
+        summary="Capture the durable facts of a session, each through the write gate",
+        description=(
+            "Picks decisions, gotchas met and fixed, preferences the person stated and procedures that worked from "
+            "the turns (an LLM when one is configured, otherwise rules), at most MEMORYHUB_CAPTURE_MAX_PER_SESSION, "
+            "and sends each through the gate with `session_id` in metadata. With `dry_run` nothing is stored and "
+            "each item says what the gate would decide."
+        ),
+        request=CaptureSerializer,
+        responses={200: CaptureResultSerializer, **errors(400, 403, 413, 503)},
+    )
+    def post(self, request):
+        agent = agent_of(request)
+        data = parse(CaptureSerializer, request.data)
+        project = default_project(agent, data.get("project"))
+        if data["dry_run"]:
+            agent.check_read(project)
+        else:
+            agent.check_write(project)
+        turns = [{"role": t["role"], "text": t["text"]} for t in data["turns"]]
+        report = capture_session(turns=turns, project=project, session_id=data["session_id"], source=agent.name,
+                                 dry_run=data["dry_run"])  # fmt: skip
+        return Response({"extractor": report.extractor, "note": report.note, "dry_run": report.dry_run,
+                         "counts": report.counts, "items": [i.as_dict() for i in report.items]})  # fmt: skip

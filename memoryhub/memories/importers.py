@@ -34,16 +34,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from memoryhub.embeddings import get_embedder
-from memoryhub.memories.gate import (
-    find_duplicate,
-    find_secrets,
-    gate_write,
-    noise_reason,
-    normalised,
-    redact,
-    secret_kinds,
-)
+from memoryhub.memories.gate import find_secrets, gate_write, redact
+from memoryhub.memories.gate_preview import preview_write
 from memoryhub.memories.markdown_notes import is_markdown_file, markdown_files, parse_note
 from memoryhub.models import Category, Memory
 
@@ -236,24 +228,6 @@ def read_path(*, format: str, path: str) -> list[ImportItem]:
 # --- storing ------------------------------------------------------------------------------------------------------
 
 
-def _preview(item: ImportItem, project: str | None, seen: set[str]) -> tuple[str, str, int | None]:
-    """What the gate would decide, without writing: secrets and noise exactly, duplicates by the same search."""
-    kinds = secret_kinds(content=item.content, tags=item.tags, metadata=item.metadata)
-    if kinds:
-        return "rejected", f"refused: the text holds a secret ({', '.join(kinds)})", None
-    why = noise_reason(item.content)
-    if why:
-        return "rejected", f"refused: {why}", None
-    key = normalised(item.content)
-    if key in seen:
-        return "duplicate", "the same as an earlier item of this import", None
-    seen.add(key)
-    found = find_duplicate(content=item.content, project=project, vector=get_embedder().embed([item.content])[0])
-    if found is not None:
-        return "duplicate", f"duplicate of memory #{found[0].pk} ({found[1]})", found[0].pk
-    return "created", "would be stored as a new memory", None
-
-
 def import_from(
     *, format: str, items: list[ImportItem], project: str | None, source: str, dry_run: bool = False
 ) -> ImportReport:
@@ -264,7 +238,9 @@ def import_from(
     seen: set[str] = set()
     for item in items:
         if dry_run:
-            outcome, reason, memory_id = _preview(item, project, seen)
+            outcome, reason, memory_id = preview_write(
+                content=item.content, project=project, tags=item.tags, metadata=item.metadata, seen=seen
+            )
             report.outcomes.append(ItemOutcome(item, outcome, reason, memory_id))
             continue
         try:

@@ -282,3 +282,11 @@ MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimu
 MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS = envint("MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS", 300, minimum=1)
 MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
 MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
+
+# --- Session capture (memoryhub/agents/capture.py) ---------------------------------------------------------------
+# The session-end hook posts the transcript's turns to POST /api/v1/capture. With MEMORYHUB_LLM_BASE_URL set the LLM
+# extracts the facts (unless USE_LLM is off); otherwise deterministic rules. The LLM reads at most MAX_INPUT_CHARS
+# of the end of the session; at most MAX_PER_SESSION facts are kept per call.
+MEMORYHUB_CAPTURE_USE_LLM = envbool("MEMORYHUB_CAPTURE_USE_LLM", True)
+MEMORYHUB_CAPTURE_MAX_INPUT_CHARS = envint("MEMORYHUB_CAPTURE_MAX_INPUT_CHARS", 24000, minimum=1000)
+MEMORYHUB_CAPTURE_MAX_PER_SESSION = envint("MEMORYHUB_CAPTURE_MAX_PER_SESSION", 8, minimum=1)
