@@ -32,8 +32,8 @@ def text_of(content: Any) -> str:
                  isinstance(b.get("text"), str)]  # fmt: skip
     else:
         return ""
-    kept = [_REMINDER.sub("", p).strip() for p in parts if not _INJECTED.match(p)]
-    return "\n\n".join(p for p in kept if p)
+    kept = [_REMINDER.sub("", p).strip() for p in parts]
+    return "\n\n".join(p for p in kept if p and not _INJECTED.match(p))
 
 
 def turn_of(event: Any) -> dict[str, str] | None:

@@ -14,8 +14,9 @@ Two sources, both posted with the session id in metadata:
   file; lines that could not be sent (server down, timeout) stay for the next session. A hook that can hand the
   facts over directly may instead put them on stdin as {"memories": ["...", {"content": "...", "tags": [...]}]}.
 
-`--dry-run` prints on stdout what would be stored (and what the gate would refuse as a secret or noise) and
-stores nothing, reads no further than it would have, and leaves the file and the capture state as they are.
+`--dry-run` prints on stdout what would be stored, one fact a line with the gate's expected outcome ("created",
+"duplicate", "rejected" for a secret or noise, the secret redacted), and stores nothing: the file and the
+capture state stay as they are.
 
 Environment: MEMORYHUB_URL (default http://127.0.0.1:8000), MEMORYHUB_TOKEN (required), MEMORYHUB_PROJECT
 (default: the token's only project when it is limited to one, else the git repository's top folder name, else
@@ -176,7 +177,7 @@ def capture(event: dict, *, base: str, token: str, project, timeout: float, dry_
         return
     for item in answer.get("items") or []:
         if dry_run:
-            print(f"{item.get('verdict', 'would store')}: [{item.get('category') or '-'}] {item.get('content')}")
+            print(f"{item.get('outcome')}: [{item.get('category') or '-'}] {item.get('content')}")
         elif item.get("outcome") in out["counts"]:
             out["counts"][item["outcome"]] += 1
             if item["outcome"] == "rejected":
