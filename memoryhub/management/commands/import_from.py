@@ -31,7 +31,7 @@ class Command(BaseCommand):
         for outcome in report.outcomes:
             if verbose or outcome.outcome == "rejected":
                 where = f" #{outcome.memory_id}" if outcome.memory_id else ""
-                self.stdout.write(f"{outcome.outcome}{where}: {outcome.item.origin}: {outcome.shown_content[:100]!r} "
+                self.stdout.write(f"{outcome.outcome}{where}: {outcome.item.origin}: {outcome.shown_content[:160]!r} "
                                   f"- {outcome.reason}")  # fmt: skip
         if dry_run:
             self.stdout.write("dry run: nothing was stored")
