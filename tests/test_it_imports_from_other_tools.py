@@ -100,7 +100,7 @@ def test_claude_md_and_agents_md_become_one_memory_per_bullet_or_paragraph_with_
     claude = run_import("markdown", str(SAMPLES / "CLAUDE.md"), "--project", "webshop")
     agents = run_import("markdown", str(SAMPLES / "AGENTS.md"), "--project", "webshop")
 
-    assert claude[-1] == "6 created, 0 merged, 0 duplicate, 1 rejected"
+    assert claude[-1] == "5 created, 0 merged, 0 duplicate, 1 rejected"
     assert agents[-1] == "4 created, 1 merged, 0 duplicate, 0 rejected"
     stored = list(Memory.objects.filter(project="webshop").order_by("pk").values_list("content", flat=True))
     assert stored == [
@@ -108,7 +108,6 @@ def test_claude_md_and_agents_md_become_one_memory_per_bullet_or_paragraph_with_
         "Commands: Run `make test` before pushing; CI runs the same target with coverage.",
         "Commands: Start the Stripe mock with `make stripe-mock` before the checkout tests. It listens on port "
         "12111 and resets its state on every start.",
-        "Commands: `make lint`",
         "Architecture: The storefront is a Django app in `shop/`; background jobs run in Celery workers that read "
         "from Redis.",
         "Gotchas: Never run the migrations against the shared staging database from a laptop; use the deploy pipeline.",
