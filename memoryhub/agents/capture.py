@@ -84,6 +84,8 @@ _NOT_A_FACT = re.compile(
     # plans and the conversation itself, true only today
     r"let me|let's|let us|i'll|i will|later|tomorrow|next (?:week|sprint|time)|this week|for now|sorry|"
     r"(?:my|your) (?:previous|last) (?:answer|message|reply)|this approach|that approach|the other one|"
+    # requests to the assistant: a task for now, not a preference
+    r"(?:want|like|need) you to|(?:want|like) to (?:know|see|try|check)|"
     # pointers into the conversation: the sentence does not stand on its own
     r"this one|that one|the same (?:pattern|thing|issue|problem)|as above|as i said|"
     # idioms that start like rules

@@ -134,6 +134,29 @@ def test_the_rules_pick_each_transcripts_facts(name):
     assert [c.content for c in rule_candidates(turns_of(name))] == PICKED[name]
 
 
+@pytest.mark.parametrize(
+    ("role", "said", "kept"),
+    [
+        ("user", "Please remember that staging deploys need a VPN connection to the bastion host.",
+         "Staging deploys need a VPN connection to the bastion host."),
+        ("user", "Remember to push the branch when you are done with it.", None),
+        ("user", "I want you to look at the logs for the checkout job first.", None),
+        ("user", "We want to keep the public API backwards compatible across minor releases.",
+         "We want to keep the public API backwards compatible across minor releases."),
+        ("assistant", "We decided to look at the logging setup later this week.", None),
+        ("assistant", "If we rename it, we should never leave the old name behind as an alias.", None),
+        ("assistant", "Should we always run the migrations before the tests in CI?", None),
+        ("assistant", "Always a pleasure to clean up the CI configuration for you!", None),
+        ("assistant", "It turned out fine in the end, the pipeline takes six minutes now.", None),
+        ("assistant", "I prefer tabs over spaces for all the Makefiles in this repository.", None),  # not the person
+        ("user", "The fix was that.", None),  # too short to stand alone
+    ],
+)  # fmt: skip
+def test_a_sentence_is_kept_only_when_it_states_a_lasting_fact(role, said, kept):
+    picked = [c.content for c in rule_candidates([{"role": role, "text": said}])]
+    assert picked == ([kept] if kept else [])
+
+
 def test_what_the_rules_store_is_worth_keeping_at_least_nine_times_in_ten():
     stored = [fact for facts in PICKED.values() for fact in facts if fact != SECRET]
     worth = [fact for fact in stored if fact not in NOT_WORTH_KEEPING]
