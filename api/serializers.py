@@ -157,7 +157,9 @@ class ProposalAcceptSerializer(serializers.Serializer):
 
 
 class ExportQuerySerializer(serializers.Serializer):
-    format = serializers.ChoiceField(choices=[("jsonl", "jsonl"), ("markdown", "markdown")], required=False)
+    format = serializers.ChoiceField(
+        choices=[("jsonl", "jsonl"), ("markdown", "markdown"), ("mcp-memory", "mcp-memory")], required=False
+    )
 
 
 # --- answers -------------------------------------------------------------------------------------------------

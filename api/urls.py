@@ -4,6 +4,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
+from api.views.agents import CaptureView, ImportFromView, WhoamiView
 from api.views.docs import OfflineSwaggerView, docs_asset
 from api.views.memories import MemoryViewSet
 from api.views.proposals import ProposalViewSet
@@ -31,6 +32,9 @@ urlpatterns = [
     re_path(r"^tools/?$", ToolsView.as_view(), name="tools"),
     re_path(r"^tools/call/?$", ToolCallView.as_view(), name="tools-call"),
     re_path(r"^export/?$", ExportView.as_view(), name="export"),
+    re_path(r"^whoami/?$", WhoamiView.as_view(), name="whoami"),
+    re_path(r"^import_from/?$", ImportFromView.as_view(), name="import-from"),
+    re_path(r"^capture/?$", CaptureView.as_view(), name="capture"),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", OfflineSwaggerView.as_view(), name="docs"),
     path("docs/assets/<str:name>", docs_asset, name="docs-asset"),

@@ -17,6 +17,7 @@ from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import call_tool, tool_schemas
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.exports import export_jsonl, export_markdown, export_queryset, memory_as_dict
+from memoryhub.memories.importers import export_mcp_memory
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import search_memories
@@ -132,9 +133,12 @@ class ExportView(AgentAPIMixin, APIView):
     @extend_schema(
         summary="Export everything the token may see",
         description="`jsonl` (default): one memory per line with every field, importable by POST memories/import. "
-        "`markdown`: a readable file grouped by project and category.",
+        "`markdown`: a readable file grouped by project and category. `mcp-memory`: the reference MCP memory "
+        "server's file (entities and relations, one JSON object a line).",
         parameters=[
-            OpenApiParameter("format", OpenApiTypes.STR, enum=["jsonl", "markdown"], description="Default jsonl."),
+            OpenApiParameter(
+                "format", OpenApiTypes.STR, enum=["jsonl", "markdown", "mcp-memory"], description="Default jsonl."
+            ),
         ],
         responses={
             (200, "application/x-ndjson"): OpenApiResponse(OpenApiTypes.STR, description="JSON lines."),
@@ -146,6 +150,10 @@ class ExportView(AgentAPIMixin, APIView):
         agent = agent_of(request)
         chosen = parse_query(s.ExportQuerySerializer, request.query_params).get("format") or "jsonl"
         rows = export_queryset(agent.projects)
+        if chosen == "mcp-memory":
+            response = StreamingHttpResponse(export_mcp_memory(rows.iterator()), content_type="application/x-ndjson")
+            response["Content-Disposition"] = 'attachment; filename="memory.json"'
+            return response
         if chosen == "markdown":
             response = HttpResponse(export_markdown(rows.iterator()), content_type="text/markdown; charset=utf-8")
             response["Content-Disposition"] = 'attachment; filename="memoryhub-export.md"'

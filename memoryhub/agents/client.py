@@ -5,6 +5,10 @@
     python -m memoryhub.agents.client search "how do we deploy" --project alpha
     python -m memoryhub.agents.client recall --project alpha --query "deploy"
 
+Without --project, the project is chosen as the hooks choose it (memoryhub/agents/projects.py):
+MEMORYHUB_PROJECT, else the token's only project, else the git repository's top folder name, else the working
+directory's name. --global works on the global memories (no project) instead.
+
 Exit status: 0 done (a write folded into an existing memory counts as done), 1 refused or failed, 2 usage.
 """
 
@@ -17,6 +21,8 @@ import sys
 from typing import Any
 
 import httpx
+
+from memoryhub.agents.projects import PROJECT_ENV, choose_project
 
 DEFAULT_URL = "http://127.0.0.1:8000"
 
@@ -48,6 +54,15 @@ class MemoryHubClient:
             raise ClientError(f"HTTP {response.status_code}: {error.get('message') or data}")
         return data
 
+    def whoami(self) -> dict[str, Any]:
+        try:
+            response = self.http.get("whoami")
+        except httpx.HTTPError as exc:
+            raise ClientError(f"cannot reach MemoryHub at {self.http.base_url}: {exc}") from exc
+        if response.status_code != 200:
+            raise ClientError(f"HTTP {response.status_code} from whoami")
+        return response.json()
+
     def store(self, **fields: Any) -> dict[str, Any]:
         return self._post("memories", {k: v for k, v in fields.items() if v not in (None, [])}, ok=(200, 201, 422))
 
@@ -70,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     store = commands.add_parser("store", help="store one fact (through the write gate)")
     store.add_argument("content", help="the fact; '-' reads it from standard input")
-    store.add_argument("--project")
+    _project_options(store)
     store.add_argument("--category")
     store.add_argument("--tier")
     store.add_argument("--tag", action="append", dest="tags", default=[])
@@ -79,20 +94,43 @@ def build_parser() -> argparse.ArgumentParser:
 
     search = commands.add_parser("search", help="search memories")
     search.add_argument("query")
-    search.add_argument("--project")
+    _project_options(search)
     search.add_argument("-k", type=int, default=None)
     search.add_argument("--mode", choices=["hybrid", "keyword", "semantic"])
 
     recall = commands.add_parser("recall", help="the recall block for a project")
-    recall.add_argument("--project")
+    _project_options(recall)
     recall.add_argument("--query")
     # `recall --project p "how do we paginate?"` reads as naturally as `--query`; either works.
     recall.add_argument("query_text", nargs="?", metavar="QUERY", help="the turn's question (same as --query)")
     recall.add_argument("--budget", type=int, dest="budget_chars")
+
+    commands.add_parser("whoami", help="the token's name, projects and read-only flag, and the project chosen here")
     return parser
 
 
+def _project_options(command: argparse.ArgumentParser) -> None:
+    where = command.add_mutually_exclusive_group()
+    where.add_argument("--project", help="default: $MEMORYHUB_PROJECT, the token's only project, or the folder")
+    where.add_argument("--global", action="store_true", dest="global_scope", help="the global memories only")
+
+
+def project_of(args: argparse.Namespace, client: MemoryHubClient) -> str | None:
+    if getattr(args, "global_scope", False):
+        return None
+    return choose_project(
+        explicit=getattr(args, "project", None) or os.environ.get(PROJECT_ENV),
+        token_projects=lambda: client.whoami().get("projects"),
+        cwd=os.getcwd(),
+    )
+
+
 def run(args: argparse.Namespace, client: MemoryHubClient, out=sys.stdout) -> int:
+    if args.command == "whoami":
+        answer = client.whoami() | {"project": project_of(args, client)}
+        print(json.dumps(answer, indent=2), file=out)
+        return 0
+    args.project = project_of(args, client)
     if args.command == "store":
         content = sys.stdin.read() if args.content == "-" else args.content
         metadata = None

@@ -3,7 +3,9 @@
 For every request the project's recall block goes into the system prompt and the memory tools are offered beside
 the client's own tools. When the model calls a memory tool the proxy runs it here, appends the result and asks the
 model again, so the client only ever sees the final answer; calls to the client's own tools go back to the client
-untouched. After MAX_MEMORY_ROUNDS rounds the model is told to answer with what it has. Upstream failures become
+untouched. After MAX_MEMORY_ROUNDS rounds the model is told to answer with what it has; a model that still asks for
+a memory tool and says nothing is asked once more with every tool switched off, and if that brings no text either
+the client gets NO_ANSWER, never an empty reply. Upstream failures become
 OpenAI-shaped errors, and every request leaves one UsageRecord(kind="proxy") for the overview.
 
 Streaming keeps the client's stream alive across memory rounds: text deltas are forwarded as they arrive, tool-call
@@ -51,6 +53,11 @@ READ_ONLY_TOOLS = ("memory_search", "memory_list")
 LIMIT_NOTE = (
     "Memory tool limit reached ({rounds} rounds in this request). Do not call memory tools again; "
     "answer now with what you already have."
+)
+
+NO_ANSWER = (
+    "(MemoryHub: the model kept asking for memory tools after the limit of {rounds} rounds and gave no answer. "
+    "Ask again, perhaps more precisely.)"
 )
 
 
@@ -104,6 +111,8 @@ class Exchange:
     saw_usage: bool = False
     started: float = field(default_factory=time.perf_counter)
     recorded: bool = False
+    # Set for the one extra request that asks a model stuck on memory tools for its text, with tools switched off.
+    forced_answer: bool = False
 
     @property
     def memory_names(self) -> set[str]:
@@ -241,7 +250,7 @@ def _upstream_body(exchange: Exchange, *, stream: bool) -> dict[str, Any]:
     if tools:
         body["tools"] = tools
     final = exchange.rounds >= MAX_MEMORY_ROUNDS
-    if final and exchange.memory_tools and not exchange.body.get("tools"):
+    if (final and exchange.memory_tools and not exchange.body.get("tools")) or exchange.forced_answer:
         # The tools stay declared (the history mentions them) but the model may no longer call any.
         body["tool_choice"] = "none"
     body["stream"] = stream
@@ -275,6 +284,10 @@ def split_calls(exchange: Exchange, tool_calls: Any) -> tuple[list[dict], list[d
                                   "an object", code="malformed_tool_call")  # fmt: skip
         (ours if name in names else theirs).append(call)
     return ours, theirs
+
+
+def _has_text(content: Any) -> bool:
+    return bool(_text_of(content).strip())
 
 
 def _history_call(call: dict, index: int) -> dict:
@@ -347,6 +360,11 @@ def complete(exchange: Exchange) -> dict[str, Any]:
                     message.pop("tool_calls", None)
                     if choice.get("finish_reason") == "tool_calls":
                         choice["finish_reason"] = "stop"
+                    if not _has_text(message.get("content")):
+                        if not exchange.forced_answer:
+                            exchange.forced_answer = True
+                            continue
+                        message["content"] = NO_ANSWER.format(rounds=MAX_MEMORY_ROUNDS)
             if exchange.saw_usage:
                 data["usage"] = exchange.usage(data.get("usage"))
             return data
@@ -494,6 +512,19 @@ def _stream_rounds(exchange: Exchange, response: httpx.Response) -> Iterator[byt
                 run_memory_round(exchange, "".join(content_parts), ours)
                 response = open_upstream_stream(_upstream_body(exchange, stream=True))
                 continue
+            said = "".join(content_parts).strip()
+            if ours and not theirs and not said:
+                if not exchange.forced_answer:  # one more request, every tool switched off
+                    exchange.forced_answer = True
+                    response = open_upstream_stream(_upstream_body(exchange, stream=True))
+                    continue
+                text_delta: dict[str, Any] = {"content": NO_ANSWER.format(rounds=MAX_MEMORY_ROUNDS)}
+                if not state.sent_role:
+                    text_delta = {"role": "assistant"} | text_delta
+                    state.sent_role = True
+                if not state.chunk_id:
+                    state.chunk_id = f"chatcmpl-mh{secrets.token_hex(12)}"
+                yield _sse(state.chunk(text_delta))
             if not state.chunk_id:
                 state.chunk_id = f"chatcmpl-mh{secrets.token_hex(12)}"
             if theirs:

@@ -301,3 +301,11 @@ MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(Path(DATABASES["defaul
 MEMORYHUB_BACKUP_KEEP = envint("MEMORYHUB_BACKUP_KEEP", 10, minimum=1)
 # A backup before bulk deletes, merges, imports over a non-empty store and re-embedding.
 MEMORYHUB_AUTO_BACKUP = envbool("MEMORYHUB_AUTO_BACKUP", True)
+
+# --- Session capture (memoryhub/agents/capture.py) ---------------------------------------------------------------
+# The session-end hook posts the transcript's turns to POST /api/v1/capture. With MEMORYHUB_LLM_BASE_URL set the LLM
+# extracts the facts (unless USE_LLM is off); otherwise deterministic rules. The LLM reads at most MAX_INPUT_CHARS
+# of the end of the session; at most MAX_PER_SESSION facts are kept per call.
+MEMORYHUB_CAPTURE_USE_LLM = envbool("MEMORYHUB_CAPTURE_USE_LLM", True)
+MEMORYHUB_CAPTURE_MAX_INPUT_CHARS = envint("MEMORYHUB_CAPTURE_MAX_INPUT_CHARS", 24000, minimum=1000)
+MEMORYHUB_CAPTURE_MAX_PER_SESSION = envint("MEMORYHUB_CAPTURE_MAX_PER_SESSION", 8, minimum=1)

@@ -6,8 +6,9 @@ Claude Code runs it on UserPromptSubmit with the hook's JSON on stdin ({"prompt"
 POST /api/v1/recall and prints the block. Any agent that can run a command per prompt can use it the same way.
 
 Environment: MEMORYHUB_URL (default http://127.0.0.1:8000), MEMORYHUB_TOKEN (required), MEMORYHUB_PROJECT
-(default: the name of the working directory), MEMORYHUB_RECALL_BUDGET (characters, default: the server's),
-MEMORYHUB_HOOK_TIMEOUT (seconds, default 5).
+(default: the token's only project when it is limited to one, else the git repository's top folder name, else
+the working directory's name; memoryhub/agents/projects.py decides, for the CLI too),
+MEMORYHUB_RECALL_BUDGET (characters, default: the server's), MEMORYHUB_HOOK_TIMEOUT (seconds, default 5).
 
 It fails open: whatever goes wrong (no server, bad token, bad input), it prints nothing on stdout, a one-line
 note on stderr, and exits 0, so the agent never waits on or is blocked by its memory. Standard library only.
@@ -36,12 +37,15 @@ def read_event() -> dict:
     return event if isinstance(event, dict) else {}
 
 
-def project_for(event: dict) -> str | None:
-    configured = os.environ.get("MEMORYHUB_PROJECT", "").strip()
-    if configured:
-        return configured
+def project_for(event: dict, *, base: str, token: str, timeout: float) -> str | None:
+    # The rule is shared with the CLI: it lives in the checkout these hooks belong to (standard library only).
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if root not in sys.path:
+        sys.path.insert(0, root)
+    from memoryhub.agents.projects import project_from_environment
+
     cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else os.getcwd()
-    return os.path.basename(os.path.normpath(cwd)) or None
+    return project_from_environment(base_url=base, token=token, cwd=cwd, timeout=timeout)
 
 
 def post_json(url: str, token: str, body: dict, timeout: float) -> dict:
@@ -70,11 +74,12 @@ def main() -> int:
             return 0
         event = read_event()
         prompt = event.get("prompt") if isinstance(event.get("prompt"), str) else ""
-        body: dict = {"project": project_for(event), "query": prompt[-MAX_QUERY_CHARS:]}
-        if os.environ.get("MEMORYHUB_RECALL_BUDGET"):
-            body["budget_chars"] = int(os.environ["MEMORYHUB_RECALL_BUDGET"])
         base = os.environ.get("MEMORYHUB_URL", "http://127.0.0.1:8000").rstrip("/")
         timeout = float(os.environ.get("MEMORYHUB_HOOK_TIMEOUT", "5"))
+        project = project_for(event, base=base, token=token, timeout=timeout)
+        body: dict = {"project": project, "query": prompt[-MAX_QUERY_CHARS:]}
+        if os.environ.get("MEMORYHUB_RECALL_BUDGET"):
+            body["budget_chars"] = int(os.environ["MEMORYHUB_RECALL_BUDGET"])
         answer = post_json(f"{base}/api/v1/recall", token, body, timeout)
         text = answer.get("text") if isinstance(answer, dict) else None
         if text:

@@ -1,18 +1,30 @@
 #!/usr/bin/env python3
-"""Session-end hook: post what the agent chose to remember to MemoryHub, through the write gate.
+"""Session-end hook: capture what a session learned and post it to MemoryHub, through the write gate.
 
-During a session the agent writes each lasting fact, decision or gotcha worth keeping as one line of
-`.memoryhub/remember.md` in the project (MEMORYHUB_REMEMBER_FILE to put it elsewhere; `#` lines are comments,
-a leading "- " is dropped). When the session ends (Claude Code's SessionEnd hook: {"session_id", "cwd",
-"reason", ...} on stdin) each line goes to POST /api/v1/memories, where the gate stores it, folds it into a
-memory it duplicates, or rejects it (noise, secrets). Lines the gate answered leave the file; lines that could
-not be sent (server down, timeout) stay for the next session. A hook that can hand the facts over directly may
-instead put them on stdin as {"memories": ["...", {"content": "...", "category": "gotcha", "tags": [...]}]}.
+Two sources, both posted with the session id in metadata:
+- The transcript. Claude Code's SessionEnd and Stop events carry `transcript_path` (JSON lines). The hook reads
+  the said text of the user and assistant turns (memoryhub/agents/transcripts.py) and posts them to
+  POST /api/v1/capture, where the durable facts are picked out (an LLM when the server has one configured,
+  otherwise rules: explicit "remember ..." requests, "we decided / always / never / the fix was ..." sentences)
+  and each goes through the gate. A Stop hook runs after every turn, so the hook remembers per session how far
+  it has read (MEMORYHUB_CAPTURE_STATE, default ~/.cache/memoryhub/captured.json) and sends only what is new.
+  MEMORYHUB_CAPTURE=0 turns this off.
+- `.memoryhub/remember.md` in the project (MEMORYHUB_REMEMBER_FILE to put it elsewhere): one fact per line that
+  the agent chose to keep (`#` lines are comments, a leading "- " is dropped). Lines the gate answered leave the
+  file; lines that could not be sent (server down, timeout) stay for the next session. A hook that can hand the
+  facts over directly may instead put them on stdin as {"memories": ["...", {"content": "...", "tags": [...]}]}.
+
+`--dry-run` prints on stdout what would be stored, one fact a line with the gate's expected outcome ("created",
+"duplicate", "rejected" for a secret or noise, the secret redacted), and stores nothing: the file and the
+capture state stay as they are.
 
 Environment: MEMORYHUB_URL (default http://127.0.0.1:8000), MEMORYHUB_TOKEN (required), MEMORYHUB_PROJECT
-(default: the name of the working directory), MEMORYHUB_HOOK_TIMEOUT (seconds per request, default 10).
+(default: the token's only project when it is limited to one, else the git repository's top folder name, else
+the working directory's name), MEMORYHUB_HOOK_TIMEOUT (seconds per request, default 10; capture waits up to
+six times that when the server asks an LLM).
 
-It fails open: it always exits 0, with a one-line summary or note on stderr. Standard library only.
+It fails open: it always exits 0, with a one-line summary or note on stderr. Standard library only, plus the
+checkout's own standard-library helpers (memoryhub/agents/projects.py and transcripts.py).
 """
 
 from __future__ import annotations
@@ -41,9 +53,12 @@ def read_event() -> dict:
     return event if isinstance(event, dict) else {}
 
 
-def project_for(cwd: str) -> str | None:
-    configured = os.environ.get("MEMORYHUB_PROJECT", "").strip()
-    return configured or os.path.basename(os.path.normpath(cwd)) or None
+def load_checkout_helpers() -> None:
+    """The project rule and the transcript reader are shared with the server and the CLI: they live in the
+    checkout these hooks belong to (standard library only)."""
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    if root not in sys.path:
+        sys.path.insert(0, root)
 
 
 def remember_file(cwd: str) -> str:
@@ -76,9 +91,9 @@ def rewrite(path: str, lines: list[str]) -> None:
     os.replace(temporary, path)
 
 
-def post(base: str, token: str, body: dict, timeout: float) -> tuple[int, dict]:
+def post(base: str, token: str, body: dict, timeout: float, path: str = "memories") -> tuple[int, dict]:
     request = urllib.request.Request(
-        f"{base}/api/v1/memories",
+        f"{base}/api/v1/{path}",
         data=json.dumps(body).encode("utf-8"),
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
         method="POST",
@@ -108,7 +123,72 @@ def items_from(event: dict) -> list[dict] | None:
     return items
 
 
-def main() -> int:
+STATE_ENTRIES = 200  # sessions remembered in the capture state; older ones are forgotten
+
+
+def state_path() -> str:
+    configured = os.environ.get("MEMORYHUB_CAPTURE_STATE", "").strip()
+    if configured:
+        return configured
+    cache = os.environ.get("XDG_CACHE_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(cache, "memoryhub", "captured.json")
+
+
+def read_state(path: str) -> dict:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            state = json.load(handle)
+        return state if isinstance(state, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def write_state(path: str, state: dict) -> None:
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    kept = dict(list(state.items())[-STATE_ENTRIES:])
+    handle, temporary = tempfile.mkstemp(dir=os.path.dirname(path) or ".", prefix=".captured-", suffix=".tmp")
+    with os.fdopen(handle, "w", encoding="utf-8") as out:
+        json.dump(kept, out)
+    os.replace(temporary, path)
+
+
+def capture(event: dict, *, base: str, token: str, project, timeout: float, dry_run: bool, out: dict) -> None:
+    """Post the transcript's new turns to POST /api/v1/capture; add its counts to `out`."""
+    transcript = event.get("transcript_path")
+    if os.environ.get("MEMORYHUB_CAPTURE", "1").strip().lower() in ("0", "false", "no", "off"):
+        return
+    if not isinstance(transcript, str) or not os.path.isfile(transcript):
+        return
+    from memoryhub.agents.transcripts import read_turns
+
+    session = event.get("session_id") if isinstance(event.get("session_id"), str) else ""
+    key = f"{session or '-'}:{os.path.abspath(transcript)}"
+    state_file = state_path()
+    state = read_state(state_file)
+    start = state.get(key, 0) if isinstance(state.get(key), int) else 0
+    turns, lines = read_turns(transcript, start_line=start)
+    if not turns:
+        return
+    body = {"project": project, "session_id": session, "turns": turns, "dry_run": dry_run}
+    status, answer = post(base, token, body, timeout * 6, path="capture")
+    if status != 200:
+        message = (answer.get("error") or {}).get("message", "") if isinstance(answer, dict) else ""
+        out["reasons"].append(f"capture: HTTP {status}: {message}")
+        return
+    for item in answer.get("items") or []:
+        if dry_run:
+            print(f"{item.get('outcome')}: [{item.get('category') or '-'}] {item.get('content')}")
+        elif item.get("outcome") in out["counts"]:
+            out["counts"][item["outcome"]] += 1
+            if item["outcome"] == "rejected":
+                out["reasons"].append(f"rejected {str(item.get('content'))[:40]!r}: {item.get('reason', '')}")
+    if not dry_run:
+        # Re-inserted last, so the most recently captured sessions are the ones the state keeps.
+        write_state(state_file, {k: v for k, v in state.items() if k != key} | {key: lines})
+
+
+def main(argv: list[str] | None = None) -> int:
+    dry_run = "--dry-run" in (sys.argv[1:] if argv is None else argv)
     try:
         token = os.environ.get("MEMORYHUB_TOKEN", "").strip()
         if not token:
@@ -116,9 +196,12 @@ def main() -> int:
             return 0
         event = read_event()
         cwd = event.get("cwd") if isinstance(event.get("cwd"), str) else os.getcwd()
-        project = project_for(cwd)
         base = os.environ.get("MEMORYHUB_URL", "http://127.0.0.1:8000").rstrip("/")
         timeout = float(os.environ.get("MEMORYHUB_HOOK_TIMEOUT", "10"))
+        load_checkout_helpers()
+        from memoryhub.agents.projects import project_from_environment
+
+        project = project_from_environment(base_url=base, token=token, cwd=cwd, timeout=timeout)
         given = items_from(event)
         path = remember_file(cwd)
         lines = read_lines(path) if given is None else []
@@ -127,8 +210,6 @@ def main() -> int:
         queue += [(i, {"content": fact_of(line)}) for i, line in enumerate(lines)
                   if fact_of(line) and not line.lstrip().startswith("#")]  # fmt: skip
         queue = queue[:MAX_ITEMS]
-        if not queue:
-            return 0
         metadata = {"via": "session-end hook"}
         if isinstance(event.get("session_id"), str):
             metadata["session_id"] = event["session_id"]
@@ -137,6 +218,9 @@ def main() -> int:
         reasons: list[str] = []
         unreachable = False
         for index, item in queue:
+            if dry_run:
+                print(f"would post: {item['content']}")
+                continue
             if unreachable:  # one timeout is enough: the rest waits for the next session
                 counts["kept"] += 1
                 continue
@@ -162,8 +246,15 @@ def main() -> int:
                 reasons.append(f"HTTP {status}: {message}")
         if answered:
             rewrite(path, [line for i, line in enumerate(lines) if i not in answered])
+        if not unreachable:
+            try:
+                capture(event, base=base, token=token, project=project, timeout=timeout, dry_run=dry_run,
+                        out={"counts": counts, "reasons": reasons})  # fmt: skip
+            except (urllib.error.URLError, OSError) as exc:
+                reasons.append(f"capture: MemoryHub unreachable ({exc.__class__.__name__})")
         summary = ", ".join(f"{n} {k}" for k, n in counts.items() if n)
-        note(summary + (f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""))
+        if summary or reasons:
+            note((summary or "nothing stored") + (f" ({'; '.join(dict.fromkeys(reasons))})" if reasons else ""))
     except Exception as exc:  # noqa: BLE001 - fail open: the session must end whatever happens here
         note(f"skipped: {exc.__class__.__name__}: {exc}")
     return 0

@@ -126,6 +126,9 @@ NAMED = {
     ("post", "/api/v1/proposals/{id}/reject"),
     ("post", "/api/v1/proposals/{id}/undo"),
     ("get", "/api/v1/export"),
+    ("post", "/api/v1/import_from"),
+    ("post", "/api/v1/capture"),
+    ("get", "/api/v1/whoami"),
 }
 
 
@@ -141,6 +144,16 @@ def request_for(method: str, path: str, memory_id: int, proposal_id: int) -> tup
         "/api/v1/tools/call": {"name": "memory_search", "arguments": {"query": QUERY, "project": "alpha"}},
         "/api/v1/proposals/run": {"project": "alpha"},
         "/api/v1/proposals/{id}/accept": {"content": "Merged by someone else"},
+        "/api/v1/import_from": {
+            "format": "markdown",
+            "name": "CLAUDE.md",
+            "project": "alpha",
+            "content": "- Alpha deploys were imported by a stranger from another project.",
+        },
+        "/api/v1/capture": {
+            "project": "alpha",
+            "turns": [{"role": "user", "text": "Remember that alpha was captured by a stranger from another project."}],
+        },
     }
     params = {
         "/api/v1/memories": {"project": "alpha"},

@@ -1,0 +1,33 @@
+"""What the write gate would decide, without writing: for dry runs of imports and session capture.
+
+Secrets and noise are judged by the gate's own checks, duplicates by the gate's own search in the same scope, and
+texts repeated within one run by their normalised form. Whether a duplicate would be "merged" (it adds tags or
+metadata) or only "duplicate" is decided by writing, so a preview says "duplicate" for both.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memoryhub.embeddings import get_embedder
+from memoryhub.memories.gate import find_duplicate, noise_reason, normalised, secret_kinds
+
+
+def preview_write(
+    *, content: str, project: str | None, tags: Any = None, metadata: Any = None, seen: set[str]
+) -> tuple[str, str, int | None]:
+    """(outcome, reason, id of the memory it duplicates). `seen` collects the run's texts so far."""
+    kinds = secret_kinds(content=content, tags=tags, metadata=metadata)
+    if kinds:
+        return "rejected", f"refused: the text holds a secret ({', '.join(kinds)})", None
+    why = noise_reason(content)
+    if why:
+        return "rejected", f"refused: {why}", None
+    key = normalised(content)
+    if key in seen:
+        return "duplicate", "the same as an earlier item of this run", None
+    seen.add(key)
+    found = find_duplicate(content=content, project=project, vector=get_embedder().embed([content])[0])
+    if found is not None:
+        return "duplicate", f"duplicate of memory #{found[0].pk} ({found[1]})", found[0].pk
+    return "created", "would be stored as a new memory", None

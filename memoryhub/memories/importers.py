@@ -1,0 +1,295 @@
+"""Moving in from other tools: their memory files become memories, every item through the write gate.
+
+Formats (the names `python manage.py import_from FORMAT PATH` and POST /api/v1/import_from take):
+
+- `mcp-memory`: the reference MCP memory server's file, one JSON object a line (`{"type": "entity", "name",
+  "entityType", "observations"}` and `{"type": "relation", "from", "to", "relationType"}`; the whole-graph object
+  `{"entities": [...], "relations": [...]}` that its read_graph answers is read too). Each observation becomes
+  "Entity name: observation" tagged with the entity's name and type (the type is also the category when it is
+  one of ours, e.g. `person`); each relation becomes "From relation to To" tagged with both names.
+- `mem0`: what mem0's `get_all` returns, `{"results": [{"id", "memory", "metadata", "created_at", "user_id",
+  "agent_id", "run_id", "categories"}]}` (a bare list too). The text is `memory`; `user_id`, `agent_id` and
+  `run_id` become tags `user:<id>`, `agent:<id>`, `run:<id>`; mem0's `categories` become tags; its id, dates and
+  metadata are kept in the memory's metadata. The project is the one the import names (see below), because mem0's
+  ids name people and agents rather than code bases.
+- `markdown`: CLAUDE.md, AGENTS.md, .cursorrules and other rule files, Basic Memory notes; a file or a folder of
+  them (memoryhub/memories/markdown_notes.py).
+
+Every item goes through `gate_write`, so secrets are refused, near-duplicates (also within one import) folded,
+noise refused: an import from another tool is not a restore (POST memories/import is). Every item lands in one
+project: the `--project` given, else none (global memories) for the command; the API uses the token's only project
+when it is limited to one. Nothing is stored on a dry run: the report says what the gate would decide, and only
+"merged" cannot be told apart from "duplicate" without writing, so a dry run counts both as duplicate.
+
+The mcp-memory format is also written (`export_mcp_memory`), so people leave as easily as they came.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from memoryhub.memories.gate import find_secrets, gate_write, redact
+from memoryhub.memories.gate_preview import preview_write
+from memoryhub.memories.markdown_notes import is_markdown_file, markdown_files, parse_note
+from memoryhub.models import Category, Memory
+
+FORMATS = ("mcp-memory", "mem0", "markdown")
+OUTCOMES = ("created", "merged", "duplicate", "rejected")
+MAX_ITEMS = 20_000  # one import; a bigger file is refused whole rather than half stored
+MAX_TAG = 64
+
+
+class ImportFormatError(ValueError):
+    """The file is not in the format named; nothing was stored."""
+
+
+@dataclass
+class ImportItem:
+    content: str
+    origin: str  # where it came from, for the report: "memory.json line 3", "CLAUDE.md"
+    category: str = ""
+    tags: list[str] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class ItemOutcome:
+    item: ImportItem
+    outcome: str
+    reason: str
+    memory_id: int | None = None
+
+    @property
+    def shown_content(self) -> str:
+        """The item's text for a report: a secret in it is never repeated back."""
+        return redact(self.item.content, find_secrets(self.item.content))
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"origin": self.item.origin, "content": self.shown_content, "outcome": self.outcome,
+                "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
+
+
+@dataclass
+class ImportReport:
+    format: str
+    dry_run: bool
+    outcomes: list[ItemOutcome] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return {o: sum(1 for x in self.outcomes if x.outcome == o) for o in OUTCOMES}
+
+    def summary(self) -> str:
+        """The one line an import ends with."""
+        return ", ".join(f"{n} {outcome}" for outcome, n in self.counts.items())
+
+
+# --- reading ------------------------------------------------------------------------------------------------------
+
+
+def _tag(text: Any) -> str:
+    return " ".join(str(text).split())[:MAX_TAG]
+
+
+def _tags(*values: Any) -> list[str]:
+    return list(dict.fromkeys(t for t in (_tag(v) for v in values if v not in (None, "")) if t))
+
+
+def _category(word: Any) -> str:
+    return word.lower() if isinstance(word, str) and word.lower() in Category.values else ""
+
+
+def _json_lines(text: str, name: str) -> list[tuple[int, Any]]:
+    stripped = text.strip()
+    if stripped.startswith("{") and "\n" in stripped:
+        try:  # one JSON document over several lines (a pretty-printed graph)
+            return [(1, json.loads(stripped))]
+        except ValueError:
+            pass
+    rows = []
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((number, json.loads(line)))
+        except ValueError as exc:
+            raise ImportFormatError(f"{name} line {number} is not JSON") from exc
+    return rows
+
+
+def parse_mcp_memory(text: str, *, name: str = "memory.json") -> list[ImportItem]:
+    items: list[ImportItem] = []
+    records: list[tuple[str, dict]] = []
+    for number, row in _json_lines(text, name):
+        if isinstance(row, dict) and ("entities" in row or "relations" in row) and "type" not in row:
+            records += [(f"{name} entity {i + 1}", {"type": "entity", **e}) for i, e in
+                        enumerate(row.get("entities") or []) if isinstance(e, dict)]  # fmt: skip
+            records += [(f"{name} relation {i + 1}", {"type": "relation", **r}) for i, r in
+                        enumerate(row.get("relations") or []) if isinstance(r, dict)]  # fmt: skip
+        elif isinstance(row, dict):
+            records.append((f"{name} line {number}", row))
+        else:
+            raise ImportFormatError(f"{name} line {number} is not a JSON object")
+    for origin, record in records:
+        kind = record.get("type")
+        if kind == "entity" or (kind is None and "observations" in record):
+            entity, entity_type = record.get("name"), record.get("entityType") or ""
+            if not isinstance(entity, str) or not entity.strip():
+                raise ImportFormatError(f"{origin}: an entity without a name")
+            metadata = {"imported_from": "mcp-memory", "entity": entity, "entity_type": entity_type}
+            for index, observation in enumerate(record.get("observations") or []):
+                if isinstance(observation, str) and observation.strip():
+                    items.append(ImportItem(
+                        content=f"{entity}: {observation.strip()}", origin=f"{origin} observation {index + 1}",
+                        category=_category(entity_type), tags=_tags(entity, entity_type), metadata=dict(metadata),
+                    ))  # fmt: skip
+        elif kind == "relation" or (kind is None and "relationType" in record):
+            source, target, relation = record.get("from"), record.get("to"), record.get("relationType")
+            if not all(isinstance(v, str) and v.strip() for v in (source, target, relation)):
+                raise ImportFormatError(f"{origin}: a relation needs from, to and relationType")
+            items.append(ImportItem(
+                content=f"{source} {relation.replace('_', ' ')} {target}", origin=origin, tags=_tags(source, target),
+                metadata={"imported_from": "mcp-memory", "relation": {"from": source, "to": target,
+                                                                       "relationType": relation}},
+            ))  # fmt: skip
+        else:
+            raise ImportFormatError(f"{origin}: neither an entity nor a relation")
+    return items
+
+
+def parse_mem0(text: str, *, name: str = "mem0.json") -> list[ImportItem]:
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise ImportFormatError(f"{name} is not JSON") from exc
+    results = data.get("results", data.get("memories")) if isinstance(data, dict) else data
+    if not isinstance(results, list):
+        raise ImportFormatError(f"{name} has no `results` list (the shape mem0's get_all returns)")
+    items = []
+    for index, entry in enumerate(results):
+        origin = f"{name} result {index + 1}"
+        if not isinstance(entry, dict) or not isinstance(entry.get("memory"), str):
+            raise ImportFormatError(f"{origin} has no `memory` text")
+        extra = entry.get("metadata") if isinstance(entry.get("metadata"), dict) else {}
+        metadata: dict[str, Any] = {"imported_from": "mem0"}
+        for key in ("id", "created_at", "updated_at", "user_id", "agent_id", "run_id"):
+            if entry.get(key) not in (None, ""):
+                metadata[f"mem0_{key}" if key == "id" else key] = entry[key]
+        if extra:
+            metadata["mem0_metadata"] = extra
+        categories = entry.get("categories") if isinstance(entry.get("categories"), list) else []
+        tags = _tags(*(f"{prefix}:{entry[key]}" for key, prefix in (("user_id", "user"), ("agent_id", "agent"),
+                      ("run_id", "run")) if entry.get(key) not in (None, "")), *categories)  # fmt: skip
+        category = next((_category(c) for c in categories if _category(c)), "")
+        items.append(ImportItem(entry["memory"].strip(), origin, category, tags, metadata))
+    return items
+
+
+def parse_markdown(text: str, *, name: str = "notes.md") -> list[ImportItem]:
+    return [ImportItem(n.content, name, n.category, n.tags, n.metadata) for n in parse_note(text, name=name)]
+
+
+PARSERS = {"mcp-memory": parse_mcp_memory, "mem0": parse_mem0, "markdown": parse_markdown}
+
+
+def parse_text(*, format: str, text: str, name: str) -> list[ImportItem]:
+    if format not in PARSERS:
+        raise ImportFormatError(f"unknown format {format!r}; one of: {', '.join(FORMATS)}")
+    return PARSERS[format](text, name=name)
+
+
+def read_path(*, format: str, path: str) -> list[ImportItem]:
+    """The items of a file, or of every Markdown file in a folder (markdown only)."""
+    if os.path.isdir(path):
+        if format != "markdown":
+            raise ImportFormatError(f"{path} is a folder; only the markdown format reads folders")
+        files = markdown_files(path)
+        if not files:
+            raise ImportFormatError(f"{path} holds no Markdown or rule files")
+        items = []
+        for file in files:
+            with open(file, encoding="utf-8", errors="replace") as handle:
+                items += parse_text(format=format, text=handle.read(), name=os.path.relpath(file, path))
+        return items
+    if not os.path.isfile(path):
+        raise ImportFormatError(f"{path} does not exist")
+    if format == "markdown" and not is_markdown_file(path):
+        raise ImportFormatError(f"{path} is not a Markdown or rule file (.md, .mdc, .cursorrules, ...)")
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return parse_text(format=format, text=handle.read(), name=os.path.basename(path))
+
+
+# --- storing ------------------------------------------------------------------------------------------------------
+
+
+def import_from(
+    *, format: str, items: list[ImportItem], project: str | None, source: str, dry_run: bool = False
+) -> ImportReport:
+    """Send each item through the gate (or, on a dry run, say what the gate would decide)."""
+    if len(items) > MAX_ITEMS:
+        raise ImportFormatError(f"{len(items)} items is more than one import takes ({MAX_ITEMS}); split the file")
+    report = ImportReport(format=format, dry_run=dry_run)
+    seen: set[str] = set()
+    for item in items:
+        if dry_run:
+            outcome, reason, memory_id = preview_write(
+                content=item.content, project=project, tags=item.tags, metadata=item.metadata, seen=seen
+            )
+            report.outcomes.append(ItemOutcome(item, outcome, reason, memory_id))
+            continue
+        try:
+            result = gate_write(
+                content=item.content, project=project, category=item.category or None, tags=item.tags,
+                metadata=item.metadata, source=source,
+            )  # fmt: skip
+        except ValidationError as exc:
+            fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+            report.outcomes.append(ItemOutcome(item, "rejected", f"refused: {fields}"))
+            continue
+        memory_id = result.memory.pk if result.memory is not None else None
+        report.outcomes.append(ItemOutcome(item, result.outcome, result.reason, memory_id))
+    return report
+
+
+# --- leaving ------------------------------------------------------------------------------------------------------
+
+
+def export_mcp_memory(memories: Iterable[Memory]) -> Iterator[str]:
+    """The reference MCP memory server's file: entities first, then relations, one JSON object a line.
+
+    A memory imported from that format goes back to its entity (or relation) as it was. Any other memory becomes
+    an observation of an entity named after its project (type `project`), or `global` (type `memoryhub`) for the
+    global memories, so the file loads into the reference server as it is. A memory folded into another
+    (`merged_into`) is left out: the one it was folded into carries it."""
+    entities: dict[str, dict[str, Any]] = {}
+    relations: list[dict[str, str]] = []
+    for memory in memories:
+        if memory.merged_into_id is not None:
+            continue
+        metadata = memory.metadata or {}
+        relation = metadata.get("relation")
+        if isinstance(relation, dict) and {"from", "to", "relationType"} <= set(relation):
+            relations.append({"type": "relation", "from": str(relation["from"]), "to": str(relation["to"]),
+                              "relationType": str(relation["relationType"])})  # fmt: skip
+            continue
+        name = metadata.get("entity") if isinstance(metadata.get("entity"), str) else None
+        text = memory.content
+        if name:
+            entity_type = str(metadata.get("entity_type") or "")
+            prefix = f"{name}: "
+            text = text[len(prefix) :] if text.startswith(prefix) else text
+        else:
+            name, entity_type = (memory.project, "project") if memory.project else ("global", "memoryhub")
+        entity = entities.setdefault(name, {"type": "entity", "name": name, "entityType": entity_type,
+                                            "observations": []})  # fmt: skip
+        entity["observations"].append(text)
+    for entity in entities.values():
+        yield json.dumps(entity, ensure_ascii=False) + "\n"
+    for relation in relations:
+        yield json.dumps(relation, ensure_ascii=False) + "\n"
