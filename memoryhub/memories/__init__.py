@@ -1,3 +1,4 @@
-"""What a memory is allowed to become: writing and editing (`store`), the write gate (`gate`), decay and archiving
-(`decay`, `lifecycle`), backup and restore (`backup`), health checks and index repair (`health`), and export
-(`exports`)."""
+"""What a memory may become: writing and editing (`store`), the write gate and its dry run (`gate`, `gate_preview`),
+decay and archiving (`decay`, `lifecycle`), the one memory filter (`selectors`), backup and restore (`backup`), health
+checks and index repair (`health`), export (`exports`), and moving in from other tools (`importers`,
+`markdown_notes`)."""
