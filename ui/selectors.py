@@ -45,7 +45,7 @@ from memoryhub.models import (
     Tier,
     UsageRecord,
 )
-from memoryhub.storage import sql
+from memoryhub.retrieval.neighbours import nearest_memories
 
 PAGE_SIZE = 25  # a screenful to curate; rendering and the search's k both grow with it
 SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
@@ -221,17 +221,7 @@ def history(memory_id: int) -> list[MemoryEvent]:
 
 def similar_memories(memory: Memory, k: int = 8) -> list[tuple[Memory, float]]:
     """The nearest memories by vector (any project, any status), with cosine similarity."""
-    from memoryhub.embeddings import get_embedder
-
-    if not memory.embed_model:
-        return []
-    dimensions = get_embedder().dimensions
-    vector = sql.read_vectors([memory.pk], dimensions).get(memory.pk)
-    if vector is None:
-        return []
-    neighbours = [(pk, distance) for pk, distance in sql.knn(vector, k + 1) if pk != memory.pk][:k]
-    by_id = Memory.objects.in_bulk([pk for pk, _ in neighbours])
-    return [(by_id[pk], round(1.0 - distance, 3)) for pk, distance in neighbours if pk in by_id]
+    return nearest_memories(memory, k)
 
 
 # --- decay -----------------------------------------------------------------------------------------------------
