@@ -1,2 +1,3 @@
 """Finding memories again: hybrid search (`search`), how query text becomes safe FTS5 queries (`query_text`), the
-in-process vector copy for large stores (`vector_index`), and the recall block agents inject (`recall`)."""
+in-process vector copy for large stores (`vector_index`), the recall block agents inject (`recall`), and a
+memory's nearest neighbours (`neighbours`)."""
