@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
@@ -130,7 +131,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         description="Only the fields sent change. The text is re-embedded when it changes; secrets are refused.",
         parameters=[_ID_PARAM],
         request=s.MemoryUpdateSerializer,
-        responses={200: s.MemorySerializer, **errors(400, 403, 404, 413)},
+        responses={200: s.MemorySerializer, **errors(400, 403, 404, 413, 422)},
     )
     def partial_update(self, request, pk=None):
         timer = Timer()
@@ -161,11 +162,13 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         summary="Import memories as given (no gate)",
         description=(
             "For migration and restore: every item is validated first, then all are stored with their own fields "
-            "(including source and timestamps); `merged_into` is remapped to the new ids within the set. "
-            "Answers the new ids in input order."
+            "and timestamps (no zone: UTC; clamped to 2000-01-01..now); `merged_into` must name another memory "
+            "of the set (remapped to its new id) or of the store. No noise or duplicate judgement, but a secret "
+            "anywhere refuses the whole import with 422 naming the item, field and kind. `source` is the token's "
+            "agent name unless the token is listed in MEMORYHUB_RESTORE_AGENTS. Answers the new ids in input order."
         ),
         request=s.MemoryImportDocSerializer,
-        responses={201: s.ImportResultSerializer, **errors(400, 403, 413, 503)},
+        responses={201: s.ImportResultSerializer, **errors(400, 403, 413, 422, 503)},
     )
     @action(detail=False, methods=["post"], url_path="import")
     def import_(self, request):
@@ -175,7 +178,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         agent.check_may_write()
         for project in {item.get("project") or None for item in items if isinstance(item.get("project"), str | None)}:
             agent.check_write(project)
-        ids = import_items(items=items, source=agent.name, actor=agent.name)
+        keep_source = agent.name in settings.MEMORYHUB_RESTORE_AGENTS
+        ids = import_items(items=items, source=agent.name, actor=agent.name, keep_source=keep_source)
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

@@ -1,0 +1,148 @@
+"""Noise: what an agent writes that is not a memory. Each rule answers a reason the agent can act on.
+
+Refused: session logs and summaries of what was done, status and progress notes, acknowledgements and greetings,
+thinking aloud, command output, stack traces and log lines, questions, plans for later, bare timestamps, text too
+short to be a fact. Kept: every fact, decision, gotcha, preference and procedure, however short; so the rules look
+at how a text is said (who did what when, a question mark, a log prefix), never at what it is about, and a text
+that states something durable ("... because ...", "never ...", "use X") is kept even when it starts like a
+diary line. Measured on memoryhub/bench/gate_set.py (`manage.py eval_gate`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.conf import settings
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_TIMESTAMP = re.compile(
+    r"\[?\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\]?|"
+    r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:am|pm)?\b",
+    re.IGNORECASE,
+)
+_DIARY = re.compile(
+    r"^\W*(?:"
+    r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
+    r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
+    r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
+    r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
+    r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
+    r"(?:session (?:log|summary|notes)|summary of (?:what|the session|today|my work)|what i did|dev ?log|"
+    r"daily log|diary|standup|stand-up|progress update|work log)\b"
+    r")",
+    re.IGNORECASE,
+)
+# A sentence that reports work done, without a subject: "Fixed the failing test and pushed the branch."
+_WORK_REPORT = re.compile(
+    r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|added|ran|finished|completed|pushed|"
+    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|started|created|deployed|"
+    r"merged|opened|closed|resolved)\b",
+    re.IGNORECASE,
+)
+_STATUS = re.compile(
+    r"^\W*(?:wip|done|status\b|progress\b|in progress|blocked\b|still (?:debugging|working|looking|investigating|"
+    r"trying|waiting)|currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|"
+    r"nearly done|task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|"
+    r"the build is (?:green|red|passing|failing)(?: again)?\W*$|step \d+ (?:done|complete|finished))",
+    re.IGNORECASE,
+)
+_ACK = re.compile(
+    r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|got it|sounds good|great|perfect|awesome|nice|cool|sure|"
+    r"understood|noted|yes|yep|yeah|no|nope|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
+    r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed)\b",
+    re.IGNORECASE,
+)
+_THINKING = re.compile(
+    r"^\W*(?:hmm+|h?m+|uh+|um+|wait\b|let me|let's see|now i(?:'ll| will)|next,? i(?:'ll| will)|i(?:'ll| will) now|"
+    r"ok(?:ay)?,? (?:now|let's|so)|so,? |i think|i wonder|i'?m not sure|not sure|maybe|perhaps|interesting|"
+    r"looking at|checking|hold on|actually,? )",
+    re.IGNORECASE,
+)
+_PLAN = re.compile(
+    r"^\W*(?:todo\b|to-do\b|fixme\b|plan:|next steps?\b|i(?:'ll| will| am going to|'m going to)|"
+    r"we(?:'ll| will| are going to|'re going to)|going to|will (?:revisit|look|fix|update|do|check|try|add)|"
+    r"need to|(?:we|i) (?:need|should|must|have) to (?:\w+ )?(?:later|tomorrow|next)|"
+    r"(?:we|i) should (?:probably|maybe)|later,? |tomorrow)",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|why|how|when|where|which|who|whom|whose|is|are|was|were|do|does|did|can|could|should|would|"
+    r"will|shall|may|might|have|has|had)\b",
+    re.IGNORECASE,
+)
+# A text that states something durable keeps its place even when it starts like chatter.
+_DURABLE_SIGNAL = re.compile(
+    r"\b(?:because|so that|otherwise|never|always|must|instead of|rather than|do not|don't|prefer|prefers|"
+    r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on))\b",
+    re.IGNORECASE,
+)
+_STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{2}:\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|"
+    r"CRITICAL)\b\]?\s*[:\[-]|npm (?:WARN|ERR!)|(?:FAILED|PASSED|ERROR) [\w/.-]+::|=+ .*\b(?:passed|failed|"
+    r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
+    r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code)",
+    re.IGNORECASE,
+)
+_PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S", re.MULTILINE)
+_IMPERATIVE = re.compile(r"^\W*(?:use|prefer|avoid|never|always|no|keep|run|don't|do not)\b", re.IGNORECASE)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
+
+
+def _is_question(text: str) -> bool:
+    """Every sentence asks: "Should we use Redis for this?" A fact that mentions a question does not."""
+    sentences = _sentences(text)
+    asks = [
+        s.rstrip().endswith("?") or (_QUESTION_START.match(s) and not re.search(r"[.:;]$", s.strip()))
+        for s in sentences
+    ]
+    return bool(sentences) and "?" in text and all(asks)
+
+
+def noise_reason(text: str) -> str | None:
+    """Why `text` is not a fact worth keeping, or None."""
+    stripped = text.strip()
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    durable = bool(_DURABLE_SIGNAL.search(stripped))
+    if "Traceback (most recent call last)" in stripped or len(_STACK_LINE.findall(stripped)) >= 2:
+        return "it is a stack trace, not a fact; store what you learned from it (the cause and the fix)"
+    if _PROMPT.match(lines[0]) and len(lines) >= 2:
+        return "it is command output, not a fact; store what the command tells you, in a sentence"
+    log_lines = sum(bool(_LOG_LINE.match(line)) for line in lines)
+    if log_lines and log_lines * 2 >= len(lines) and not (durable and len(words(stripped)) >= 8):
+        return "it is log or command output, not a fact; store what it tells you (the cause, the fix), in a sentence"
+    if re.match(r"^On branch \S+\n", stripped) or re.search(r"npm ERR!|^fatal:", stripped, re.M) and len(lines) >= 3:
+        return "it is command output, not a fact; store what the command tells you, in a sentence"
+    if len(words(_TIMESTAMP.sub(" ", stripped))) < settings.MEMORYHUB_GATE_MIN_WORDS and _TIMESTAMP.search(stripped):
+        return "it is a timestamp, not a fact"
+    if _DIARY.search(stripped) or (_WORK_REPORT.match(stripped) and not durable):
+        return (
+            "it reads like a session log or a summary of work done; store the lasting fact, decision or gotcha "
+            "instead (true on its own, without 'today I...')"
+        )
+    if _STATUS.match(stripped) and not durable:
+        return "it is a status or progress note, not a fact; store what you learned that will still be true later"
+    if _ACK.match(stripped) and len(words(stripped)) <= 8 and not durable:
+        return "it is an acknowledgement or greeting, not a fact"
+    if _THINKING.match(stripped) and not durable:
+        return "it is thinking aloud, not a fact; store the conclusion once you have one"
+    if _is_question(stripped):
+        return "it is a question, not a fact; store the answer once you know it"
+    if _PLAN.match(stripped) and not durable:
+        return "it is a plan for later, not a fact; store what was decided or learned when it is done"
+    count = len(words(stripped))
+    short = len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS
+    # "Use pnpm." is a whole preference: short imperatives and contrasts are kept.
+    if short and not (count >= 2 and (_IMPERATIVE.match(stripped) or re.search(r"\bnot\b|,", stripped))):
+        return (
+            f"it is too short to be a fact ({count} word{'s' if count != 1 else ''}); write a sentence that is "
+            "true on its own"
+        )
+    return None
