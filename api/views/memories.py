@@ -76,11 +76,13 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     queryset = Memory.objects.none()  # rows come from get_queryset/get_memory, scoped to the token
 
     def get_memory(self, pk) -> Memory:
+        """The memory, or 404; another project's memory answers exactly as a missing one (no oracle for ids)."""
         try:
             memory = Memory.objects.get(pk=sqlite_id(pk))
         except (Memory.DoesNotExist, ValueError) as exc:
             raise NotFound(f"no memory #{pk}") from exc
-        agent_of(self.request).check_read(memory.project)
+        if not agent_of(self.request).may_see(memory.project):
+            raise NotFound(f"no memory #{pk}")
         return memory
 
     def list(self, request):

@@ -70,7 +70,8 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
             proposal = Proposal.objects.get(pk=sqlite_id(pk))
         except (Proposal.DoesNotExist, ValueError) as exc:
             raise NotFound(f"no proposal #{pk}") from exc
-        agent_of(self.request).check_read(proposal.project)
+        if not agent_of(self.request).may_see(proposal.project):
+            raise NotFound(f"no proposal #{pk}")  # exactly as a missing one: no oracle for ids
         return proposal
 
     def list(self, request):

@@ -115,17 +115,17 @@ def noise_reason(text: str) -> str | None:
         return "it is a stack trace, not a fact; store what you learned from it (the cause and the fix)"
     if _PROMPT.match(lines[0]) and len(lines) >= 2:
         return "it is command output, not a fact; store what the command tells you, in a sentence"
-    log_lines = sum(bool(_LOG_LINE.match(line)) for line in lines)
-    if log_lines and log_lines * 2 >= len(lines) and not (durable and len(words(stripped)) >= 8):
-        return "it is log or command output, not a fact; store what it tells you (the cause, the fix), in a sentence"
-    if re.match(r"^On branch \S+\n", stripped) or re.search(r"npm ERR!|^fatal:", stripped, re.M) and len(lines) >= 3:
-        return "it is command output, not a fact; store what the command tells you, in a sentence"
     if len(words(_TIMESTAMP.sub(" ", stripped))) < settings.MEMORYHUB_GATE_MIN_WORDS and _TIMESTAMP.search(stripped):
         return "it is a timestamp, not a fact"
+    log_lines = sum(bool(_LOG_LINE.match(line)) for line in lines)
+    if log_lines and log_lines * 2 >= len(lines) and not (durable and len(words(stripped)) >= 8):
+        return "it is log output or command output, not a fact; store what it tells you (cause, fix) in a sentence"
+    if re.match(r"^On branch \S+\n", stripped) or re.search(r"npm ERR!|^fatal:", stripped, re.M) and len(lines) >= 3:
+        return "it is command output, not a fact; store what the command tells you, in a sentence"
     if _DIARY.search(stripped) or (_WORK_REPORT.match(stripped) and not durable):
         return (
-            "it reads like a session log or a summary of work done; store the lasting fact, decision or gotcha "
-            "instead (true on its own, without 'today I...')"
+            "it reads like a session log or diary entry (a summary of work done); store the lasting fact, "
+            "decision or gotcha instead (true on its own, without 'today I...')"
         )
     if _STATUS.match(stripped) and not durable:
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"

@@ -282,3 +282,21 @@ MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimu
 MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS = envint("MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS", 300, minimum=1)
 MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
 MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
+
+# --- Write safety and dashboard login (memoryhub/memories/secrets.py, noise.py; django-axes) --------------------
+# Token names whose imports keep each item's own `source` (restore, migration). Any other token's import is
+# stored under its own name: an agent may not claim to be another (or `ui:admin`).
+MEMORYHUB_RESTORE_AGENTS = [
+    name.strip() for name in envstr("MEMORYHUB_RESTORE_AGENTS", "").split(",") if name.strip()
+]
+# Failed dashboard logins: after AXES_FAILURE_LIMIT failures for one username from one address, that pair is
+# locked out for AXES_COOLOFF_TIME hours; a success resets the count.
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = envint("MEMORYHUB_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = envfloat("MEMORYHUB_LOGIN_COOLOFF_HOURS", 0.25, minimum=0.01)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
