@@ -124,7 +124,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         if result.warnings:
             body["warnings"] = result.warnings
         if result.outcome == "rejected":
-            body |= error_body(f"rejected_{result.kind}", result.reason, {"content": [result.reason]})
+            fields = result.fields or {"content": [result.reason]}
+            body |= error_body(f"rejected_{result.kind}", result.reason, fields)
         record_usage(agent, "write", project=data.get("project") or None, timer=timer)
         return Response(body, status=WRITE_STATUS[result.outcome])
 

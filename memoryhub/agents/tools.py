@@ -300,6 +300,10 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
             content=args["content"], project=project, category=args.get("category"), tier=args.get("tier"),
             tags=args.get("tags"), metadata=args.get("metadata"), source=agent.name,
         )  # fmt: skip
+        if result.kind == "secret":
+            # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
+            field_name = next(iter(result.fields), "content")
+            raise ToolError(result.reason, status=422, field=field_name, code="rejected_secret")
         answer = {"outcome": result.outcome, "reason": result.reason}
         answer["memory"] = compact(result.memory) if result.memory else None
         if result.warnings:

@@ -34,6 +34,7 @@ class GateResult:
     kind: str = ""  # why: secret, noise, duplicate, near_duplicate; "" when created
     warnings: list[str] = field(default_factory=list)
     log_entry: GateLogEntry | None = None
+    fields: dict[str, list[str]] = field(default_factory=dict)  # for a refused secret: {field path: [message]}
 
 
 # --- several facts in one text -------------------------------------------------------------------------------
@@ -349,7 +350,8 @@ def _refuse_secret(fields: dict, found: dict[str, list[str]], *, payload: dict, 
     project = redact(fields["project"]) if fields.get("project") else fields.get("project")
     entry = _log(GateDecision.REJECTED, reason=reason, kind="secret", content=redact(text), payload=safe_payload,
                  project=project, source=source)  # fmt: skip
-    return GateResult("rejected", None, reason, kind="secret", log_entry=entry)
+    fields = {path: [refusal_message(path_kinds)] for path, path_kinds in found.items()}
+    return GateResult("rejected", None, reason, kind="secret", log_entry=entry, fields=fields)
 
 
 def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str) -> Memory:

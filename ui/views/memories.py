@@ -8,6 +8,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
+from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import delete_memory, update_memory
 from memoryhub.models import Memory
 from ui import selectors
@@ -233,6 +234,11 @@ def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) 
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was saved: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
+        if isinstance(exc, WriteRefused):
+            # The page must not echo the secret back: the fields that held one are shown empty.
+            form.data = form.data.copy()
+            for name in exc.message_dict:
+                form.data[form.add_prefix(name.split(".")[0])] = ""
         form.add_error(None, error_text(exc))
         return _form_response(request, memory, form, mode, partial, status=422)
     notice = f"Memory #{pk} saved."
