@@ -39,6 +39,23 @@ _WORK_REPORT = re.compile(
     r"merged|opened|closed|resolved)\b",
     re.IGNORECASE,
 )
+# First person singular is how a session narrates itself; durable memories are written about the user, the
+# project or the team ("User prefers...", "We deploy..."), so "I checked...", "I'm taking..." is a log line.
+_FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
+_PROGRESS = re.compile(
+    r"^\W*(?:(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
+    r"retrying|rerunning|re-running|building|deploying|fixing)\b|back (?:from|to)\b|taking a break|brb|afk)|"
+    r"\b(?:lunch|coffee break|a break)\b|\.\.\.\s*$|"
+    r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release)\b[^.]{0,30}?"
+    r"\b(?:succeeded|passed|failed|finished|completed|is green|is red|are green|are passing|is up|is merged|"
+    r"went through|is done|are done)\b",
+    re.IGNORECASE,
+)
+_LATER = re.compile(
+    r"\b(?:will|'ll|going to|gonna)\b[^.]*\b(?:later|tomorrow|next week|after lunch|again|in a bit)\b|"
+    r"^\W*let'?s (?:try|see|check|look|run|go|do|start)\b",
+    re.IGNORECASE,
+)
 _STATUS = re.compile(
     r"^\W*(?:wip|done|status\b|progress\b|in progress|blocked\b|still (?:debugging|working|looking|investigating|"
     r"trying|waiting)|currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|"
@@ -47,7 +64,8 @@ _STATUS = re.compile(
     re.IGNORECASE,
 )
 _ACK = re.compile(
-    r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|got it|sounds good|great|perfect|awesome|nice|cool|sure|"
+    r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|alright|all right|right|yay|phew|whew|finally|got it|sounds good|"
+    r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|"
     r"understood|noted|yes|yep|yeah|no|nope|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
     r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed)\b",
     re.IGNORECASE,
@@ -127,7 +145,12 @@ def noise_reason(text: str) -> str | None:
             "it reads like a session log or diary entry (a summary of work done); store the lasting fact, "
             "decision or gotcha instead (true on its own, without 'today I...')"
         )
-    if _STATUS.match(stripped) and not durable:
+    if _FIRST_PERSON.match(stripped) and not durable:
+        return (
+            "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
+            "(true on its own, for any agent reading it later)"
+        )
+    if (_STATUS.match(stripped) or _PROGRESS.search(stripped)) and not durable:
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"
     if _ACK.match(stripped) and len(words(stripped)) <= 8 and not durable:
         return "it is an acknowledgement or greeting, not a fact"
@@ -135,7 +158,7 @@ def noise_reason(text: str) -> str | None:
         return "it is thinking aloud, not a fact; store the conclusion once you have one"
     if _is_question(stripped):
         return "it is a question, not a fact; store the answer once you know it"
-    if _PLAN.match(stripped) and not durable:
+    if (_PLAN.match(stripped) or _LATER.search(stripped)) and not durable:
         return "it is a plan for later, not a fact; store what was decided or learned when it is done"
     count = len(words(stripped))
     short = len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS

@@ -1,0 +1,78 @@
+"""The gate keeps durable writes and refuses chatter, measured on the labelled set (memoryhub/bench/gate_set.py):
+durable kept >= 97%, noise refused >= 85%, secrets refused 100%; the rates printed by `manage.py eval_gate`."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from memoryhub.bench.gate_set import DURABLE, NOISE, secret_writes
+from memoryhub.management.commands.eval_gate import judge
+from memoryhub.memories.gate import gate_write
+from memoryhub.memories.noise import noise_reason
+from memoryhub.models import GateLogEntry, Memory
+
+
+def test_the_set_is_big_enough_and_balanced():
+    assert len(DURABLE) + len(NOISE) >= 150
+    assert abs(len(DURABLE) - len(NOISE)) <= 0.1 * (len(DURABLE) + len(NOISE))
+    assert len(set(DURABLE) | set(NOISE)) == len(DURABLE) + len(NOISE)  # no write labelled twice
+
+
+def test_durable_writes_are_kept():
+    refused = [(text, judge(text), noise_reason(text)) for text in DURABLE if judge(text)]
+    assert 1 - len(refused) / len(DURABLE) >= 0.97, refused
+
+
+def test_noise_is_refused():
+    kept = [text for text in NOISE if judge(text) is None]
+    assert 1 - len(kept) / len(NOISE) >= 0.85, kept
+
+
+def test_every_secret_is_refused_as_a_secret():
+    missed = [kind for kind, text in secret_writes() if judge(text) != "secret"]
+    assert missed == []
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Started working on the ticket. Will update later.", "session log"),
+        ("thanks, that works!", "acknowledgement"),
+        ("hmm let me think about this", "thinking aloud"),
+        ("Step 1 done. Step 2 done.", "status or progress"),
+        ("today I worked on the invoice bug and then had lunch", "session log"),
+        ("Session summary: fixed the login redirect, added tests, updated docs.", "session log"),
+        ("2024-05-01 12:00:01,123 ERROR [checkout] Payment declined for order 4411", "log output"),
+        ("Should we use Redis for this?", "question"),
+        ("TODO: add tests for the export endpoint", "plan for later"),
+    ],
+)
+def test_each_refusal_says_why_so_the_agent_can_act(text, why):
+    assert why in (noise_reason(text) or "")
+
+
+@pytest.mark.django_db
+def test_through_the_gate_durable_writes_are_stored_and_noise_is_logged():
+    """A sample through the real gate (the real embedder, the duplicate check): stored or refused as judged."""
+    for text in DURABLE[::8]:
+        result = gate_write(content=text, project="alpha", source="eval")
+        assert result.outcome == "created", (text, result.reason)
+    for text in NOISE[::8]:
+        result = gate_write(content=text, project="alpha", source="eval")
+        assert (result.outcome, result.kind) == ("rejected", "noise"), text
+        assert result.reason.startswith("refused: it ")
+    assert Memory.objects.count() == len(DURABLE[::8])
+    assert GateLogEntry.objects.filter(kind="noise").count() == len(NOISE[::8])
+
+
+def test_eval_gate_prints_the_rates():
+    out = io.StringIO()
+    call_command("eval_gate", stdout=out)
+    text = out.getvalue()
+    kept = sum(judge(t) is None for t in DURABLE)
+    assert f"durable kept     {kept:>4} / {len(DURABLE):<4}" in text
+    assert "noise refused" in text and "secrets refused" in text
+    assert "secret kinds in the set: " in text
