@@ -41,12 +41,20 @@ class IdCursorPagination(CursorPagination):
     max_page_size = 500
 
     def decode_cursor(self, request):
+        invalid = serializers.ValidationError(
+            {"cursor": ["this cursor is not valid; follow the `next` link of the previous page"]}
+        )
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound as exc:
-            raise serializers.ValidationError(
-                {"cursor": ["this cursor is not valid; follow the `next` link of the previous page"]}
-            ) from exc
+            raise invalid from exc
+        # DRF trusts the position it finds in the cursor; a crafted one ("p=abc") would fail in the query.
+        if cursor is not None and cursor.position is not None:
+            try:
+                sqlite_id(cursor.position)
+            except (TypeError, ValueError) as exc:
+                raise invalid from exc
+        return cursor
 
 
 _ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The memory's id.")

@@ -254,12 +254,15 @@ def parse_import_time(value: Any, field: str) -> datetime | None:
             if parsed is None:
                 day = parse_date(value.strip())
                 parsed = datetime(day.year, day.month, day.day) if day else None
-            if parsed is not None and timezone.is_naive(parsed):
-                parsed = parsed.replace(tzinfo=UTC)
-            if parsed is not None:
-                parsed = parsed.astimezone(UTC)  # the edge of the calendar overflows here
-        except (ValueError, OverflowError):
+        except ValueError:  # well-formed but impossible: month 13, hour 25
             parsed = None
+    if parsed is not None:
+        if timezone.is_naive(parsed):
+            parsed = parsed.replace(tzinfo=UTC)
+        try:
+            parsed = parsed.astimezone(UTC)
+        except OverflowError:  # the edge of the calendar (year 1 or 9999 in another zone): clamped below
+            parsed = EARLIEST if parsed.year < 2000 else timezone.now()
     if parsed is None:
         raise ValidationError({field: "must be an ISO 8601 date-time (no zone is read as UTC)"})
     return min(max(parsed, EARLIEST), timezone.now())
