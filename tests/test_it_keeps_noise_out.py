@@ -76,3 +76,29 @@ def test_eval_gate_prints_the_rates():
     assert f"durable kept     {kept:>4} / {len(DURABLE):<4}" in text
     assert "noise refused" in text and "secrets refused" in text
     assert "secret kinds in the set: " in text
+
+
+@pytest.mark.django_db
+def test_an_llm_judges_only_what_the_rules_are_unsure_of_and_its_failures_leave_the_rules_verdict(settings):
+    from memoryhub.memories.noise import judge_noise, noise_verdict
+    from tests.fake_openai import FakeOpenAI, chat_answer
+
+    unsure, sure_noise = "Pizza for the team on Friday", "thanks, that works!"
+    assert noise_verdict(unsure) == (None, False) and noise_verdict(sure_noise)[1] is True
+    with FakeOpenAI() as fake:
+        settings.MEMORYHUB_LLM_BASE_URL, settings.MEMORYHUB_LLM_MODEL = fake.base_url, "fake"
+        settings.MEMORYHUB_LLM_RETRIES = 0
+        settings.MEMORYHUB_GATE_LLM_JUDGE = True
+        fake.reply(chat_answer('{"durable": false, "why": "social chatter, not about the work"}'))
+        assert "social chatter" in judge_noise(unsure)
+        assert judge_noise(sure_noise) == noise_verdict(sure_noise)[0]  # asked nothing
+        assert len(fake.requests) == 1
+        body = fake.requests[0].json
+        assert body["reasoning_effort"] == "none" and body["messages"][1]["content"] == unsure
+        # Reasoning although thinking was off, an empty answer, a malformed one: the rules decide (kept).
+        fake.reply(chat_answer('{"durable": false}', reasoning_content="let me think"))
+        fake.reply(chat_answer(""))
+        fake.reply(chat_answer('{"verdict": "noise"}'))
+        assert [judge_noise(unsure) for _ in range(3)] == [None, None, None]
+        settings.MEMORYHUB_GATE_LLM_JUDGE = False
+        assert judge_noise(unsure) is None and len(fake.requests) == 4

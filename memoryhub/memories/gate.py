@@ -19,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.noise import noise_reason, words
+from memoryhub.memories.noise import judge_noise, noise_reason, words  # noqa: F401 (noise_reason re-exported)
 from memoryhub.memories.secrets import find_secrets, redact, redact_value, refusal_message, secrets_in_fields
 from memoryhub.memories.store import clean_fields, create_memory, reinforce, update_memory
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
@@ -278,7 +278,7 @@ def gate_write(
     if found:
         return _refuse_secret(fields, found, payload=payload, source=source)
 
-    why = noise_reason(text)
+    why = judge_noise(text)
     if why:
         reason = f"refused: {why}"
         entry = _log(GateDecision.REJECTED, reason=reason, kind="noise", content=text, payload=payload,

@@ -10,9 +10,12 @@ diary line. Measured on memoryhub/bench/gate_set.py (`manage.py eval_gate`).
 
 from __future__ import annotations
 
+import logging
 import re
 
 from django.conf import settings
+
+logger = logging.getLogger(__name__)
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -125,7 +128,65 @@ def _is_question(text: str) -> bool:
 
 
 def noise_reason(text: str) -> str | None:
-    """Why `text` is not a fact worth keeping, or None."""
+    """Why `text` is not a fact worth keeping, or None (the rules alone)."""
+    return noise_verdict(text)[0]
+
+
+# Rules whose refusal is a guess about how the text is phrased: a long text they refuse may still carry a fact.
+_SOFT = ("narrates the session", "session log", "status or progress", "plan for later")
+
+
+def noise_verdict(text: str) -> tuple[str | None, bool]:
+    """(why it is noise or None, whether the rules are sure). Unsure: a soft refusal of a long text, or a kept
+    text with nothing that marks it as durable and no category the gate can name."""
+    reason = _rules(text)
+    count = len(words(text))
+    if reason is not None:
+        return reason, not (any(mark in reason for mark in _SOFT) and count >= 14)
+    from memoryhub.memories.gate import guess_category
+
+    return None, bool(_DURABLE_SIGNAL.search(text)) or bool(guess_category(text)) or count >= 14
+
+
+_JUDGE_PROMPT = (
+    "You decide whether a note an AI coding agent wants to save is a durable memory or noise. Durable: a fact, "
+    "decision, gotcha, preference or procedure that will still be true and useful in a later session, however "
+    "short. Noise: session logs or summaries of what was done, status or progress notes, acknowledgements, "
+    "greetings, thinking aloud, raw command output or log lines, questions, plans for later. Answer with one JSON "
+    'object: {"durable": true or false, "why": "a short reason"}.'
+)
+
+
+def judge_noise(text: str) -> str | None:
+    """The rules' verdict, with the configured LLM deciding the cases the rules are unsure of (when
+    MEMORYHUB_GATE_LLM_JUDGE is on). Thinking is off; an empty, reasoning-only or malformed answer, or no
+    answer at all, leaves the rules' verdict standing."""
+    reason, sure = noise_verdict(text)
+    if sure or not settings.MEMORYHUB_GATE_LLM_JUDGE:
+        return reason
+    from memoryhub.consolidation.llm import LLMError, get_llm
+
+    try:
+        client = get_llm()
+        if client is None:
+            return reason
+        answer = client.complete_json(
+            [{"role": "system", "content": _JUDGE_PROMPT}, {"role": "user", "content": text[:2000]}]
+        )
+        durable = answer.get("durable")
+        if not isinstance(durable, bool):
+            raise LLMError("the answer has no true/false `durable`")
+    except LLMError as exc:
+        logger.info("the LLM could not judge a write (%s); the rules decide", exc)
+        return reason
+    if durable:
+        return None
+    why = answer.get("why") if isinstance(answer.get("why"), str) else ""
+    detail = f" ({why[:160]})" if why else ""
+    return reason or f"it reads as noise, not a lasting fact{detail}; store what will still be true later"
+
+
+def _rules(text: str) -> str | None:
     stripped = text.strip()
     lines = [line for line in stripped.splitlines() if line.strip()]
     durable = bool(_DURABLE_SIGNAL.search(stripped))

@@ -287,6 +287,8 @@ MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
 # Token names whose imports keep each item's own `source` (restore, migration). Any other token's import is
 # stored under its own name: an agent may not claim to be another (or `ui:admin`).
 MEMORYHUB_RESTORE_AGENTS = [name.strip() for name in envstr("MEMORYHUB_RESTORE_AGENTS", "").split(",") if name.strip()]
+# With an LLM configured (MEMORYHUB_LLM_BASE_URL), let it judge the writes the noise rules are unsure of.
+MEMORYHUB_GATE_LLM_JUDGE = envbool("MEMORYHUB_GATE_LLM_JUDGE", False)
 # Failed dashboard logins: after AXES_FAILURE_LIMIT failures for one username from one address, that pair is
 # locked out for AXES_COOLOFF_TIME hours; a success resets the count.
 INSTALLED_APPS += ["axes"]
