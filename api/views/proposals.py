@@ -109,7 +109,7 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         summary="Accept a proposal (optionally with edited content)",
         parameters=[_ID_PARAM],
         request=s.ProposalAcceptSerializer,
-        responses={200: s.ProposalDecisionSerializer, **errors(400, 403, 404, 409, 503)},
+        responses={200: s.ProposalDecisionSerializer, **errors(400, 403, 404, 409, 422, 503)},
     )
     @action(detail=True, methods=["post"])
     def accept(self, request, pk=None):

@@ -46,24 +46,33 @@ _WORK_REPORT = re.compile(
 # project or the team ("User prefers...", "We deploy..."), so "I checked...", "I'm taking..." is a log line.
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
 _PROGRESS = re.compile(
-    r"^\W*(?:(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
-    r"retrying|rerunning|re-running|building|deploying|fixing)\b|back (?:from|to)\b|taking a break|brb|afk)|"
-    r"\b(?:lunch|coffee break|a break)\b|\.\.\.\s*$|"
+    r"^\W*(?:back (?:from|to)\b|taking a break\b|brb\b|afk\b)|\b(?:lunch|coffee break|a break)\b|\.\.\.\s*$|"
     r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release)\b[^.]{0,30}?"
     r"\b(?:succeeded|passed|failed|finished|completed|is green|is red|are green|are passing|is up|is merged|"
     r"went through|is done|are done)\b",
     re.IGNORECASE,
 )
+# "Trying another approach now." is progress; "Testing uses the real database." states a fact (it has a verb).
+_GERUND_START = re.compile(
+    r"^\W*(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
+    r"retrying|rerunning|re-running|building|deploying|fixing)\b",
+    re.IGNORECASE,
+)
+_FINITE_VERB = re.compile(
+    r"\b(?:is|are|was|were|uses?|needs?|requires?|takes?|must|should|can|cannot|fails?|breaks?|works?|runs?|"
+    r"goes|has|have|means|happens|gives|returns|costs|hangs|crashes)\b",
+    re.IGNORECASE,
+)
 _LATER = re.compile(
-    r"\b(?:will|'ll|going to|gonna)\b[^.]*\b(?:later|tomorrow|next week|after lunch|again|in a bit)\b|"
-    r"^\W*let'?s (?:try|see|check|look|run|go|do|start)\b",
+    r"\b(?:will|'ll|going to|gonna|need to|have to)\b[^.]*\b(?:later|tomorrow|next week|after lunch|again|"
+    r"in a bit|at some point|someday)\b|^\W*let'?s (?:try|see|check|look|run|go|do|start)\b",
     re.IGNORECASE,
 )
 _STATUS = re.compile(
-    r"^\W*(?:wip|done|status\b|progress\b|in progress|blocked\b|still (?:debugging|working|looking|investigating|"
+    r"^\W*(?:wip|done|status|progress|in progress|blocked|still (?:debugging|working|looking|investigating|"
     r"trying|waiting)|currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|"
     r"nearly done|task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|"
-    r"the build is (?:green|red|passing|failing)(?: again)?\W*$|step \d+ (?:done|complete|finished))",
+    r"step \d+ (?:done|complete|finished))\b|^\W*the build is (?:green|red|passing|failing)(?: again)?\W*$",
     re.IGNORECASE,
 )
 _ACK = re.compile(
@@ -74,16 +83,14 @@ _ACK = re.compile(
     re.IGNORECASE,
 )
 _THINKING = re.compile(
-    r"^\W*(?:hmm+|h?m+|uh+|um+|wait\b|let me|let's see|now i(?:'ll| will)|next,? i(?:'ll| will)|i(?:'ll| will) now|"
-    r"ok(?:ay)?,? (?:now|let's|so)|so,? |i think|i wonder|i'?m not sure|not sure|maybe|perhaps|interesting|"
-    r"looking at|checking|hold on|actually,? )",
+    r"^\W*(?:(?:hmm+|mm+|uh+|um+|wait|let me|let's see|now i(?:'ll| will)|next,? i(?:'ll| will)|"
+    r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|maybe|perhaps|"
+    r"interesting|looking at|checking|hold on)\b|(?:so|actually),?\s)",
     re.IGNORECASE,
 )
 _PLAN = re.compile(
-    r"^\W*(?:todo\b|to-do\b|fixme\b|plan:|next steps?\b|i(?:'ll| will| am going to|'m going to)|"
-    r"we(?:'ll| will| are going to|'re going to)|going to|will (?:revisit|look|fix|update|do|check|try|add)|"
-    r"need to|(?:we|i) (?:need|should|must|have) to (?:\w+ )?(?:later|tomorrow|next)|"
-    r"(?:we|i) should (?:probably|maybe)|later,? |tomorrow)",
+    r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
+    r"will (?:revisit|look|fix|update|do|check|try|add)|(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -211,7 +218,8 @@ def _rules(text: str) -> str | None:
             "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
             "(true on its own, for any agent reading it later)"
         )
-    if (_STATUS.match(stripped) or _PROGRESS.search(stripped)) and not durable:
+    gerund = _GERUND_START.match(stripped) and not _FINITE_VERB.search(stripped)
+    if (_STATUS.match(stripped) or _PROGRESS.search(stripped) or gerund) and not durable:
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"
     if _ACK.match(stripped) and len(words(stripped)) <= 8 and not durable:
         return "it is an acknowledgement or greeting, not a fact"
