@@ -88,6 +88,11 @@ def test_merged_into_must_name_another_existing_memory(curator):
     response = _import(curator, id=5, merged_into=target.pk, status="archived")
     assert response.status_code == 201
     assert Memory.objects.get(pk=response.json()["ids"][0]).merged_into_id == target.pk
+    # Another project's memory is not a target either: its id answers as a missing one would.
+    hidden = create_memory(content="Beta deploys with Helm 3", project="beta")
+    claude = make_agent("claude", projects=["alpha"])
+    answers = [_import(claude, id=5, merged_into=pk) for pk in (hidden.pk, 999_999)]
+    assert [a.status_code for a in answers] == [400, 400]
 
 
 def test_an_agent_may_not_claim_to_be_another_unless_it_may_restore(curator, settings):

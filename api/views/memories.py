@@ -190,7 +190,9 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         for project in {item.get("project") or None for item in items if isinstance(item.get("project"), str | None)}:
             agent.check_write(project)
         keep_source = agent.name in settings.MEMORYHUB_RESTORE_AGENTS
-        ids = import_items(items=items, source=agent.name, actor=agent.name, keep_source=keep_source)
+        ids = import_items(
+            items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects
+        )
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

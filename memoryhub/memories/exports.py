@@ -133,10 +133,13 @@ def parse_jsonl(text: str) -> list[dict[str, Any]]:
     return items
 
 
-def validate_items(items: list[Any], *, source: str = "", keep_source: bool = True) -> None:
+def validate_items(
+    items: list[Any], *, source: str = "", keep_source: bool = True, allowed_projects: list[str] | None = None
+) -> None:
     """Check every item before anything is written; errors are named `memories.<index>.<field>`. A secret or a
     blank project anywhere refuses the whole import (WriteRefused, 422); `merged_into` must name another memory
-    of the same import (by its `id`) or one already stored."""
+    of the same import (by its `id`) or one already stored that the importer may see (`allowed_projects`; None:
+    all), so an import cannot probe other projects' ids."""
     errors: dict[str, list[str]] = {}
     refused = False
     own_ids = {item.get("id") for item in items if isinstance(item, dict) and isinstance(item.get("id"), int)}
@@ -155,19 +158,26 @@ def validate_items(items: list[Any], *, source: str = "", keep_source: bool = Tr
             errors[f"{name}.merged_into"] = ["must be the id of another memory"]
         elif target == item.get("id"):
             errors[f"{name}.merged_into"] = ["a memory cannot be merged into itself"]
-        elif target not in own_ids and not (0 < target < 2**63 and Memory.objects.filter(pk=target).exists()):
+        elif target not in own_ids and not (
+            0 < target < 2**63 and Memory.objects.in_projects(allowed_projects).filter(pk=target).exists()
+        ):
             errors[f"{name}.merged_into"] = [f"no memory #{target} in this import or in the store"]
     if errors:
         raise (WriteRefused if refused else ValidationError)(errors)
 
 
 def import_items(
-    *, items: list[dict[str, Any]], source: str = "", actor: str = "", keep_source: bool = True
+    *,
+    items: list[dict[str, Any]],
+    source: str = "",
+    actor: str = "",
+    keep_source: bool = True,
+    allowed_projects: list[str] | None = None,
 ) -> list[int]:
     """Store exported memories as given (no noise or duplicate judgement; the secret check and field checks as
     for any write), all or nothing: a request that fails or is cut off leaves no memory behind, so sending it
     again never stores twins. `merged_into` pointing inside the set follows the new ids."""
-    validate_items(items, source=source, keep_source=keep_source)
+    validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects)
     from memoryhub.memories.backup import auto_backup
 
     # Bursts of batches from one migration make one backup: the first holds the store as it was before.
