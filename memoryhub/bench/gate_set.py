@@ -97,7 +97,7 @@ DURABLE: list[str] = [
     "The GPU box (gpu-01) has two A100s; book it in the #ml-infra channel.",
     "Questions about billing go to the #billing-help channel, not to individuals.",
     "Why the build is slow: COPY . before pip install invalidates the Docker layer cache; copy requirements first.",
-    # a second batch, written after the rules: measured before any rule was changed for it
+    # a second batch, written after the rules: 22 of 22 kept before the rules were changed for it
     "The Makefile's `lint` target runs ruff, mypy and eslint in that order.",
     "Sentry DSNs are per environment and set via SENTRY_DSN; local dev leaves it empty.",
     "Background jobs time out after 15 minutes; long exports are split into chunks of 10k rows.",
@@ -120,6 +120,22 @@ DURABLE: list[str] = [
     "The admin UI is only reachable over the VPN (10.8.0.0/16).",
     "Deprecated: the v1 API; all clients should use /api/v2 since January.",
     "Rounding for money uses banker's rounding (ROUND_HALF_EVEN) to match the ledger.",
+    # a third batch, chosen to start like chatter: 9 of 15 kept before the rules were changed for it
+    "Retries use exponential backoff capped at 30 seconds.",
+    "Maybe types in the codebase come from the returns library.",
+    "Checking out a tag leaves HEAD detached; create a branch before committing.",
+    "So far every outage traced back to the cert expiring; the monitor now alerts 14 days ahead.",
+    "Thanks page copy is owned by marketing; do not edit it without their sign-off.",
+    "Hello-world examples in docs/ are tested by `make doctest`.",
+    "Done criteria for a ticket: tests, docs and a changelog entry.",
+    "Status codes: the API returns 409 when the version field is stale.",
+    "Interesting fields in the event payload are `actor`, `target` and `delta`.",
+    "Working directory for the cron jobs is /srv/app, not the repo root.",
+    "Running migrations locally needs DJANGO_SETTINGS_MODULE=config.settings.local.",
+    "Logging: use structlog with JSON output in production.",
+    "Webpack is slow here; use Vite for new frontends.",
+    "Ana's GitHub handle is @asouza.",
+    "The PR template asks for a test plan; reviewers reject PRs without one.",
 ]
 
 NOISE: list[str] = [
@@ -207,7 +223,7 @@ NOISE: list[str] = [
     "We should probably migrate to Postgres at some point.",
     "Going to try a different approach after lunch.",
     "Will revisit the error handling once the API is stable.",
-    # a second batch, written after the rules: measured before any rule was changed for it (12 of 22 refused)
+    # a second batch, written after the rules: 12 of 22 refused before the rules were changed for it
     "Okay, running the tests again.",
     "Alright, the PR is up.",
     "I'm going to look at the failing migration next.",
@@ -230,6 +246,22 @@ NOISE: list[str] = [
     "Trying another approach now.",
     "That was the last failing test, finally.",
     "Hmm, interesting, the cache hit rate dropped.",
+    # a third batch: 10 of 15 refused before the rules were changed for it
+    "ok so the tests are failing again",
+    "let me try something",
+    "Yes, that's the one.",
+    "Seems to work now.",
+    "Working on the docs now.",
+    "I have updated the config file as requested.",
+    "Here is the summary of the changes: renamed two functions and fixed a typo.",
+    "Fixed!",
+    "No luck so far.",
+    "Progress update: the migration script is half done.",
+    "The user asked me to look into the flaky test.",
+    "real\t0m12.345s\nuser\t0m10.001s\nsys\t0m1.234s",
+    "Should I also update the changelog?",
+    "Next step: wire the endpoint into the router.",
+    "Great question! Let me explain how the cache works.",
 ]
 
 

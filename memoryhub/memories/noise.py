@@ -27,10 +27,12 @@ _DIARY = re.compile(
     r"^\W*(?:"
     r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
     r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
+    r"(?:the user|the team|someone|\w+) (?:asked|told) me to\b|"
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
     r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
     r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
-    r"(?:session (?:log|summary|notes)|summary of (?:what|the session|today|my work)|what i did|dev ?log|"
+    r"(?:session (?:log|summary|notes)|summary of (?:what|the session|today|my work|the changes)|what i did|"
+    r"here(?:'s| is) (?:the |a |my )?(?:summary|recap|update|overview|rundown)|dev ?log|"
     r"daily log|diary|standup|stand-up|progress update|work log)\b"
     r")",
     re.IGNORECASE,
@@ -60,7 +62,8 @@ _GERUND_START = re.compile(
 )
 _FINITE_VERB = re.compile(
     r"\b(?:is|are|was|were|uses?|needs?|requires?|takes?|must|should|can|cannot|fails?|breaks?|works?|runs?|"
-    r"goes|has|have|means|happens|gives|returns|costs|hangs|crashes)\b",
+    r"goes|has|have|means|happens|gives|returns|costs|hangs|crashes|leaves|makes|keeps|gets|sets|creates|causes|"
+    r"triggers|points|lives|stores|reads|writes|sends|expects|comes?|belongs|depends|lets|skips|ignores)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -69,23 +72,26 @@ _LATER = re.compile(
     re.IGNORECASE,
 )
 _STATUS = re.compile(
-    r"^\W*(?:wip|done|status|progress|in progress|blocked|still (?:debugging|working|looking|investigating|"
-    r"trying|waiting)|currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|"
-    r"nearly done|task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|"
-    r"step \d+ (?:done|complete|finished))\b|^\W*the build is (?:green|red|passing|failing)(?: again)?\W*$",
+    r"^\W*(?:(?:wip|done|status|progress|blocked)(?=\W*$|\s*[:.!,;-]|\s+(?:on|with|for|by|until|now)\b)|"
+    r"(?:in progress|still (?:debugging|working|looking|investigating|trying|waiting)|"
+    r"currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|nearly done|"
+    r"task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|no luck|"
+    r"step \d+ (?:done|complete|finished))\b)|^\W*the build is (?:green|red|passing|failing)(?: again)?\W*$",
     re.IGNORECASE,
 )
 _ACK = re.compile(
     r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|alright|all right|right|yay|phew|whew|finally|got it|sounds good|"
-    r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|"
+    r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|seems to work|looks good|works now|"
+    r"it works|that's it|there we go|here we go|"
     r"understood|noted|yes|yep|yeah|no|nope|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
     r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed)\b",
     re.IGNORECASE,
 )
 _THINKING = re.compile(
     r"^\W*(?:(?:hmm+|mm+|uh+|um+|wait|let me|let's see|now i(?:'ll| will)|next,? i(?:'ll| will)|"
-    r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|maybe|perhaps|"
-    r"interesting|looking at|checking|hold on)\b|(?:so|actually),?\s)",
+    r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|looking at|"
+    r"hold on)\b|(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
+    r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
     re.IGNORECASE,
 )
 _PLAN = re.compile(
@@ -109,7 +115,8 @@ _LOG_LINE = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{2}:\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|"
     r"CRITICAL)\b\]?\s*[:\[-]|npm (?:WARN|ERR!)|(?:FAILED|PASSED|ERROR) [\w/.-]+::|=+ .*\b(?:passed|failed|"
     r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
-    r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code)",
+    r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
+    r"(?:real|user|sys)\s+\d+m[\d.]+s$)",
     re.IGNORECASE,
 )
 _PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S", re.MULTILINE)
@@ -193,6 +200,44 @@ def judge_noise(text: str) -> str | None:
     return reason or f"it reads as noise, not a lasting fact{detail}; store what will still be true later"
 
 
+_SESSION_LOG = (
+    "it reads like a session log or diary entry (a summary of work done); store the lasting fact, decision or "
+    "gotcha instead (true on its own, without 'today I...')"
+)
+
+
+_LATER_PLAN = "it is a plan for later, not a fact; store what was decided or learned when it is done"
+
+
+def _chatter(sentence: str) -> str | None:
+    """Why one sentence is chatter (narration, status, acknowledgement, thinking aloud, a question, a plan), or
+    None when it states something."""
+    durable = bool(_DURABLE_SIGNAL.search(sentence))
+    if sentence.rstrip().endswith("?") and not durable:
+        return "it is a question, not a fact; store the answer once you know it"
+    if durable:
+        return None
+    if _WORK_REPORT.match(sentence):
+        return _SESSION_LOG
+    if _FIRST_PERSON.match(sentence):
+        return (
+            "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
+            "(true on its own, for any agent reading it later)"
+        )
+    gerund = _GERUND_START.match(sentence) and not _FINITE_VERB.search(sentence)
+    if _STATUS.match(sentence) or _PROGRESS.search(sentence) or gerund:
+        return "it is a status or progress note, not a fact; store what you learned that will still be true later"
+    if _ACK.match(sentence) and len(words(sentence)) <= 8:
+        return "it is an acknowledgement or greeting, not a fact"
+    if _THINKING.match(sentence):
+        return "it is thinking aloud, not a fact; store the conclusion once you have one"
+    if _is_question(sentence):
+        return "it is a question, not a fact; store the answer once you know it"
+    if _PLAN.match(sentence) or _LATER.search(sentence):
+        return _LATER_PLAN
+    return None
+
+
 def _rules(text: str) -> str | None:
     stripped = text.strip()
     lines = [line for line in stripped.splitlines() if line.strip()]
@@ -208,27 +253,15 @@ def _rules(text: str) -> str | None:
         return "it is log output or command output, not a fact; store what it tells you (cause, fix) in a sentence"
     if re.match(r"^On branch \S+\n", stripped) or re.search(r"npm ERR!|^fatal:", stripped, re.M) and len(lines) >= 3:
         return "it is command output, not a fact; store what the command tells you, in a sentence"
-    if _DIARY.search(stripped) or (_WORK_REPORT.match(stripped) and not durable):
-        return (
-            "it reads like a session log or diary entry (a summary of work done); store the lasting fact, "
-            "decision or gotcha instead (true on its own, without 'today I...')"
-        )
-    if _FIRST_PERSON.match(stripped) and not durable:
-        return (
-            "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
-            "(true on its own, for any agent reading it later)"
-        )
-    gerund = _GERUND_START.match(stripped) and not _FINITE_VERB.search(stripped)
-    if (_STATUS.match(stripped) or _PROGRESS.search(stripped) or gerund) and not durable:
-        return "it is a status or progress note, not a fact; store what you learned that will still be true later"
-    if _ACK.match(stripped) and len(words(stripped)) <= 8 and not durable:
-        return "it is an acknowledgement or greeting, not a fact"
-    if _THINKING.match(stripped) and not durable:
-        return "it is thinking aloud, not a fact; store the conclusion once you have one"
-    if _is_question(stripped):
-        return "it is a question, not a fact; store the answer once you know it"
-    if (_PLAN.match(stripped) or _LATER.search(stripped)) and not durable:
-        return "it is a plan for later, not a fact; store what was decided or learned when it is done"
+    if _DIARY.search(stripped):
+        return _SESSION_LOG
+    if re.match(r"^\W*(?:plan|todo|to-do|next steps?)\s*:", stripped, re.IGNORECASE) and not durable:
+        return _LATER_PLAN
+    # Chatter is refused when every sentence is chatter: "Great question! Let me explain..." is; "Thanks! The
+    # API listens on 8080." states a fact and is kept.
+    reasons = [_chatter(sentence) for sentence in _sentences(stripped)]
+    if reasons and all(reasons):
+        return reasons[0]
     count = len(words(stripped))
     short = len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS
     # "Use pnpm." is a whole preference: short imperatives and contrasts are kept.

@@ -27,7 +27,7 @@ NOISE = [
     ("[2024-05-01T12:30:00Z] done", "timestamp"),
     ("fix tests", "too short"),
     ("ok cool", "acknowledgement"),
-    ("it works", "too short"),
+    ("cache bug", "too short"),
     (
         'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\nValueError: boom',
         "stack trace",
