@@ -236,3 +236,34 @@ def test_no_secret_bytes_reach_the_database_files_or_backups_and_they_are_owner_
     assert b"[REDACTED " in blob  # the gate log kept the refused writes, redacted
     for path in files:
         assert path.stat().st_mode & 0o077 == 0, f"{path.name} is readable by others"
+
+
+_A, _H = "aB3dE5fG7hJ9kL2mN4pQ6rS8tV1wX3yZ5", "0123456789abcdef"
+PHRASINGS = [
+    "database:\n  password: Zq8!vR2mK",
+    "the pwd is Zq8vR2mK9",
+    'psql "postgresql://admin:Zq8vR2mK9@db.prod:5432/main"',
+    "redis://:Zq8vR2mK9@cache:6379/0",
+    "Server=db;Database=app;User Id=sa;Password=Zq8vR2mK9;",
+    '{"username": "svc", "password": "Zq8vR2mK9"}',
+    "[pypi]\nusername = __token__\npassword = pypi-AgEIcHlwaS5vcmc" + _A * 2,
+    "heroku config:set API_KEY=" + _A,
+    "az storage blob list --account-key " + "Fa1e" * 21 + "kk==",
+    "TWILIO_AUTH_TOKEN=" + _H * 2,
+    "git clone https://bob:ghp_" + _A + "abc@github.com/org/repo",
+    "docker login --password=Zq8vR2mK9 ghcr.io",
+    "mysql --user=root --password=Zq8vR2mK9 app",
+    "the admin login is admin / Zq8vR2mK9",
+    "use password Zq8vR2mK9 for the staging box",
+    "JWT_SECRET=" + _A,
+    "APP_KEY=base64:" + _A + "abc=",
+    "npm config set //registry.npmjs.org/:_authToken npm_" + _A + "abc",
+    "slack webhook https://hooks.slack.com/services/T0000/B0000/" + _A[:24],
+]
+
+
+@pytest.mark.parametrize("text", PHRASINGS)
+def test_secrets_are_found_however_they_are_written(text):
+    found = find_secrets(text)
+    assert found, text
+    assert "Zq8vR2mK9" not in redact(text) and _A[:12] not in redact(text) and _H * 2 not in redact(text)

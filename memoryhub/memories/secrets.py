@@ -160,7 +160,7 @@ _RULES: list[tuple[str, str, int]] = [
         1,
     ),
     ("password on a command line", r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:([^\s\"']+)", 1),
-    ("password in a URL", r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@\"']+:([^/\s@\"']+)@", 1),
+    ("password in a URL", r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*:([^/\s@\"']+)@", 1),
 ]
 _COMPILED_RULES = [(kind, re.compile(pattern), group) for kind, pattern, group in _RULES]
 
@@ -179,9 +179,15 @@ _KEYWORD = (
 _ASSIGNMENT = re.compile(r"(?i)(?<![A-Za-z0-9])(" + _KEYWORD + r")[\"']?\s*(?::=|=>|==?|:)\s*[\"'`]?([^\s\"'`,;]{4,})")
 # "the prod database password is hunter2-...", "token for the staging API: ..."
 _PLAIN = re.compile(
-    r"(?i)\b(?:password|passphrase|passcode|passwd|secret key|api key|api token|access token|auth token|token|"
+    r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret key|api key|api token|access token|auth token|token|"
     r"secret|credentials?)\b(?:\s+(?:for|of|to|on|at)\s+[\w .@/:-]{1,40}?)?\s+"
     r"(?:is|was|are|=|set to|became|changed to|reads)\s*[:=]?\s*[\"'`]?([^\s\"'`,;]{4,})"
+)
+# "use password Zq8..." and "the login is admin / Zq8...": a password right after the word, or after a user name.
+_PLAIN_BARE = re.compile(
+    r"(?i)\b(?:password|passphrase|passcode|pwd)\s+[\"'`]?([^\s\"'`,;]{4,})|"
+    r"\b(?:login|credentials?|user(?:name)?(?: and password)?)\b[^.\n]{0,20}?\b(?:is|are|:)\s*"
+    r"[^\s/:]+\s*(?:/|:)\s*[\"'`]?([^\s\"'`,;]{4,})"
 )
 _CODE_LIKE = re.compile(r"[()\[\]]|^\w+\.\w+\.|^[a-z_]+\.[a-z_]+$")
 
@@ -234,10 +240,11 @@ def find_secrets(text: str) -> list[Finding]:
         if _looks_secret(value, password=_is_password_word(keyword)):
             kind = "framework secret key" if re.search(r"(?i)secret[_-]?key|app[_-]?key", keyword) else None
             found.append(Finding(kind or "password or secret assignment", m.start(2), m.start(2) + len(value)))
-    for m in _PLAIN.finditer(text):
-        value = m.group(1).rstrip(".")
+    for m in [*_PLAIN.finditer(text), *_PLAIN_BARE.finditer(text)]:
+        group = m.lastindex or 1
+        value = m.group(group).rstrip(".")
         if _looks_secret(value, password=True):
-            found.append(Finding("password in plain text", m.start(1), m.start(1) + len(value)))
+            found.append(Finding("password in plain text", m.start(group), m.start(group) + len(value)))
     return sorted(found, key=lambda f: (f.start, -f.end))
 
 
