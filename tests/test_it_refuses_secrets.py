@@ -267,3 +267,17 @@ def test_secrets_are_found_however_they_are_written(text):
     found = find_secrets(text)
     assert found, text
     assert "Zq8vR2mK9" not in redact(text) and _A[:12] not in redact(text) and _H * 2 not in redact(text)
+
+
+@pytest.mark.parametrize("text", ["a_" * 4000, "a-" * 4000, "token_" * 1300, "http://" + "a:" * 3000, "a\n" * 4000])
+def test_no_input_makes_the_checks_slow(text):
+    """Patterns that can backtrack (a prefix like `(?:[a-z0-9]+_)*`) took seconds on inputs like these."""
+    import time
+
+    from memoryhub.memories.noise import noise_reason
+
+    noise_reason("warm up the lazy imports")
+    started = time.perf_counter()
+    find_secrets(text)
+    noise_reason(text)
+    assert time.perf_counter() - started < 1.5

@@ -160,7 +160,7 @@ _RULES: list[tuple[str, str, int]] = [
         1,
     ),
     ("password on a command line", r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:([^\s\"']+)", 1),
-    ("password in a URL", r"(?i)\b[a-z][a-z0-9+.-]*://[^/\s:@\"']*:([^/\s@\"']+)@", 1),
+    ("password in a URL", r"(?i)\b[a-z][a-z0-9+.-]{0,20}://[^/\s:@\"']{0,200}:([^/\s@\"']+)@", 1),
 ]
 _COMPILED_RULES = [(kind, re.compile(pattern), group) for kind, pattern, group in _RULES]
 
@@ -171,12 +171,12 @@ _PLACEHOLDER = re.compile(
     re.IGNORECASE,
 )
 _KEYWORD = (
-    r"(?:[a-z0-9]+[_-])*[a-z0-9]*?(?:password|passwd|pwd|passphrase|secret|secret[_-]?key(?:[_-]?base)?|api[_-]?key|apikey|"
+    r"(?:password|passwd|pwd|passphrase|secret|secret[_-]?key(?:[_-]?base)?|api[_-]?key|apikey|"
     r"access[_-]?key|auth[_-]?token|access[_-]?token|refresh[_-]?token|client[_-]?secret|private[_-]?key|token|"
     r"app[_-]?key|credentials?|signing[_-]?key|encryption[_-]?key|master[_-]?key)"
 )
 # `KEY=value`, `"key": "value"`, `key: value`, `key => value` (shell, .env, JSON, YAML, Ruby, PHP).
-_ASSIGNMENT = re.compile(r"(?i)(?<![A-Za-z0-9])(" + _KEYWORD + r")[\"']?\s*(?::=|=>|==?|:)\s*[\"'`]?([^\s\"'`,;]{4,})")
+_ASSIGNMENT = re.compile(r"(?i)(" + _KEYWORD + r")[\"']?\s*(?::=|=>|==?|:)\s*[\"'`]?([^\s\"'`,;]{4,})")
 # "the prod database password is hunter2-...", "token for the staging API: ..."
 _PLAIN = re.compile(
     r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret key|api key|api token|access token|auth token|token|"
