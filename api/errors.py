@@ -116,7 +116,7 @@ def exception_handler(exc: Exception, context: dict) -> Response:
         return validation_response(_flatten(exc.detail))
     if isinstance(exc, WriteRefused):
         fields = django_validation_fields(exc)
-        code = "rejected_secret" if any("secret" in m for ms in fields.values() for m in ms) else "invalid"
+        code = f"rejected_{exc.kind}" if getattr(exc, "kind", "") else "invalid"
         return Response(error_body(code, _field_message(fields), fields), status=422)
     if isinstance(exc, DjangoValidationError):
         return validation_response(django_validation_fields(exc))

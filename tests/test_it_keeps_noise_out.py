@@ -112,3 +112,40 @@ def test_the_benchmark_corpus_and_the_demo_memories_pass_the_rules():
     texts = [m["content"] for m in corpus.memories(2000)] + [m["content"] for m in demo.DEMO_MEMORIES]
     refused = [(text, judge(text)) for text in texts if judge(text)]
     assert refused == []
+
+
+@pytest.mark.django_db
+def test_new_text_for_an_existing_memory_passes_the_noise_rules_on_every_route(client, django_user_model):
+    from memoryhub.agents.tokens import Agent
+    from memoryhub.agents.tools import ToolError, call_tool
+    from memoryhub.memories.store import create_memory
+    from memoryhub.models import Proposal
+    from tests.api.conftest import error_of, make_agent
+    from ui.forms import version_of
+
+    fact = "The alpha API listens on port 8080"
+    memory = create_memory(content=fact, project="alpha")
+    claude = make_agent("claude", projects=["alpha"])
+    response = claude.patch(f"memories/{memory.pk}", {"content": "thanks, that works!"})
+    assert response.status_code == 422 and error_of(response)["code"] == "rejected_noise"
+    assert "acknowledgement" in error_of(response)["fields"]["content"][0]
+    with pytest.raises(ToolError) as caught:
+        call_tool(name="memory_update", arguments={"id": memory.pk, "content": "Step 1 done. Step 2 done."},
+                  agent=Agent(name="claude", projects=["alpha"]))  # fmt: skip
+    assert caught.value.status == 422 and "status or progress" in caught.value.message
+    other = create_memory(content="The alpha API answers on port 8080 over HTTP", project="alpha")
+    proposal = Proposal.objects.create(
+        sources=[memory.pk, other.pk], cluster_key=f"{memory.pk},{other.pk}", project="alpha", content=fact,
+        category="fact", tier="semantic", tags=[], importance=0.5, rationale="same",
+    )  # fmt: skip
+    response = make_agent("curator").post(f"proposals/{proposal.pk}/accept", {"content": "hmm let me think"})
+    assert response.status_code == 422 and error_of(response)["code"] == "rejected_noise"
+    client.force_login(django_user_model.objects.create_superuser("admin", "a@example.com", "pw-for-tests-only"))
+    response = client.post(
+        f"/memories/{memory.pk}/edit/",
+        {f"m{memory.pk}-content": "Working on it.", f"m{memory.pk}-version": version_of(memory)},
+    )
+    assert response.status_code == 422 and "status or progress" in response.content.decode()
+    memory.refresh_from_db()
+    proposal.refresh_from_db()
+    assert memory.content == fact and proposal.status == "pending"

@@ -368,7 +368,7 @@ def call_tool(
                 raise ToolError(str(exc), status=403) from exc
             except WriteRefused as exc:
                 field, message = _first_error(exc)
-                code = "rejected_secret" if "secret" in message else "invalid"
+                code = f"rejected_{exc.kind}" if getattr(exc, "kind", "") else "invalid"
                 raise ToolError(message, status=422, field=field, code=code) from exc
             except ValidationError as exc:
                 field, message = _first_error(exc)

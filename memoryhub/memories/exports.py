@@ -141,14 +141,15 @@ def validate_items(
     of the same import (by its `id`) or one already stored that the importer may see (`allowed_projects`; None:
     all), so an import cannot probe other projects' ids."""
     errors: dict[str, list[str]] = {}
-    refused = False
+    refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
     own_ids = {item.get("id") for item in items if isinstance(item, dict) and isinstance(item.get("id"), int)}
     for index, item in enumerate(items):
         name = f"memories.{index}"
         try:
             clean_import_item(item, source=source, keep_source=keep_source)
         except ValidationError as exc:
-            refused = refused or isinstance(exc, WriteRefused)
+            if isinstance(exc, WriteRefused) and (refused is None or exc.kind == "secret"):
+                refused = exc.kind
             for field, messages in exc.message_dict.items():
                 errors[f"{name}.{field}".rstrip(".")] = list(messages)
         if not isinstance(item, dict) or item.get("merged_into") is None:
@@ -163,7 +164,7 @@ def validate_items(
         ):
             errors[f"{name}.merged_into"] = [f"no memory #{target} in this import or in the store"]
     if errors:
-        raise (WriteRefused if refused else ValidationError)(errors)
+        raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
 
 
 def import_items(

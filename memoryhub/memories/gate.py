@@ -20,7 +20,14 @@ from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.noise import judge_noise, noise_reason, words  # noqa: F401 (noise_reason re-exported)
-from memoryhub.memories.secrets import find_secrets, redact, redact_value, refusal_message, secrets_in_fields
+from memoryhub.memories.secrets import (
+    WriteRefused,
+    find_secrets,
+    redact,
+    redact_value,
+    refusal_message,
+    secrets_in_fields,
+)
 from memoryhub.memories.store import clean_fields, create_memory, reinforce, update_memory
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
 from memoryhub.retrieval.search import similar_in_scope
@@ -354,11 +361,23 @@ def _refuse_secret(fields: dict, found: dict[str, list[str]], *, payload: dict, 
     return GateResult("rejected", None, reason, kind="secret", log_entry=entry, fields=fields)
 
 
+def refuse_noise(content: Any) -> None:
+    """New text for an existing memory (an edit, a proposal accepted with other words) passes the noise rules
+    too: WriteRefused (422) naming why. Only promoting a refused write overrules them (a person's decision)."""
+    if isinstance(content, str) and content.strip():
+        why = noise_reason(content)
+        if why:
+            raise WriteRefused({"content": f"refused: {why}; nothing was changed"}, kind="noise")
+
+
 def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str) -> Memory:
-    """An edit by an agent: field checks as for any write; a secret in any field is refused (422) by
-    `clean_fields`, with nothing changed."""
+    """An edit by an agent: field checks as for any write, the noise rules for new text; a secret in any field
+    is refused (422) by `clean_fields`, with nothing changed."""
     if not changes:
         raise ValidationError({"non_field_errors": "nothing to change: send at least one field"})
+    if "content" in changes:
+        clean_fields({"content": changes["content"]}, partial=True)  # a secret is named before noise
+        refuse_noise(changes["content"])
     return update_memory(memory=memory, changes=changes, actor=actor)
 
 

@@ -29,7 +29,12 @@ from django.core.exceptions import ValidationError
 
 
 class WriteRefused(ValidationError):
-    """A write the store will not take as sent (a secret, a blank project): the API answers 422, not 400."""
+    """A write the store will not take as sent (a secret, noise, a blank project): the API answers 422, not 400.
+    `kind` ("secret", "noise" or "") becomes the error code `rejected_<kind>`."""
+
+    def __init__(self, message, *args, kind: str = "", **kwargs):
+        super().__init__(message, *args, **kwargs)
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -314,7 +319,7 @@ def check_no_secrets(fields: dict[str, Any], *, prefix: str = "") -> None:
     """Raise WriteRefused (422) naming each field that holds a secret and the kind; never the value."""
     found = secrets_in_fields(fields)
     if found:
-        raise WriteRefused({f"{prefix}{path}": refusal_message(kinds) for path, kinds in found.items()})
+        raise WriteRefused({f"{prefix}{path}": refusal_message(kinds) for path, kinds in found.items()}, kind="secret")
 
 
 def redact_value(value: Any) -> Any:

@@ -105,7 +105,9 @@ def clean_fields(values: dict[str, Any], *, partial: bool = False, check_secrets
         elif not isinstance(project, str) or len(project) > 200:
             errors["project"] = "project must be text of at most 200 characters, or null for a global memory"
         elif not project.strip():
-            raise WriteRefused({"project": "project is blank: name a project, or send null for a global memory"})
+            raise WriteRefused(
+                {"project": "project is blank: name a project, or send null for a global memory"}, kind=""
+            )
         else:
             out["project"] = project.strip()
     if "tags" in values and values["tags"] is not None:
@@ -274,12 +276,12 @@ def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str,
     if not isinstance(item, dict):
         raise ValidationError({"": "each memory must be a JSON object"})
     errors: dict[str, list[str]] = {}
-    refused = False
+    refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
     fields: dict[str, Any] = {}
     try:
         fields = clean_fields({k: item[k] for k in (*EDITABLE_FIELDS, "content") if k in item})
     except ValidationError as exc:
-        refused = isinstance(exc, WriteRefused)
+        refused = exc.kind if isinstance(exc, WriteRefused) else None
         errors |= {k: list(v) for k, v in exc.message_dict.items()}
     claimed = item.get("source")
     if claimed is not None and not isinstance(claimed, str):
@@ -288,7 +290,7 @@ def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str,
         try:
             check_no_secrets({"source": claimed})
         except WriteRefused as exc:
-            refused = True
+            refused = exc.kind
             errors |= {k: list(v) for k, v in exc.message_dict.items()}
     extra: dict[str, Any] = {"source": str(claimed if keep_source and claimed else source)[:200]}
     count = item.get("access_count")
@@ -306,7 +308,7 @@ def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str,
         if parsed is not None:
             extra[name] = parsed
     if errors:
-        raise (WriteRefused if refused else ValidationError)(errors)
+        raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
     return fields | extra
 
 
@@ -331,16 +333,17 @@ def import_memories(
     """
     prepared: list[dict[str, Any]] = []
     errors: dict[str, list[str]] = {}
-    refused = False
+    refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
     for index, item in enumerate(items):
         try:
             prepared.append(clean_import_item(item, source=source, keep_source=keep_source))
         except ValidationError as exc:
-            refused = refused or isinstance(exc, WriteRefused)
+            if isinstance(exc, WriteRefused) and (refused is None or exc.kind == "secret"):
+                refused = exc.kind
             for field, messages in exc.message_dict.items():
                 errors[f"memories.{index}.{field}".rstrip(".")] = list(messages)
     if errors:
-        raise (WriteRefused if refused else ValidationError)(errors)
+        raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
     embedder = get_embedder()
     batches = [prepared[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
     ids: list[int] = []
