@@ -302,8 +302,7 @@ def secrets_in_fields(fields: dict[str, Any]) -> dict[str, list[str]]:
         for path, text in _strings(value, name):
             kinds = kinds_in(text)
             if kinds:
-                out.setdefault(path.split(".")[0] if name == "content" else path, [])
-                bucket = out[path.split(".")[0] if name == "content" else path]
+                bucket = out.setdefault(path, [])
                 bucket += [k for k in kinds if k not in bucket]
     return out
 
