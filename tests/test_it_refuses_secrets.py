@@ -281,3 +281,14 @@ def test_no_input_makes_the_checks_slow(text):
     find_secrets(text)
     noise_reason(text)
     assert time.perf_counter() - started < 1.5
+
+
+def test_the_dashboards_gate_log_shows_kind_field_and_length_never_the_value(claude, client, django_user_model):
+    kind, text = next((k, t) for k, t in SECRETS if k == "GitLab token")
+    claude.store(FACT, project="alpha", metadata={"ci": text})
+    claude.store(f"CI pushes with {text}", project="alpha")
+    client.force_login(django_user_model.objects.create_superuser("admin", "a@example.com", "pw-for-tests-only"))
+    page = client.get("/gate/").content.decode()
+    assert f"{kind} (26 chars) in content" in page and f"{kind} in metadata.ci" in page
+    assert value_of(text) not in page
+    assert "Promote to memory" not in page  # a refused secret cannot be promoted
