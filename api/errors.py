@@ -25,6 +25,7 @@ from memoryhub.agents.tokens import AccessDenied
 from memoryhub.agents.tools import ToolError
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.backup import BackupError
+from memoryhub.memories.secrets import WriteRefused
 
 logger = logging.getLogger(__name__)
 
@@ -66,6 +67,7 @@ _CODES = {
     409: "conflict",
     413: "too_large",
     415: "unsupported_media_type",
+    422: "invalid",
     429: "throttled",
     500: "server_error",
     503: "unavailable",
@@ -113,11 +115,16 @@ def exception_handler(exc: Exception, context: dict) -> Response:
     """Every exception a view raises becomes the one error shape (DRF calls this; see settings)."""
     if isinstance(exc, exceptions.ValidationError):
         return validation_response(_flatten(exc.detail))
+    if isinstance(exc, WriteRefused):
+        fields = django_validation_fields(exc)
+        code = f"rejected_{exc.kind}" if getattr(exc, "kind", "") else "invalid"
+        return Response(error_body(code, _field_message(fields), fields), status=422)
     if isinstance(exc, DjangoValidationError):
         return validation_response(django_validation_fields(exc))
     if isinstance(exc, ToolError):
-        fields = {exc.field: [exc.message]} if exc.field and exc.status == 400 else {}
-        return Response(error_body(_CODES.get(exc.status, "invalid"), exc.message, fields), status=exc.status)
+        fields = {exc.field: [exc.message]} if exc.field and exc.status in (400, 422) else {}
+        code = exc.code or _CODES.get(exc.status, "invalid")
+        return Response(error_body(code, exc.message, fields), status=exc.status)
     if isinstance(exc, AccessDenied | DjangoPermissionDenied):
         return Response(error_body("forbidden", str(exc) or "not allowed"), status=403)
     if isinstance(exc, Http404 | ObjectDoesNotExist):

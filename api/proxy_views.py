@@ -21,6 +21,7 @@ from memoryhub.agents.tokens import Agent, verify_token
 logger = logging.getLogger(__name__)
 
 PROJECT_HEADER = "X-MemoryHub-Project"
+MAX_BODY_DEPTH = 64
 
 
 def error_response(exc: ProxyError) -> JsonResponse:
@@ -53,9 +54,33 @@ def _json_body(request: HttpRequest):
         raise ProxyError("the request body is larger than MEMORYHUB_MAX_BODY_BYTES", status=413,
                          code="request_too_large") from exc  # fmt: skip
     try:
-        return json.loads(raw or b"null")
+        body = json.loads(raw or b"null")
+    except RecursionError as exc:
+        raise ProxyError("the request body is nested too deeply") from exc
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProxyError("the request body is not valid JSON") from exc
+    why = _unsendable(body)
+    if why:
+        raise ProxyError(f"the request body {why}")
+    return body
+
+
+def _unsendable(value, depth: int = 0) -> str | None:
+    """Why a parsed body cannot be passed on: JSON allows a lone surrogate (\\ud800) and any depth, but the
+    upstream call must encode it as UTF-8 and the proxy walks it recursively."""
+    if depth > MAX_BODY_DEPTH:
+        return f"is nested more than {MAX_BODY_DEPTH} levels deep"
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "holds text that is not valid Unicode (a lone surrogate)"
+        return None
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list):
+        return next((why for item in value if (why := _unsendable(item, depth + 1))), None)
+    return None
 
 
 def _method_not_allowed(request: HttpRequest, allowed: str) -> ProxyError:

@@ -36,6 +36,11 @@ def _project(**kw):
     return StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=200, **kw)
 
 
+def _written_project(**kw):
+    """Not trimmed here: a blank project ("   ") is refused by the domain (422), not quietly made global."""
+    return _project(trim_whitespace=False, **kw)
+
+
 def _tags(**kw):
     child = StrictCharField(max_length=64)
     return serializers.ListField(child=child, required=False, allow_null=True, max_length=50, **kw)
@@ -57,7 +62,7 @@ class MemoryCreateSerializer(ContentMixin, serializers.Serializer):
     category = _category(help_text="Guessed from the text when omitted (left empty when unsure).")
     tier = _tier(help_text="Guessed from the text when omitted.")
     importance = serializers.FloatField(required=False, allow_null=True, min_value=0.0, max_value=1.0)
-    project = _project()
+    project = _written_project()
     tags = _tags()
     metadata = serializers.DictField(required=False, allow_null=True, help_text="Any JSON object; returned as given.")
 
@@ -67,7 +72,7 @@ class MemoryUpdateSerializer(ContentMixin, serializers.Serializer):
     category = _category()
     tier = _tier()
     importance = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
-    project = _project()
+    project = _written_project()
     tags = _tags()
     metadata = serializers.DictField(required=False)
     confirmed = serializers.BooleanField(required=False)
@@ -80,10 +85,13 @@ class MemoryImportItemSerializer(serializers.Serializer):
     content = serializers.CharField()
     category = _category()
     tier = _tier()
-    project = _project()
+    project = _written_project()
     tags = _tags()
     metadata = serializers.DictField(required=False)
-    source = serializers.CharField(required=False, help_text="Kept as given; the token's agent name when omitted.")
+    source = serializers.CharField(
+        required=False,
+        help_text="Kept as given for a token in MEMORYHUB_RESTORE_AGENTS; otherwise the token's agent name.",
+    )
     importance = serializers.FloatField(required=False, min_value=0.0, max_value=1.0)
     confirmed = serializers.BooleanField(required=False)
     status = serializers.ChoiceField(choices=Status.choices, required=False)

@@ -65,3 +65,31 @@ def test_no_operation_answers_500(case, live):
         f"{response.status_code} for:\n{case.as_curl_command(headers=headers, base_url=server.url)}\n"
         f"{response.text[:500]}"
     )
+
+
+def test_the_inputs_that_once_answered_500_answer_4xx(live):
+    """Found by hand, kept here beside the generated cases: crafted cursors, calendar-edge and zoneless import
+    dates, blank projects, NUL bytes in tool calls, and hostile bodies on the chat proxy."""
+    import base64
+
+    server, token = live
+    headers = {"Authorization": f"Bearer {token}"}
+    with httpx.Client(base_url=server.url, headers=headers, timeout=120) as http:
+        for path in ("/api/v1/memories", "/api/v1/proposals"):
+            for raw in ("p=abc", "r=1&p=1e999", "p=-1"):
+                cursor = base64.b64encode(raw.encode()).decode()
+                assert http.get(path, params={"cursor": cursor}).status_code == 400
+        dated = [
+            {"content": "Fuzzing imports keep their dates", "project": "fuzz", "created_at": value}
+            for value in ("2024-01-02T03:04:05", "9999-12-31T23:59:59-05:00", "0001-01-01T00:00:00+05:00")
+        ]
+        assert http.post("/api/v1/memories/import", json={"memories": dated}).status_code == 201
+        blank = {"memories": [{"content": "A blank project is refused", "project": "   "}]}
+        assert http.post("/api/v1/memories/import", json=blank).status_code == 422
+        nul = {"name": "memory_store", "arguments": {"content": "NUL \u0000 inside", "project": "fuzz"}}
+        assert http.post("/api/v1/tools/call", json=nul).status_code == 400
+        nested = b'{"model": "m", "messages": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+        surrogate = b'{"model": "m", "messages": [{"role": "user", "content": "\\ud800"}]}'
+        for body in (nested, surrogate):
+            answer = http.post("/v1/chat/completions", content=body, headers={"Content-Type": "application/json"})
+            assert answer.status_code == 400, answer.text[:300]

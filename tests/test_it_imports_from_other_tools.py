@@ -204,7 +204,7 @@ def test_the_api_imports_into_the_tokens_only_project_and_answers_item_by_item(c
     assert secret["outcome"] == "rejected" and "Xk9-vault-pw" not in json.dumps(answer)
     assert (
         secret["content"]
-        == "staging_db: Connects with postgres://deploy:[REDACTED password in a URL]@db.internal:5432/shop"
+        == "staging_db: Connects with postgres://deploy:[REDACTED password in a URL, 17 chars]@db.internal:5432/shop"
     )
     assert set(Memory.objects.values_list("project", flat=True)) == {"webshop"}
     assert set(Memory.objects.values_list("source", flat=True)) == {"claude"}

@@ -20,6 +20,7 @@ _ERROR_TEXT = {
     404: "No such id.",
     409: "The object is not in a state that allows this.",
     413: "The request body is too large.",
+    422: "Refused: a secret (its kind and field named, never its value) or a blank project; nothing was stored.",
     503: "A service this call needs is unavailable.",
 }
 

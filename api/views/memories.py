@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
@@ -40,12 +41,20 @@ class IdCursorPagination(CursorPagination):
     max_page_size = 500
 
     def decode_cursor(self, request):
+        invalid = serializers.ValidationError(
+            {"cursor": ["this cursor is not valid; follow the `next` link of the previous page"]}
+        )
         try:
-            return super().decode_cursor(request)
+            cursor = super().decode_cursor(request)
         except NotFound as exc:
-            raise serializers.ValidationError(
-                {"cursor": ["this cursor is not valid; follow the `next` link of the previous page"]}
-            ) from exc
+            raise invalid from exc
+        # DRF trusts the position it finds in the cursor; a crafted one ("p=abc") would fail in the query.
+        if cursor is not None and cursor.position is not None:
+            try:
+                sqlite_id(cursor.position)
+            except (TypeError, ValueError) as exc:
+                raise invalid from exc
+        return cursor
 
 
 _ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The memory's id.")
@@ -75,11 +84,13 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     queryset = Memory.objects.none()  # rows come from get_queryset/get_memory, scoped to the token
 
     def get_memory(self, pk) -> Memory:
+        """The memory, or 404; another project's memory answers exactly as a missing one (no oracle for ids)."""
         try:
             memory = Memory.objects.get(pk=sqlite_id(pk))
         except (Memory.DoesNotExist, ValueError) as exc:
             raise NotFound(f"no memory #{pk}") from exc
-        agent_of(self.request).check_read(memory.project)
+        if not agent_of(self.request).may_see(memory.project):
+            raise NotFound(f"no memory #{pk}")
         return memory
 
     def list(self, request):
@@ -121,7 +132,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         if result.warnings:
             body["warnings"] = result.warnings
         if result.outcome == "rejected":
-            body |= error_body(f"rejected_{result.kind}", result.reason, {"content": [result.reason]})
+            fields = result.fields or {"content": [result.reason]}
+            body |= error_body(f"rejected_{result.kind}", result.reason, fields)
         record_usage(agent, "write", project=data.get("project") or None, timer=timer)
         return Response(body, status=WRITE_STATUS[result.outcome])
 
@@ -130,7 +142,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         description="Only the fields sent change. The text is re-embedded when it changes; secrets are refused.",
         parameters=[_ID_PARAM],
         request=s.MemoryUpdateSerializer,
-        responses={200: s.MemorySerializer, **errors(400, 403, 404, 413)},
+        responses={200: s.MemorySerializer, **errors(400, 403, 404, 413, 422)},
     )
     def partial_update(self, request, pk=None):
         timer = Timer()
@@ -161,11 +173,13 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         summary="Import memories as given (no gate)",
         description=(
             "For migration and restore: every item is validated first, then all are stored with their own fields "
-            "(including source and timestamps); `merged_into` is remapped to the new ids within the set. "
-            "Answers the new ids in input order."
+            "and timestamps (no zone: UTC; clamped to 2000-01-01..now); `merged_into` must name another memory "
+            "of the set (remapped to its new id) or of the store. No noise or duplicate judgement, but a secret "
+            "anywhere refuses the whole import with 422 naming the item, field and kind. `source` is the token's "
+            "agent name unless the token is listed in MEMORYHUB_RESTORE_AGENTS. Answers the new ids in input order."
         ),
         request=s.MemoryImportDocSerializer,
-        responses={201: s.ImportResultSerializer, **errors(400, 403, 413, 503)},
+        responses={201: s.ImportResultSerializer, **errors(400, 403, 413, 422, 503)},
     )
     @action(detail=False, methods=["post"], url_path="import")
     def import_(self, request):
@@ -175,7 +189,10 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         agent.check_may_write()
         for project in {item.get("project") or None for item in items if isinstance(item.get("project"), str | None)}:
             agent.check_write(project)
-        ids = import_items(items=items, source=agent.name, actor=agent.name)
+        keep_source = agent.name in settings.MEMORYHUB_RESTORE_AGENTS
+        ids = import_items(
+            items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects
+        )
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

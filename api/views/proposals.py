@@ -70,7 +70,8 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
             proposal = Proposal.objects.get(pk=sqlite_id(pk))
         except (Proposal.DoesNotExist, ValueError) as exc:
             raise NotFound(f"no proposal #{pk}") from exc
-        agent_of(self.request).check_read(proposal.project)
+        if not agent_of(self.request).may_see(proposal.project):
+            raise NotFound(f"no proposal #{pk}")  # exactly as a missing one: no oracle for ids
         return proposal
 
     def list(self, request):
@@ -108,7 +109,7 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         summary="Accept a proposal (optionally with edited content)",
         parameters=[_ID_PARAM],
         request=s.ProposalAcceptSerializer,
-        responses={200: s.ProposalDecisionSerializer, **errors(400, 403, 404, 409, 503)},
+        responses={200: s.ProposalDecisionSerializer, **errors(400, 403, 404, 409, 422, 503)},
     )
     @action(detail=True, methods=["post"])
     def accept(self, request, pk=None):

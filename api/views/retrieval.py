@@ -103,7 +103,7 @@ class ToolCallView(AgentAPIMixin, APIView):
             "calls run per turn; past that the answer (200, `limited: true`) tells the model to use what it has."
         ),
         request=s.ToolCallRequestSerializer,
-        responses={200: s.ToolCallResponseSerializer, **errors(400, 403, 404, 413, 503)},
+        responses={200: s.ToolCallResponseSerializer, **errors(400, 403, 404, 413, 422, 503)},
     )
     def post(self, request):
         agent = agent_of(request)

@@ -21,6 +21,7 @@ from django.core.exceptions import ValidationError
 from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.exports import memory_as_dict
 from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.selectors import filter_memories
 from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
@@ -33,11 +34,12 @@ LIST_LIMIT = 50
 class ToolError(Exception):
     """A call that cannot run as asked. `status` is the HTTP answer the API gives; `field` the bad argument."""
 
-    def __init__(self, message: str, *, status: int = 400, field: str | None = None):
+    def __init__(self, message: str, *, status: int = 400, field: str | None = None, code: str = ""):
         super().__init__(message)
         self.message = message
         self.status = status
         self.field = field
+        self.code = code
 
 
 _ID = {
@@ -243,7 +245,8 @@ def get_memory_for(agent: Agent, memory_id: Any) -> Memory:
     except (Memory.DoesNotExist, TypeError, ValueError) as exc:
         raise ToolError(f"no memory #{memory_id}", status=404, field="id") from exc
     if not agent.may_see(memory.project):
-        raise ToolError(f"memory #{memory_id} belongs to a project this token may not touch", status=403)
+        # Exactly the answer for a missing id: a 403 would confirm the id exists (and in which project).
+        raise ToolError(f"no memory #{memory_id}", status=404, field="id")
     return memory
 
 
@@ -276,6 +279,10 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
             content=args["content"], project=project, category=args.get("category"), tier=args.get("tier"),
             tags=args.get("tags"), metadata=args.get("metadata"), source=agent.name,
         )  # fmt: skip
+        if result.kind == "secret":
+            # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
+            field_name = next(iter(result.fields), "content")
+            raise ToolError(result.reason, status=422, field=field_name, code="rejected_secret")
         answer = {"outcome": result.outcome, "reason": result.reason}
         answer["memory"] = compact(result.memory) if result.memory else None
         if result.warnings:
@@ -338,6 +345,10 @@ def call_tool(
                 answer["result"] = _run(name, args, agent, default_project)
             except AccessDenied as exc:
                 raise ToolError(str(exc), status=403) from exc
+            except WriteRefused as exc:
+                field, message = _first_error(exc)
+                code = f"rejected_{exc.kind}" if getattr(exc, "kind", "") else "invalid"
+                raise ToolError(message, status=422, field=field, code=code) from exc
             except ValidationError as exc:
                 field, message = _first_error(exc)
                 raise ToolError(message, field=field) from exc

@@ -347,6 +347,10 @@ def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: st
         "importance": proposal.importance,
     }
     fields = _clean_merge_fields(fields)
+    if content is not None:
+        from memoryhub.memories.gate import refuse_noise
+
+        refuse_noise(fields["content"])  # new words from a person or an agent: the gate's noise rules too
     _backup_before_merge()
     with transaction.atomic():
         current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")

@@ -127,9 +127,10 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
     final = directory / f"{BACKUP_PREFIX}{stamp}-{uuid.uuid4().hex[:6]}-{_slug(reason)}{BACKUP_SUFFIX}"
     partial = directory / f".{final.name}.partial"
     try:
-        directory.mkdir(parents=True, exist_ok=True)
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         src = _open(source_name)
         try:
+            # Backups hold every memory: driver_connect creates the file readable by the owner alone.
             dst = driver_connect(str(partial))
             try:
                 # pages=-1: the whole database in one step, inside one read snapshot. A stepwise copy would

@@ -13,9 +13,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils.dateparse import parse_datetime
 
-from memoryhub.memories.store import EDITABLE_FIELDS, clean_fields, import_memories
+from memoryhub.memories.secrets import WriteRefused
+from memoryhub.memories.store import clean_import_item, import_memories
 from memoryhub.models import Category, Memory, MemoryEvent
 
 
@@ -111,55 +111,62 @@ def export_markdown(memories: Iterable[Memory]) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def _is_datetime(value: Any) -> bool:
-    try:
-        return isinstance(value, str) and parse_datetime(value) is not None
-    except ValueError:  # well-formed but impossible, e.g. month 13
-        return False
-
-
-def validate_items(items: list[Any]) -> None:
-    """Check every item before anything is written; errors are named `memories.<index>.<field>`."""
+def validate_items(
+    items: list[Any], *, source: str = "", keep_source: bool = True, allowed_projects: list[str] | None = None
+) -> None:
+    """Check every item before anything is written; errors are named `memories.<index>.<field>`. A secret or a
+    blank project anywhere refuses the whole import (WriteRefused, 422); `merged_into` must name another memory
+    of the same import (by its `id`) or one already stored that the importer may see (`allowed_projects`; None:
+    all), so an import cannot probe other projects' ids."""
     errors: dict[str, list[str]] = {}
+    refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
+    own_ids = {item.get("id") for item in items if isinstance(item, dict) and isinstance(item.get("id"), int)}
     for index, item in enumerate(items):
         name = f"memories.{index}"
-        if not isinstance(item, dict):
-            errors[name] = ["each memory must be a JSON object"]
-            continue
         try:
-            clean_fields({k: item[k] for k in (*EDITABLE_FIELDS, "content") if k in item})
+            clean_import_item(item, source=source, keep_source=keep_source)
         except ValidationError as exc:
+            if isinstance(exc, WriteRefused) and (refused is None or exc.kind == "secret"):
+                refused = exc.kind
             for field, messages in exc.message_dict.items():
-                errors[f"{name}.{field}"] = list(messages)
-        for field in ("created_at", "updated_at", "last_accessed_at"):
-            value = item.get(field)
-            if value not in (None, "") and not _is_datetime(value):
-                errors[f"{name}.{field}"] = ["must be an ISO 8601 date-time"]
-        count = item.get("access_count")
-        # SQLite integers stop at 2**63 - 1; a larger count is a bad value, not a server error.
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < 2**31):
-            errors[f"{name}.access_count"] = ["must be a whole number from 0 to 2147483647"]
-        if item.get("source") is not None and not isinstance(item.get("source"), str):
-            errors[f"{name}.source"] = ["must be text"]
+                errors[f"{name}.{field}".rstrip(".")] = list(messages)
+        if not isinstance(item, dict) or item.get("merged_into") is None:
+            continue
+        target = item["merged_into"]
+        if isinstance(target, bool) or not isinstance(target, int):
+            errors[f"{name}.merged_into"] = ["must be the id of another memory"]
+        elif target == item.get("id"):
+            errors[f"{name}.merged_into"] = ["a memory cannot be merged into itself"]
+        elif target not in own_ids and not (
+            0 < target < 2**63 and Memory.objects.in_projects(allowed_projects).filter(pk=target).exists()
+        ):
+            errors[f"{name}.merged_into"] = [f"no memory #{target} in this import or in the store"]
     if errors:
-        raise ValidationError(errors)
+        raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
 
 
-def import_items(*, items: list[dict[str, Any]], source: str = "", actor: str = "") -> list[int]:
-    """Store exported memories as given (no gate), all or nothing: a request that fails or is cut off leaves no
-    memory behind, so sending it again never stores twins. `merged_into` pointing inside the set follows the new
-    ids."""
-    validate_items(items)
+def import_items(
+    *,
+    items: list[dict[str, Any]],
+    source: str = "",
+    actor: str = "",
+    keep_source: bool = True,
+    allowed_projects: list[str] | None = None,
+) -> list[int]:
+    """Store exported memories as given (no noise or duplicate judgement; the secret check and field checks as
+    for any write), all or nothing: a request that fails or is cut off leaves no memory behind, so sending it
+    again never stores twins. `merged_into` pointing inside the set follows the new ids."""
+    validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects)
     from memoryhub.memories.backup import auto_backup
 
     # Bursts of batches from one migration make one backup: the first holds the store as it was before.
     auto_backup("import", min_interval=300)
-    ids = import_memories(items=items, source=source, actor=actor, all_or_nothing=True)
+    ids = import_memories(items=items, source=source, actor=actor, all_or_nothing=True, keep_source=keep_source)
     old_to_new = {item["id"]: new for item, new in zip(items, ids, strict=True) if isinstance(item.get("id"), int)}
     links = [
-        (new, old_to_new[item["merged_into"]])
+        (new, old_to_new.get(item["merged_into"], item["merged_into"]))
         for item, new in zip(items, ids, strict=True)
-        if isinstance(item.get("merged_into"), int) and item["merged_into"] in old_to_new
+        if isinstance(item.get("merged_into"), int)
     ]
     if links:
         with transaction.atomic():

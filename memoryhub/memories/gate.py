@@ -9,7 +9,6 @@ warning when the text seems to hold several facts. Refused, folded and warned wr
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 from dataclasses import dataclass, field
@@ -20,6 +19,16 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.categories import guess_category, guess_tier
+from memoryhub.memories.noise import judge_noise, noise_reason, words
+from memoryhub.memories.secrets import (
+    WriteRefused,
+    find_secrets,
+    redact,
+    redact_value,
+    refusal_message,
+    secrets_in_fields,
+)
 from memoryhub.memories.store import clean_fields, create_memory, reinforce, update_memory
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
 from memoryhub.retrieval.search import similar_in_scope
@@ -33,132 +42,7 @@ class GateResult:
     kind: str = ""  # why: secret, noise, duplicate, near_duplicate; "" when created
     warnings: list[str] = field(default_factory=list)
     log_entry: GateLogEntry | None = None
-
-
-# --- secrets -------------------------------------------------------------------------------------------------
-
-# Values that stand for a secret rather than being one: "${DB_PASSWORD}", "<token>", "os.environ[...]".
-_PLACEHOLDER = re.compile(
-    r"^(\$|\{|<|%|\*{3}|x{3,}|\.\.\.|os\.|env|process\.env|settings\.|config\.|getenv|secrets?\.|vault|none|null|"
-    r"changeme$|password$|your[_-]|example|redacted)",
-    re.IGNORECASE,
-)
-_ASSIGNED_KEY = (
-    r"(?:password|passwd|pwd|passphrase|secret|secret[_-]?key|api[_-]?key|apikey|access[_-]?key|auth[_-]?token|"
-    r"access[_-]?token|client[_-]?secret|private[_-]?key|token)"
-)
-SECRET_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
-    (
-        "private key block",
-        re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[^-]*-----|$)"),
-    ),
-    ("Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
-    ("OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
-    ("AWS access key", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b")),
-    ("AWS secret key", re.compile(r"(?i)aws_?secret_?access_?key\s*[=:]\s*[\"']?[A-Za-z0-9/+=]{40}")),
-    ("GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
-    ("Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
-    ("Slack webhook URL", re.compile(r"hooks\.slack\.com/services/T[A-Za-z0-9]+/B[A-Za-z0-9]+/[A-Za-z0-9]+")),
-    ("Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
-    ("Google OAuth secret", re.compile(r"\b(?:GOCSPX-[A-Za-z0-9_-]{20,}|ya29\.[0-9A-Za-z_-]{20,})")),
-    ("Stripe key", re.compile(r"\b[rs]k_(?:live|test)_[0-9A-Za-z]{16,}")),
-    ("JWT", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
-    ("bearer token", re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/=-]{16,}")),
-]
-_URL_PASSWORD = re.compile(r"\b[a-z][a-z0-9+.-]*://[^/\s:@]+:([^/\s@]+)@", re.IGNORECASE)
-_ASSIGNMENT = re.compile(_ASSIGNED_KEY + r"[\"']?\s*(?:=|:|=>)\s*[\"']?([^\s\"',;]{6,})", re.IGNORECASE)
-
-
-def find_secrets(text: str) -> list[tuple[str, int, int]]:
-    """(kind, start, end) of each secret found in `text`."""
-    found: list[tuple[str, int, int]] = []
-    for kind, pattern in SECRET_PATTERNS:
-        found += [(kind, m.start(), m.end()) for m in pattern.finditer(text)]
-    for m in _URL_PASSWORD.finditer(text):
-        if not _PLACEHOLDER.match(m.group(1)):
-            found.append(("password in a URL", m.start(1), m.end(1)))
-    for m in _ASSIGNMENT.finditer(text):
-        value = m.group(1)
-        if _PLACEHOLDER.match(value) or "(" in value or "[" in value:
-            continue
-        # "token = refresh_token" names a variable; a real value has a digit or is long and random-looking.
-        if not re.search(r"\d", value) and len(value) < 16 and not m.group(0).lower().startswith(("pass", "pwd")):
-            continue
-        if any(start <= m.start(1) < end for _, start, end in found):
-            continue
-        found.append(("password or secret assignment", m.start(1), m.end(1)))
-    return sorted(found, key=lambda f: f[1])
-
-
-def redact(text: str, secrets: list[tuple[str, int, int]]) -> str:
-    out, position = [], 0
-    for kind, start, end in secrets:
-        if start < position:
-            continue
-        out += [text[position:start], f"[REDACTED {kind}]"]
-        position = end
-    return "".join(out) + text[position:]
-
-
-# --- noise ---------------------------------------------------------------------------------------------------
-
-_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_TIMESTAMP = re.compile(
-    r"\[?\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\]?|"
-    r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:am|pm)?\b",
-    re.IGNORECASE,
-)
-_DIARY = re.compile(
-    r"^\W*(?:"
-    r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
-    r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
-    r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
-    r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued)\b|"
-    r"(?:session (?:log|summary|notes)|dev ?log|daily log|diary|standup|stand-up|progress update|work log)\b|"
-    r"(?:let me|now i(?:'ll| will)|next,? i(?:'ll| will)|i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's))\b"
-    r")",
-    re.IGNORECASE,
-)
-_STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
-_LOG_LINE = re.compile(
-    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}|\[?\d{2}:\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE)\b)"
-)
-_PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S", re.MULTILINE)
-
-
-def words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
-
-
-def noise_reason(text: str) -> str | None:
-    """Why `text` is not a fact worth keeping, or None."""
-    stripped = text.strip()
-    if "Traceback (most recent call last)" in stripped or len(_STACK_LINE.findall(stripped)) >= 2:
-        return "it is a stack trace, not a fact; store what you learned from it (the cause and the fix)"
-    lines = [line for line in stripped.splitlines() if line.strip()]
-    if _PROMPT.match(lines[0]) and len(lines) >= 2:
-        return "it is command output, not a fact; store what the command tells you, in a sentence"
-    if len(lines) >= 3 and sum(bool(_LOG_LINE.match(line)) for line in lines) * 2 >= len(lines):
-        return "it is log output, not a fact; store what the log tells you, in a sentence"
-    if (
-        re.search(r"npm ERR!|^error(?:\[E\d+\])?:|^fatal:|exit (?:code|status) \d+$", stripped, re.M)
-        and len(lines) >= 3
-    ):
-        return "it is command output, not a fact; store what the command tells you, in a sentence"
-    if len(words(_TIMESTAMP.sub(" ", stripped))) < settings.MEMORYHUB_GATE_MIN_WORDS and _TIMESTAMP.search(stripped):
-        return "it is a timestamp, not a fact"
-    if _DIARY.search(stripped):
-        return (
-            "it reads like a session log or diary entry; store the lasting fact, decision or gotcha instead "
-            "(true on its own, without 'today I...')"
-        )
-    count = len(words(stripped))
-    if len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS:
-        return (
-            f"it is too short to be a fact ({count} word{'s' if count != 1 else ''}); write a sentence that is "
-            "true on its own"
-        )
-    return None
+    fields: dict[str, list[str]] = field(default_factory=dict)  # for a refused secret: {field path: [message]}
 
 
 # --- several facts in one text -------------------------------------------------------------------------------
@@ -187,110 +71,6 @@ def multi_fact_warning(text: str) -> str | None:
         f"this text seems to hold {len(facts)} facts ({named}); store one fact per memory so each can be found, "
         "updated and forgotten on its own"
     )
-
-
-# --- category and tier ---------------------------------------------------------------------------------------
-
-CATEGORY_KEYWORDS: dict[str, list[tuple[str, float]]] = {
-    "preference": [
-        (r"\bprefers?\b", 2),
-        (r"\b(?:likes?|dislikes?|hates?|loves?)\b", 1.5),
-        (r"\bwants?\b", 1),
-        (r"\b(?:always|never) (?:use|write|run|do)\b", 1),
-        (r"\b(?:i|user|the user|they) (?:like|want)\b", 1),
-        (r"\bstyle\b", 0.5),
-        (r"\brather than\b", 0.5),
-    ],
-    "decision": [
-        (r"\bdecided\b|\bdecision\b", 2.5),
-        (r"\b(?:we|team) (?:chose|picked|agreed|settled)\b", 2.5),
-        (r"\bchose\b|\bchosen\b|\bagreed\b", 1.5),
-        (r"\bgoing with\b|\bswitched to\b|\bmoved to\b", 1.5),
-        (r"\binstead of\b", 1),
-        (r"\bbecause\b", 0.5),
-        (r"\bwe (?:will|use)\b", 0.5),
-    ],
-    "gotcha": [
-        (r"\bgotcha\b|\bpitfall\b|\bcaveat\b", 2.5),
-        (r"\bbeware\b|\bcareful\b|\bwatch out\b", 2),
-        (r"\b(?:fails?|breaks?|crash(?:es)?|hangs?) (?:when|if|on|with)\b", 2),
-        (r"\bsilently\b", 1.5),
-        (r"\b(?:does not|doesn't|won't|cannot|can't) work\b", 1.5),
-        (r"\bworkaround\b|\bbug\b", 1.5),
-        (r"\bmust not\b|\bnever\b|\bdon't\b|\bdo not\b", 1),
-        (r"\bunless\b|\bonly if\b", 0.5),
-    ],
-    "skill": [
-        (r"\bhow to\b", 2),
-        (r"^to \w+.*?,\s*(?:run|use|call|do|type)\b", 2.5),
-        (r"\b(?:run|execute) `", 1.5),
-        (r"\bsteps?\b", 1),
-        (r"\bfirst\b.*\bthen\b", 1.5),
-        (r"\bcommand\b", 1),
-        (r"\busage:\b", 1.5),
-    ],
-    "reference": [
-        (r"https?://", 2.5),
-        (r"\bdocs?\b|\bdocumentation\b|\bwiki\b", 1.5),
-        (r"\bsee\b", 0.5),
-        (r"\blink\b|\burl\b|\bspec\b|\brfc\s?\d+", 1),
-        (r"\bdashboard\b|\brunbook\b", 0.5),
-    ],
-    "person": [
-        (r"\b(?:his|her) name\b|\bname is\b", 2),
-        (r"\bemail\b|@\w+\.\w+", 1),
-        (r"\b(?:is|as) (?:the|our) (?:maintainer|owner|lead|manager|reviewer|designer|cto|ceo)\b", 2.5),
-        (r"\bcolleague\b|\bteammate\b|\bworks (?:on|at|in)\b|\breports to\b", 1.5),
-        (r"\b(?:he|she)\b", 1),
-    ],
-    "environment": [
-        (r"\b(?:ubuntu|debian|fedora|arch linux|macos|windows|wsl\d?)\b", 2),
-        (r"\b(?:zsh|bash|fish|powershell|vscode|vs code|neovim|vim|emacs|jetbrains|pycharm|iterm)\b", 1.5),
-        (r"\b(?:machine|laptop|workstation|gpu|cpu|ram|shell|terminal|editor|installed)\b", 1),
-        (r"\b(?:python|node|java|go|rust) \d+(?:\.\d+)*\b", 1),
-        (r"\benvironment\b|\bhomebrew\b|\bapt\b", 1),
-    ],
-    "project": [
-        (r"\b(?:the |this )?(?:project|repo|repository|codebase|monorepo)\b", 1.5),
-        (r"\b(?:module|package|service|endpoint|api|schema|migration|deploy(?:s|ed|ment)?|ci|pipeline)\b", 1),
-        (r"\b(?:lives in|is in|located in|under) `?[\w./-]+/", 1.5),
-        (r"\buses\b|\bruns on\b", 0.5),
-    ],
-    "fact": [(r"\bis\b|\bare\b|\bhas\b|\bhave\b", 0.5), (r"\b\d+(?:\.\d+)?\s?(?:ms|s|mb|gb|kb|%)\b", 1)],
-}
-_COMPILED = {c: [(re.compile(p, re.IGNORECASE), w) for p, w in pairs] for c, pairs in CATEGORY_KEYWORDS.items()}
-_PROCEDURAL = re.compile(
-    r"^to \w+.*?,|\bhow to\b|\b(?:run|execute|type|call) `|\bfirst\b.*\bthen\b|\bsteps?\b|\busage:", re.IGNORECASE
-)
-_EPISODIC = re.compile(
-    r"\b(?:yesterday|last (?:week|month|night|year)|on (?:monday|tuesday|wednesday|thursday|friday|saturday|"
-    r"sunday)|on \d{4}-\d{2}-\d{2}|in (?:january|february|march|april|may|june|july|august|september|october|"
-    r"november|december) \d{4}|happened|incident|outage|was (?:deployed|released|migrated|rolled back))\b",
-    re.IGNORECASE,
-)
-
-
-def category_scores(text: str) -> dict[str, float]:
-    return {c: sum(w for p, w in pairs if p.search(text)) for c, pairs in _COMPILED.items()}
-
-
-def guess_category(text: str) -> str:
-    """The best-scoring category when it is clearly ahead; '' when unsure."""
-    ranked = sorted(category_scores(text).items(), key=lambda kv: -kv[1])
-    (best, top), (_, second) = ranked[0], ranked[1]
-    if top >= settings.MEMORYHUB_GATE_CATEGORY_MIN_SCORE and top - second >= 1.0:
-        return best
-    return ""
-
-
-def guess_tier(text: str, category: str = "") -> str:
-    if category == "skill" or _PROCEDURAL.search(text):
-        return "procedural"
-    if _EPISODIC.search(text):
-        return "episodic"
-    if category:
-        return "semantic"
-    return ""
 
 
 # --- near-duplicates -----------------------------------------------------------------------------------------
@@ -392,28 +172,17 @@ def gate_write(
     """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written)."""
     raw = {"content": content, "project": project, "category": category or "", "tier": tier or ""}
     raw |= {"tags": tags or [], "metadata": metadata or {}, "importance": 0.5 if importance is None else importance}
-    fields = clean_fields(raw)
+    fields = clean_fields(raw, check_secrets=False)
     explicit = {name for name, value in (("category", category), ("tier", tier)) if value}
     text = fields["content"]
     project = fields["project"]
     payload = {k: fields[k] for k in ("category", "tier", "tags", "metadata", "importance")}
 
-    extras = json.dumps([fields["tags"], fields["metadata"]], ensure_ascii=False)
-    found = find_secrets(text) + [(kind, -1, -1) for kind, _, _ in find_secrets(extras)]
+    found = secrets_in_fields({k: fields[k] for k in ("content", "project", "tags", "metadata") if fields.get(k)})
     if found:
-        kinds = list(dict.fromkeys(kind for kind, _, _ in found))
-        reason = (
-            f"refused: the text holds a secret ({', '.join(kinds)}); nothing was stored. Store where the secret "
-            "lives (a vault path, an environment variable name), never its value"
-        )
-        safe_payload = {k: payload[k] for k in ("category", "tier", "importance")} | {"redacted": True}
-        entry = _log(
-            GateDecision.REJECTED, reason=reason, kind="secret", content=redact(text, [f for f in found if f[1] >= 0]),
-            payload=safe_payload, project=project, source=source,
-        )  # fmt: skip
-        return GateResult("rejected", None, reason, kind="secret", log_entry=entry)
+        return _refuse_secret(fields, found, payload=payload, source=source)
 
-    why = noise_reason(text)
+    why = judge_noise(text)
     if why:
         reason = f"refused: {why}"
         entry = _log(GateDecision.REJECTED, reason=reason, kind="noise", content=text, payload=payload,
@@ -471,26 +240,41 @@ def gate_write(
     return GateResult("created", memory, reason, warnings=warnings, log_entry=entry)
 
 
-def secret_kinds(*, content: str = "", tags: Any = None, metadata: Any = None) -> list[str]:
-    """The kinds of secret in a write's text, tags and metadata (never the secrets themselves)."""
-    extras = json.dumps([tags or [], metadata or {}], ensure_ascii=False, default=str)
-    return list(dict.fromkeys(kind for kind, _, _ in find_secrets(content or "") + find_secrets(extras)))
+def _refuse_secret(fields: dict, found: dict[str, list[str]], *, payload: dict, source: str) -> GateResult:
+    """Log a refused secret with every secret span redacted (the kind and length kept, the value never)."""
+    kinds = [kind for path_kinds in found.values() for kind in path_kinds]
+    reason = refusal_message(kinds)
+    text = fields["content"]
+    spans = [{"field": "content", "kind": f.kind, "length": f.end - f.start} for f in find_secrets(text)]
+    spans += [{"field": path, "kind": k} for path, path_kinds in found.items() if path != "content" for k in path_kinds]
+    safe_payload = {k: payload[k] for k in ("category", "tier", "importance")} | {
+        "tags": redact_value(payload["tags"]), "metadata": redact_value(payload["metadata"]), "redacted": True,
+        "secrets": spans,
+    }  # fmt: skip
+    project = redact(fields["project"]) if fields.get("project") else fields.get("project")
+    entry = _log(GateDecision.REJECTED, reason=reason, kind="secret", content=redact(text), payload=safe_payload,
+                 project=project, source=source)  # fmt: skip
+    fields = {path: [refusal_message(path_kinds)] for path, path_kinds in found.items()}
+    return GateResult("rejected", None, reason, kind="secret", log_entry=entry, fields=fields)
+
+
+def refuse_noise(content: Any) -> None:
+    """New text for an existing memory (an edit, a proposal accepted with other words) passes the noise rules
+    too: WriteRefused (422) naming why. Only promoting a refused write overrules them (a person's decision)."""
+    if isinstance(content, str) and content.strip():
+        why = noise_reason(content)
+        if why:
+            raise WriteRefused({"content": f"refused: {why}; nothing was changed"}, kind="noise")
 
 
 def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str) -> Memory:
-    """An edit by an agent: field checks as for any write, and no secret may come in through it."""
+    """An edit by an agent: field checks as for any write, the noise rules for new text; a secret in any field
+    is refused (422) by `clean_fields`, with nothing changed."""
     if not changes:
         raise ValidationError({"non_field_errors": "nothing to change: send at least one field"})
-    kinds = secret_kinds(
-        content=changes.get("content") or "", tags=changes.get("tags"), metadata=changes.get("metadata")
-    )
-    if kinds:
-        field = (
-            "content"
-            if secret_kinds(content=changes.get("content") or "")
-            else ("tags" if secret_kinds(tags=changes.get("tags")) else "metadata")
-        )
-        raise ValidationError({field: f"refused: it holds a secret ({', '.join(kinds)}); nothing was changed"})
+    if "content" in changes:
+        clean_fields({"content": changes["content"]}, partial=True)  # a secret is named before noise
+        refuse_noise(changes["content"])
     return update_memory(memory=memory, changes=changes, actor=actor)
 
 

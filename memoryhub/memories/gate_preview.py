@@ -10,14 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.gate import find_duplicate, noise_reason, normalised, secret_kinds
+from memoryhub.memories.gate import find_duplicate, normalised
+from memoryhub.memories.noise import noise_reason
+from memoryhub.memories.secrets import secrets_in_fields
 
 
 def preview_write(
     *, content: str, project: str | None, tags: Any = None, metadata: Any = None, seen: set[str]
 ) -> tuple[str, str, int | None]:
     """(outcome, reason, id of the memory it duplicates). `seen` collects the run's texts so far."""
-    kinds = secret_kinds(content=content, tags=tags, metadata=metadata)
+    found = secrets_in_fields({"content": content, "tags": tags or [], "metadata": metadata or {}})
+    kinds = list(dict.fromkeys(kind for field_kinds in found.values() for kind in field_kinds))
     if kinds:
         return "rejected", f"refused: the text holds a secret ({', '.join(kinds)})", None
     why = noise_reason(content)

@@ -6,9 +6,9 @@ embedder that fails leaves nothing behind.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
@@ -16,9 +16,10 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
+from django.utils.dateparse import parse_date, parse_datetime
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_rows, redact_value
 from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
 from memoryhub.storage import sql
 
@@ -46,10 +47,40 @@ def record_event(
     )
 
 
-def clean_fields(values: dict[str, Any], *, partial: bool = False) -> dict[str, Any]:
-    """Validate and normalise memory fields; raises ValidationError naming each bad field."""
+def _unstorable(value: Any, depth: int = 0) -> str | None:
+    """Why a JSON value cannot be stored as sent (a NUL byte, a lone surrogate, nesting past 32), or None."""
+    if depth > 32:
+        return "it is nested too deeply"
+    if isinstance(value, str):
+        if "\x00" in value:
+            return "it holds a NUL byte"
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return "it holds text that is not valid Unicode (a lone surrogate)"
+        return None
+    if isinstance(value, dict):
+        value = [*value.keys(), *value.values()]
+    if isinstance(value, list):
+        return next((why for item in value if (why := _unstorable(item, depth + 1))), None)
+    return None
+
+
+def clean_fields(values: dict[str, Any], *, partial: bool = False, check_secrets: bool = True) -> dict[str, Any]:
+    """Validate and normalise memory fields; raises ValidationError naming each bad field.
+
+    Every write path (gate, edit, import, merge, promotion, dashboard) comes through here, so this is where the
+    rules no route may skip live: no NUL byte or lone surrogate anywhere, no blank project, and no secret in any
+    field (WriteRefused, answered 422). `check_secrets=False` is for the gate alone, which checks secrets itself
+    first so it can log the refusal redacted."""
     errors: dict[str, str] = {}
     out: dict[str, Any] = {}
+    for name in ("content", "project", "tags", "metadata"):
+        why = _unstorable(values.get(name))
+        if why:
+            errors[name] = f"refused: {why}"
+    if errors:
+        raise ValidationError(errors)
     if "content" in values or not partial:
         content = values.get("content")
         if not isinstance(content, str) or not content.strip():
@@ -73,6 +104,10 @@ def clean_fields(values: dict[str, Any], *, partial: bool = False) -> dict[str, 
             out["project"] = None
         elif not isinstance(project, str) or len(project) > 200:
             errors["project"] = "project must be text of at most 200 characters, or null for a global memory"
+        elif not project.strip():
+            raise WriteRefused(
+                {"project": "project is blank: name a project, or send null for a global memory"}, kind=""
+            )
         else:
             out["project"] = project.strip()
     if "tags" in values and values["tags"] is not None:
@@ -101,6 +136,8 @@ def clean_fields(values: dict[str, Any], *, partial: bool = False) -> dict[str, 
             out["confirmed"] = values["confirmed"]
     if errors:
         raise ValidationError(errors)
+    if check_secrets:
+        check_no_secrets({k: out[k] for k in ("content", "project", "tags", "metadata") if out.get(k)})
     return out
 
 
@@ -148,6 +185,9 @@ def update_memory(*, memory: Memory, changes: dict[str, Any], actor: str = "", a
     cleaned = {k: v for k, v in cleaned.items() if before.get(k) != v}
     if not cleaned:
         return memory
+    # A memory stored before a rule existed may hold a secret: the edit that replaces it must not copy it into
+    # history, and the events that recorded it earlier are scrubbed too.
+    held_secret = redact_value({k: before[k] for k in cleaned}) != {k: before[k] for k in cleaned}
     vector = None
     embedder = get_embedder()
     if "content" in cleaned:
@@ -166,27 +206,100 @@ def update_memory(*, memory: Memory, changes: dict[str, Any], actor: str = "", a
             memory.pk,
             action,
             actor=actor,
-            before={k: before[k] for k in cleaned},
+            before=redact_value({k: before[k] for k in cleaned}),
             after={k: snapshot(memory)[k] for k in cleaned},
         )
+        if held_secret:
+            scrub_history(memory_ids=[memory.pk])
     return memory
+
+
+def scrub_history(*, memory_ids: Iterable[int] | None = None) -> int:
+    """Redact secrets in history events (of these memories, or all). Returns how many events changed."""
+    events = MemoryEvent.objects.all() if memory_ids is None else MemoryEvent.objects.filter(memory_id__in=memory_ids)
+    changed = redact_rows(events.iterator(), ("before", "after", "note"))
+    with transaction.atomic():
+        for event in changed:
+            event.save(update_fields=["before", "after", "note"])
+    return len(changed)
 
 
 def delete_memory(*, memory: Memory, actor: str = "") -> None:
     with transaction.atomic():
-        record_event(memory.pk, "deleted", actor=actor, before=snapshot(memory))
+        record_event(memory.pk, "deleted", actor=actor, before=redact_value(snapshot(memory)))
         memory.delete()  # triggers remove the FTS entries and the vector
 
 
-def _parse_time(value: Any, field: str) -> datetime | None:
+# Imported dates before this are typos or epoch zeros; after "now" they would never decay. Both are clamped.
+EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
+
+
+def parse_import_time(value: Any, field: str) -> datetime | None:
+    """An imported timestamp, read leniently: ISO 8601 with or without a zone (none: UTC), or a date alone;
+    clamped to [2000-01-01, now] so a date in 2999 cannot make a memory immune to decay."""
     if value in (None, ""):
         return None
-    if isinstance(value, datetime):
-        return value
-    parsed = parse_datetime(str(value)) if isinstance(value, str) else None
+    parsed = value if isinstance(value, datetime) else None
+    if isinstance(value, str) and len(value) <= 64:
+        try:
+            parsed = parse_datetime(value.strip())
+            if parsed is None:
+                day = parse_date(value.strip())
+                parsed = datetime(day.year, day.month, day.day) if day else None
+        except ValueError:  # well-formed but impossible: month 13, hour 25
+            parsed = None
+    if parsed is not None:
+        if timezone.is_naive(parsed):
+            parsed = parsed.replace(tzinfo=UTC)
+        try:
+            parsed = parsed.astimezone(UTC)
+        except OverflowError:  # the edge of the calendar (year 1 or 9999 in another zone): clamped below
+            parsed = EARLIEST if parsed.year < 2000 else timezone.now()
     if parsed is None:
-        raise ValidationError({field: "must be an ISO 8601 date-time"})
-    return parsed if timezone.is_aware(parsed) else timezone.make_aware(parsed, timezone.utc)
+        raise ValidationError({field: "must be an ISO 8601 date-time (no zone is read as UTC)"})
+    return min(max(parsed, EARLIEST), timezone.now())
+
+
+def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str, Any]:
+    """One imported memory's fields, checked as any write is (secrets, NUL bytes, blank project) and more:
+    `source` is the importer's own name unless it may restore, timestamps are parsed and clamped."""
+    if not isinstance(item, dict):
+        raise ValidationError({"": "each memory must be a JSON object"})
+    errors: dict[str, list[str]] = {}
+    refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
+    fields: dict[str, Any] = {}
+    try:
+        fields = clean_fields({k: item[k] for k in (*EDITABLE_FIELDS, "content") if k in item})
+    except ValidationError as exc:
+        refused = exc.kind if isinstance(exc, WriteRefused) else None
+        errors |= {k: list(v) for k, v in exc.message_dict.items()}
+    claimed = item.get("source")
+    if claimed is not None and not isinstance(claimed, str):
+        errors["source"] = ["must be text"]
+    elif keep_source and claimed:
+        try:
+            check_no_secrets({"source": claimed})
+        except WriteRefused as exc:
+            refused = exc.kind
+            errors |= {k: list(v) for k, v in exc.message_dict.items()}
+    extra: dict[str, Any] = {"source": str(claimed if keep_source and claimed else source)[:200]}
+    count = item.get("access_count")
+    # SQLite integers stop at 2**63 - 1; a larger count is a bad value, not a server error.
+    if count is not None and (isinstance(count, bool) or not isinstance(count, int) or not 0 <= count < 2**31):
+        errors["access_count"] = ["must be a whole number from 0 to 2147483647"]
+    else:
+        extra["access_count"] = count or 0
+    for name in ("created_at", "updated_at", "last_accessed_at"):
+        try:
+            parsed = parse_import_time(item.get(name), name)
+        except ValidationError as exc:
+            errors |= {k: list(v) for k, v in exc.message_dict.items()}
+            continue
+        if parsed is not None:
+            extra[name] = parsed
+    if errors:
+        raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
+    return fields | extra
 
 
 def import_memories(
@@ -196,41 +309,31 @@ def import_memories(
     actor: str = "",
     batch_size: int = 64,
     all_or_nothing: bool = False,
+    keep_source: bool = True,
 ) -> list[int]:
-    """Store memories as given (no gate, no merging): for migration and restore. Returns ids in input order.
+    """Store memories as given (no noise or duplicate judgement, but every field check, secrets included): for
+    migration and restore. Returns ids in input order.
 
     Every item is validated before anything is written. With `all_or_nothing` (the API's import) every vector is
     computed first and all rows go in in one transaction: a failed or killed request leaves nothing, so a client
     can simply send it again. Otherwise (seeding, benchmarks: stores too big for one transaction) rows and vectors
     go in per batch, each batch one transaction, so a crash loses at most the batch in flight. Either way no row
-    is ever left without its vector.
+    is ever left without its vector. `keep_source=False` stores `source` for every item (an agent may not claim
+    to be another).
     """
     prepared: list[dict[str, Any]] = []
     errors: dict[str, list[str]] = {}
+    refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
     for index, item in enumerate(items):
-        if not isinstance(item, dict):
-            errors[f"memories.{index}"] = ["each memory must be a JSON object"]
-            continue
         try:
-            fields = clean_fields({k: item[k] for k in (*EDITABLE_FIELDS, "content") if k in item})
-            extra = {
-                "source": str(item.get("source") or source)[:200],
-                "access_count": int(item.get("access_count") or 0),
-            }
-            if not 0 <= extra["access_count"] < 2**31:
-                raise ValueError("access_count out of range")
-            for field in ("created_at", "updated_at", "last_accessed_at"):
-                parsed = _parse_time(item.get(field), field)
-                if parsed is not None:
-                    extra[field] = parsed
-            prepared.append(fields | extra)
+            prepared.append(clean_import_item(item, source=source, keep_source=keep_source))
         except ValidationError as exc:
-            for field, messages in (exc.message_dict if hasattr(exc, "message_dict") else {"": exc.messages}).items():
+            if isinstance(exc, WriteRefused) and (refused is None or exc.kind == "secret"):
+                refused = exc.kind
+            for field, messages in exc.message_dict.items():
                 errors[f"memories.{index}.{field}".rstrip(".")] = list(messages)
-        except (TypeError, ValueError):
-            errors[f"memories.{index}.access_count"] = ["must be a whole number from 0 to 2147483647"]
     if errors:
-        raise ValidationError(errors)
+        raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
     embedder = get_embedder()
     batches = [prepared[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
     ids: list[int] = []

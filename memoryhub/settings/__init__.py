@@ -187,7 +187,7 @@ MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
 # proxy's block, and the one the dashboard's overview previews. 100 to 20000, what the API accepts.
 MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, minimum=100, maximum=20000)
 
-# --- Write gate (memoryhub/memories/gate.py) ---------------------------------------------------------------------
+# --- Write gate (memoryhub/memories/gate.py, secrets.py, noise.py) ----------------------------------------------------
 
 # A write is noise below these sizes; a near-duplicate in the same scope is folded into the existing memory when
 # the vectors are this close (cosine) or the word sets overlap this much (Jaccard).
@@ -196,6 +196,12 @@ MEMORYHUB_GATE_MIN_WORDS = envint("MEMORYHUB_GATE_MIN_WORDS", 3, minimum=1)
 MEMORYHUB_GATE_DUPLICATE_COSINE = envfloat("MEMORYHUB_GATE_DUPLICATE_COSINE", 0.92, minimum=0.0, maximum=1.0)
 MEMORYHUB_GATE_WORD_OVERLAP = envfloat("MEMORYHUB_GATE_WORD_OVERLAP", 0.85, minimum=0.0, maximum=1.0)
 MEMORYHUB_GATE_CATEGORY_MIN_SCORE = envfloat("MEMORYHUB_GATE_CATEGORY_MIN_SCORE", 1.5, minimum=0.0)
+
+# Token names whose imports keep each item's own `source` (restore, migration). Any other token's import is
+# stored under its own name: an agent may not claim to be another (or `ui:admin`).
+MEMORYHUB_RESTORE_AGENTS = [name.strip() for name in envstr("MEMORYHUB_RESTORE_AGENTS", "").split(",") if name.strip()]
+# With an LLM configured (MEMORYHUB_LLM_BASE_URL), let it judge the writes the noise rules are unsure of.
+MEMORYHUB_GATE_LLM_JUDGE = envbool("MEMORYHUB_GATE_LLM_JUDGE", False)
 
 # --- Decay (memoryhub/memories/decay.py, lifecycle.py) -----------------------------------------------------------
 
@@ -294,6 +300,17 @@ AUTH_PASSWORD_VALIDATORS = [{"NAME": "django.contrib.auth.password_validation.Mi
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "login"
+# Failed dashboard logins: after AXES_FAILURE_LIMIT failures for one username from one address, that pair is
+# locked out for AXES_COOLOFF_TIME hours; a success resets the count.
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend", "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = envint("MEMORYHUB_LOGIN_FAILURE_LIMIT", 5, minimum=1)
+AXES_COOLOFF_TIME = envfloat("MEMORYHUB_LOGIN_COOLOFF_HOURS", 0.25, minimum=0.01)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AXES_VERBOSE = False
 
 # --- Backups (memoryhub/memories/backup.py) -----------------------------------------------------------------------
 

@@ -5,14 +5,10 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from memoryhub.memories.gate import (
-    find_secrets,
-    guess_category,
-    guess_tier,
-    multi_fact_warning,
-    noise_reason,
-    promote_gate_entry,
-)
+from memoryhub.memories.categories import guess_category, guess_tier
+from memoryhub.memories.gate import multi_fact_warning, promote_gate_entry
+from memoryhub.memories.noise import noise_reason
+from memoryhub.memories.secrets import find_secrets
 from memoryhub.memories.store import create_memory, import_memories
 from memoryhub.models import GateLogEntry, Memory, MemoryEvent
 from tests.api.conftest import error_of
@@ -22,11 +18,12 @@ pytestmark = pytest.mark.django_db
 NOISE = [
     ("Today I worked on the login page and fixed some tests", "session log or diary"),
     ("In this session we refactored the parser module", "session log or diary"),
-    ("Let me check the configuration file first", "session log or diary"),
+    ("Let me check the configuration file first", "thinking aloud"),
     ("2024-05-01 12:30:00", "timestamp"),
     ("[2024-05-01T12:30:00Z] done", "timestamp"),
     ("fix tests", "too short"),
-    ("ok cool", "too short"),
+    ("ok cool", "acknowledgement"),
+    ("cache bug", "too short"),
     (
         'Traceback (most recent call last):\n  File "app.py", line 3, in <module>\n    main()\nValueError: boom',
         "stack trace",
@@ -47,8 +44,8 @@ SECRETS = [
     ("Slack token", "xoxb-" + "123456789012-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx"),
     ("Google API key", "AIza" + "SyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q"),
     ("JWT", "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"),
-    ("bearer token", "Authorization: Bearer " + "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
-    ("private key block", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----"),
+    ("Authorization header", "Authorization: Bearer " + "9f8e7d6c5b4a39281706f5e4d3c2b1a0"),
+    ("private key", "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----"),
     ("password in a URL", "postgres://app:" + "s3cretPassw0rd" + "@db.internal:5432/app"),
     ("password or secret assignment", "DB_PASSWORD=" + "hunter2hunter2"),
 ]
@@ -101,7 +98,7 @@ def test_it_refuses_a_secret_naming_its_kind_without_echoing_or_storing_it(claud
     entry = GateLogEntry.objects.get()
     assert entry.kind == "secret"
     assert tail not in entry.content
-    assert f"[REDACTED {kind}]" in entry.content
+    assert f"[REDACTED {kind}, " in entry.content
     assert tail not in str(entry.payload)
 
 

@@ -46,7 +46,7 @@ def test_a_project_token_sees_only_its_projects_proposals(claude, codex):
     alpha, beta = make_proposal("alpha"), make_proposal("beta")
     assert [p["id"] for p in claude.get("proposals").json()["results"]] == [alpha.pk]
     assert [p["id"] for p in codex.get("proposals").json()["results"]] == [beta.pk]
-    assert claude.get(f"proposals/{beta.pk}").status_code == 403
+    assert claude.get(f"proposals/{beta.pk}").status_code == 404
 
 
 def test_accepting_merges_the_sources_into_a_new_memory(claude):
@@ -101,7 +101,7 @@ def test_unknown_proposals_are_404(claude):
 def test_deciding_is_forbidden_across_projects_and_for_read_only_tokens(codex, reader):
     proposal = make_proposal("alpha")
     for verb in ("accept", "reject", "undo"):
-        assert codex.post(f"proposals/{proposal.pk}/{verb}").status_code == 403
+        assert codex.post(f"proposals/{proposal.pk}/{verb}").status_code == 404
         assert reader.post(f"proposals/{proposal.pk}/{verb}").status_code == 403
     proposal.refresh_from_db()
     assert proposal.status == "pending"

@@ -132,7 +132,12 @@ def test_tools_respect_project_scope_and_read_only_tokens(claude, reader):
     beta = create_memory(content="Beta caches sessions in Memcached", project="beta")
     assert call(claude, "memory_search", {"query": "cache", "project": "beta"}).status_code == 403
     assert call(claude, "memory_store", {"content": "Beta uses Memcached 1.6", "project": "beta"}).status_code == 403
-    assert call(claude, "memory_delete", {"id": beta.pk}).status_code == 403
+    # Another project's memory answers exactly as a missing one: no oracle for ids.
+    hidden, missing = call(claude, "memory_delete", {"id": beta.pk}), call(claude, "memory_delete", {"id": 999999})
+    assert hidden.status_code == missing.status_code == 404
+    assert hidden.json()["error"]["message"].replace(str(beta.pk), "N") == missing.json()["error"]["message"].replace(
+        "999999", "N"
+    )
     assert call(claude, "memory_list", {"project": "beta"}).status_code == 403
     assert call(claude, "memory_list", {}, project="beta").status_code == 403
     assert call(reader, "memory_store", {"content": "Alpha uses Redis 7", "project": "alpha"}).status_code == 403

@@ -74,6 +74,12 @@ async def exercise(client: Client, project: str) -> None:
     wrong = await client.call_tool("memory_search", {"qurey": "config"})
     assert wrong.is_error and "memory_search has no argument 'qurey'" in text_of(wrong)
 
+    secret = "glpat-" + "aB3dE5fG7hJ9kL2mN4pQ"  # built from pieces: obviously fake, correctly shaped
+    refused = await client.call_tool("memory_store", {"content": f"CI pushes tags with {secret}"})
+    assert refused.is_error and "GitLab token" in text_of(refused) and secret not in text_of(refused)
+    nul = await client.call_tool("memory_update", {"id": memory_id, "content": "NUL \x00 inside a memory"})
+    assert nul.is_error and "NUL" in text_of(nul)
+
     deleted = await client.call_tool("memory_delete", {"id": memory_id})
     assert deleted.structured_content == {"deleted": memory_id}
     gone = await client.call_tool("memory_search", {"query": "alpha config file"})

@@ -8,7 +8,9 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
-from memoryhub.memories.store import delete_memory, update_memory
+from memoryhub.memories.gate import refuse_noise
+from memoryhub.memories.secrets import WriteRefused
+from memoryhub.memories.store import clean_fields, delete_memory, update_memory
 from memoryhub.models import Memory
 from ui import selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
@@ -233,6 +235,11 @@ def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) 
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was saved: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
+        if isinstance(exc, WriteRefused) and exc.kind == "secret":
+            # The page must not echo the secret back: the fields that held one are shown empty.
+            form.data = form.data.copy()
+            for name in exc.message_dict:
+                form.data[form.add_prefix(name.split(".")[0])] = ""
         form.add_error(None, error_text(exc))
         return _form_response(request, memory, form, mode, partial, status=422)
     notice = f"Memory #{pk} saved."
@@ -255,6 +262,8 @@ def _form_response(request, memory, form, mode, partial, *, status=200) -> HttpR
 @require_http_methods(["GET", "POST"])
 def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     def apply(memory: Memory, form: EditTextForm) -> None:
+        clean_fields({"content": form.cleaned_data["content"]}, partial=True)  # a secret is named first
+        refuse_noise(form.cleaned_data["content"])
         update_memory(
             memory=memory, changes={"content": form.cleaned_data["content"]}, actor=actor(request), action="edited"
         )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from memoryhub.storage.backend.driver import DRIVER, load_vec
+from memoryhub.storage.backend.driver import DRIVER, load_vec, owner_only
 
 if DRIVER.__name__ != "sqlite3":
     sys.modules["sqlite3"] = DRIVER
@@ -38,8 +38,11 @@ class DatabaseWrapper(sqlite_base.DatabaseWrapper):
     _holds_write_lock = False
 
     def get_new_connection(self, conn_params):
+        owner_only(conn_params.get("database"))
         connection = super().get_new_connection(conn_params)
         load_vec(connection)
+        # Deleted rows (a scrubbed secret, a forgotten memory) are overwritten with zeros, not left in free pages.
+        connection.execute("PRAGMA secure_delete=ON")
         return connection
 
     def create_cursor(self, name=None):

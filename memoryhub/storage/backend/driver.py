@@ -7,7 +7,9 @@ The stdlib module is preferred; some CPython builds (this machine's among them) 
 from __future__ import annotations
 
 import importlib
+import os
 import sqlite3 as stdlib_sqlite3
+from pathlib import Path
 from types import ModuleType
 
 # FTS5 'contentless_delete' and a few JSON niceties want 3.43+; the stdlib is used only when it is that recent.
@@ -53,8 +55,27 @@ def load_vec(connection) -> None:
         connection.enable_load_extension(False)
 
 
+def owner_only(name) -> None:
+    """Create the database file readable by its owner alone (0600) before SQLite opens it: SQLite gives the WAL
+    and shared-memory files the mode of the database file, so they follow. An existing file is narrowed too."""
+    if not name or str(name) == ":memory:" or str(name).startswith("file:"):
+        return
+    path = Path(name)
+    try:
+        if not path.exists():
+            os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+        for candidate in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            if candidate.exists() and candidate.stat().st_mode & 0o077:
+                candidate.chmod(0o600)
+    except OSError:  # a directory we may not write to: SQLite's own error is clearer
+        pass
+
+
 def connect(path: str, **kwargs):
-    """A plain connection with sqlite-vec loaded, for tools that work outside the ORM (backup, checks)."""
+    """A plain connection with sqlite-vec loaded, for tools that work outside the ORM (backup, checks); a file it
+    creates is readable by the owner alone."""
+    if not kwargs.get("uri"):
+        owner_only(path)
     connection = DRIVER.connect(path, **kwargs)
     load_vec(connection)
     return connection

@@ -17,6 +17,7 @@ from memoryhub.storage.sql.checks import (
     page_size,
     schema_names,
     set_journal_mode,
+    vacuum,
 )
 from memoryhub.storage.sql.queries import (
     change_token,
@@ -127,5 +128,6 @@ __all__ = [
     "fts_check_table",
     "index_ids",
     "set_journal_mode",
+    "vacuum",
     "page_size",
 ]

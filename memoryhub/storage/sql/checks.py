@@ -20,6 +20,14 @@ def fts_rebuild() -> None:
             cursor.execute(f"INSERT INTO {table}({table}) VALUES ('rebuild')")
 
 
+def vacuum() -> None:
+    """Rewrite the database without free pages and empty the WAL, so deleted bytes leave the files (scrub)."""
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        cursor.execute("VACUUM")
+        cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
 def fts_ids() -> set[int]:
     """Row ids the keyword index holds (read from the index itself, not the content table)."""
     with connection.cursor() as cursor:

@@ -1,0 +1,275 @@
+"""Noise: what an agent writes that is not a memory. Each rule answers a reason the agent can act on.
+
+Refused: session logs and summaries of what was done, status and progress notes, acknowledgements and greetings,
+thinking aloud, command output, stack traces and log lines, questions, plans for later, bare timestamps, text too
+short to be a fact. Kept: every fact, decision, gotcha, preference and procedure, however short; so the rules look
+at how a text is said (who did what when, a question mark, a log prefix), never at what it is about, and a text
+that states something durable ("... because ...", "never ...", "use X") is kept even when it starts like a
+diary line. Measured on memoryhub/bench/gate_set.py (`manage.py eval_gate`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from django.conf import settings
+
+from memoryhub.memories.categories import guess_category
+
+logger = logging.getLogger(__name__)
+
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+_TIMESTAMP = re.compile(
+    r"\[?\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?\]?|"
+    r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:am|pm)?\b",
+    re.IGNORECASE,
+)
+_DIARY = re.compile(
+    r"^\W*(?:"
+    r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
+    r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
+    r"(?:the user|the team|someone|\w+) (?:asked|told) me to\b|"
+    r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
+    r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
+    r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
+    r"(?:session (?:log|summary|notes)|summary of (?:what|the session|today|my work|the changes)|what i did|"
+    r"here(?:'s| is) (?:the |a |my )?(?:summary|recap|update|overview|rundown)|dev ?log|"
+    r"daily log|diary|standup|stand-up|progress update|work log)\b"
+    r")",
+    re.IGNORECASE,
+)
+# A sentence that reports work done, without a subject: "Fixed the failing test and pushed the branch."
+_WORK_REPORT = re.compile(
+    r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|added|ran|finished|completed|pushed|"
+    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|started|created|deployed|"
+    r"merged|opened|closed|resolved)\b",
+    re.IGNORECASE,
+)
+# First person singular is how a session narrates itself; durable memories are written about the user, the
+# project or the team ("User prefers...", "We deploy..."), so "I checked...", "I'm taking..." is a log line.
+_FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
+_PROGRESS = re.compile(
+    r"^\W*(?:back (?:from|to)\b|taking a break\b|brb\b|afk\b)|\b(?:lunch|coffee break|a break)\b|\.\.\.\s*$|"
+    r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release)\b[^.]{0,30}?"
+    r"\b(?:succeeded|passed|failed|finished|completed|is green|is red|are green|are passing|is up|is merged|"
+    r"went through|is done|are done)\b",
+    re.IGNORECASE,
+)
+# "Trying another approach now." is progress; "Testing uses the real database." states a fact (it has a verb).
+_GERUND_START = re.compile(
+    r"^\W*(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
+    r"retrying|rerunning|re-running|building|deploying|fixing)\b",
+    re.IGNORECASE,
+)
+_FINITE_VERB = re.compile(
+    r"\b(?:is|are|was|were|uses?|needs?|requires?|takes?|must|should|can|cannot|fails?|breaks?|works?|runs?|"
+    r"goes|has|have|means|happens|gives|returns|costs|hangs|crashes|leaves|makes|keeps|gets|sets|creates|causes|"
+    r"triggers|points|lives|stores|reads|writes|sends|expects|comes?|belongs|depends|lets|skips|ignores)\b",
+    re.IGNORECASE,
+)
+_LATER = re.compile(
+    r"\b(?:will|'ll|going to|gonna|need to|have to)\b[^.]*\b(?:later|tomorrow|next week|after lunch|again|"
+    r"in a bit|at some point|someday)\b|^\W*let'?s (?:try|see|check|look|run|go|do|start)\b",
+    re.IGNORECASE,
+)
+_STATUS = re.compile(
+    r"^\W*(?:(?:wip|done|status|progress|blocked)(?=\W*$|\s*[:.!,;-]|\s+(?:on|with|for|by|until|now)\b)|"
+    r"(?:in progress|still (?:debugging|working|looking|investigating|trying|waiting)|"
+    r"currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|nearly done|"
+    r"task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|no luck|"
+    r"step \d+ (?:done|complete|finished))\b)|^\W*the build is (?:green|red|passing|failing)(?: again)?\W*$",
+    re.IGNORECASE,
+)
+_ACK = re.compile(
+    r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|alright|all right|right|yay|phew|whew|finally|got it|sounds good|"
+    r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|seems to work|looks good|works now|"
+    r"it works|that's it|there we go|here we go|"
+    r"understood|noted|yes|yep|yeah|no|nope|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
+    r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed)\b",
+    re.IGNORECASE,
+)
+_THINKING = re.compile(
+    r"^\W*(?:(?:hmm+|mm+|uh+|um+|wait|let me|let's see|now i(?:'ll| will)|next,? i(?:'ll| will)|"
+    r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|looking at|"
+    r"hold on)\b|(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
+    r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
+    re.IGNORECASE,
+)
+_PLAN = re.compile(
+    r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
+    r"will (?:revisit|look|fix|update|do|check|try|add)|(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
+    re.IGNORECASE,
+)
+_QUESTION_START = re.compile(
+    r"^\W*(?:what|why|how|when|where|which|who|whom|whose|is|are|was|were|do|does|did|can|could|should|would|"
+    r"will|shall|may|might|have|has|had)\b",
+    re.IGNORECASE,
+)
+# A text that states something durable keeps its place even when it starts like chatter.
+_DURABLE_SIGNAL = re.compile(
+    r"\b(?:because|so that|otherwise|never|always|must|instead of|rather than|do not|don't|prefer|prefers|"
+    r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on)|"
+    # A stated taste is a preference, not narration: "I like short commit messages".
+    r"(?:i|we|the user|they) (?:really )?(?:like|dislike|hate|love|avoid))\b",
+    re.IGNORECASE,
+)
+_STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
+_LOG_LINE = re.compile(
+    r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{2}:\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|"
+    r"CRITICAL)\b\]?\s*[:\[-]|npm (?:WARN|ERR!)|(?:FAILED|PASSED|ERROR) [\w/.-]+::|=+ .*\b(?:passed|failed|"
+    r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
+    r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
+    r"(?:real|user|sys)\s+\d+m[\d.]+s$)",
+    re.IGNORECASE,
+)
+_PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S", re.MULTILINE)
+_IMPERATIVE = re.compile(r"^\W*(?:use|prefer|avoid|never|always|no|keep|run|don't|do not)\b", re.IGNORECASE)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
+
+
+def _is_question(text: str) -> bool:
+    """Every sentence asks: "Should we use Redis for this?" A fact that mentions a question does not."""
+    sentences = _sentences(text)
+    asks = [
+        s.rstrip().endswith("?") or (_QUESTION_START.match(s) and not re.search(r"[.:;]$", s.strip()))
+        for s in sentences
+    ]
+    return bool(sentences) and "?" in text and all(asks)
+
+
+def noise_reason(text: str) -> str | None:
+    """Why `text` is not a fact worth keeping, or None (the rules alone)."""
+    return noise_verdict(text)[0]
+
+
+# Rules whose refusal is a guess about how the text is phrased: a long text they refuse may still carry a fact.
+_SOFT = ("narrates the session", "session log", "status or progress", "plan for later")
+
+
+def noise_verdict(text: str) -> tuple[str | None, bool]:
+    """(why it is noise or None, whether the rules are sure). Unsure: a soft refusal of a long text, or a kept
+    text with nothing that marks it as durable and no category the gate can name."""
+    reason = _rules(text)
+    count = len(words(text))
+    if reason is not None:
+        return reason, not (any(mark in reason for mark in _SOFT) and count >= 14)
+    return None, bool(_DURABLE_SIGNAL.search(text)) or bool(guess_category(text)) or count >= 14
+
+
+_JUDGE_PROMPT = (
+    "You decide whether a note an AI coding agent wants to save is a durable memory or noise. Durable: a fact, "
+    "decision, gotcha, preference or procedure that will still be true and useful in a later session, however "
+    "short. Noise: session logs or summaries of what was done, status or progress notes, acknowledgements, "
+    "greetings, thinking aloud, raw command output or log lines, questions, plans for later. Answer with one JSON "
+    'object: {"durable": true or false, "why": "a short reason"}.'
+)
+
+
+def judge_noise(text: str) -> str | None:
+    """The rules' verdict, with the configured LLM deciding the cases the rules are unsure of (when
+    MEMORYHUB_GATE_LLM_JUDGE is on). Thinking is off; an empty, reasoning-only or malformed answer, or no
+    answer at all, leaves the rules' verdict standing."""
+    reason, sure = noise_verdict(text)
+    if sure or not settings.MEMORYHUB_GATE_LLM_JUDGE:
+        return reason
+    from memoryhub.consolidation.llm import LLMError, get_llm
+
+    try:
+        client = get_llm()
+        if client is None:
+            return reason
+        answer = client.complete_json(
+            [{"role": "system", "content": _JUDGE_PROMPT}, {"role": "user", "content": text[:2000]}]
+        )
+        durable = answer.get("durable")
+        if not isinstance(durable, bool):
+            raise LLMError("the answer has no true/false `durable`")
+    except LLMError as exc:
+        logger.info("the LLM could not judge a write (%s); the rules decide", exc)
+        return reason
+    if durable:
+        return None
+    why = answer.get("why") if isinstance(answer.get("why"), str) else ""
+    detail = f" ({why[:160]})" if why else ""
+    return reason or f"it reads as noise, not a lasting fact{detail}; store what will still be true later"
+
+
+_SESSION_LOG = (
+    "it reads like a session log or diary entry (a summary of work done); store the lasting fact, decision or "
+    "gotcha instead (true on its own, without 'today I...')"
+)
+
+
+_LATER_PLAN = "it is a plan for later, not a fact; store what was decided or learned when it is done"
+
+
+def _chatter(sentence: str) -> str | None:
+    """Why one sentence is chatter (narration, status, acknowledgement, thinking aloud, a question, a plan), or
+    None when it states something."""
+    durable = bool(_DURABLE_SIGNAL.search(sentence))
+    if sentence.rstrip().endswith("?") and not durable:
+        return "it is a question, not a fact; store the answer once you know it"
+    if durable:
+        return None
+    if _WORK_REPORT.match(sentence):
+        return _SESSION_LOG
+    if _FIRST_PERSON.match(sentence):
+        return (
+            "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
+            "(true on its own, for any agent reading it later)"
+        )
+    gerund = _GERUND_START.match(sentence) and not _FINITE_VERB.search(sentence)
+    if _STATUS.match(sentence) or _PROGRESS.search(sentence) or gerund:
+        return "it is a status or progress note, not a fact; store what you learned that will still be true later"
+    if _ACK.match(sentence) and len(words(sentence)) <= 8:
+        return "it is an acknowledgement or greeting, not a fact"
+    if _THINKING.match(sentence):
+        return "it is thinking aloud, not a fact; store the conclusion once you have one"
+    if _is_question(sentence):
+        return "it is a question, not a fact; store the answer once you know it"
+    if _PLAN.match(sentence) or _LATER.search(sentence):
+        return _LATER_PLAN
+    return None
+
+
+def _rules(text: str) -> str | None:
+    stripped = text.strip()
+    lines = [line for line in stripped.splitlines() if line.strip()]
+    durable = bool(_DURABLE_SIGNAL.search(stripped))
+    if "Traceback (most recent call last)" in stripped or len(_STACK_LINE.findall(stripped)) >= 2:
+        return "it is a stack trace, not a fact; store what you learned from it (the cause and the fix)"
+    if _PROMPT.match(lines[0]) and len(lines) >= 2:
+        return "it is command output, not a fact; store what the command tells you, in a sentence"
+    if len(words(_TIMESTAMP.sub(" ", stripped))) < settings.MEMORYHUB_GATE_MIN_WORDS and _TIMESTAMP.search(stripped):
+        return "it is a timestamp, not a fact"
+    log_lines = sum(bool(_LOG_LINE.match(line)) for line in lines)
+    if log_lines and log_lines * 2 >= len(lines) and not (durable and len(words(stripped)) >= 8):
+        return "it is log output or command output, not a fact; store what it tells you (cause, fix) in a sentence"
+    if re.match(r"^On branch \S+\n", stripped) or re.search(r"npm ERR!|^fatal:", stripped, re.M) and len(lines) >= 3:
+        return "it is command output, not a fact; store what the command tells you, in a sentence"
+    if _DIARY.search(stripped):
+        return _SESSION_LOG
+    if re.match(r"^\W*(?:plan|todo|to-do|next steps?)\s*:", stripped, re.IGNORECASE) and not durable:
+        return _LATER_PLAN
+    # Chatter is refused when every sentence is chatter: "Great question! Let me explain..." is; "Thanks! The
+    # API listens on 8080." states a fact and is kept.
+    reasons = [_chatter(sentence) for sentence in _sentences(stripped)]
+    if reasons and all(reasons):
+        return reasons[0]
+    count = len(words(stripped))
+    short = len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS
+    # "Use pnpm." is a whole preference: short imperatives and contrasts are kept.
+    if short and not (count >= 2 and (_IMPERATIVE.match(stripped) or re.search(r"\bnot\b|,", stripped))):
+        return (
+            f"it is too short to be a fact ({count} word{'s' if count != 1 else ''}); write a sentence that is "
+            "true on its own"
+        )
+    return None

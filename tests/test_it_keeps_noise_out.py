@@ -1,0 +1,151 @@
+"""The gate keeps durable writes and refuses chatter, measured on the labelled set (memoryhub/bench/gate_set.py):
+durable kept >= 97%, noise refused >= 85%, secrets refused 100%; the rates printed by `manage.py eval_gate`."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from memoryhub.bench.gate_set import DURABLE, NOISE, secret_writes
+from memoryhub.management.commands.eval_gate import judge
+from memoryhub.memories.gate import gate_write
+from memoryhub.memories.noise import noise_reason
+from memoryhub.models import GateLogEntry, Memory
+
+
+def test_the_set_is_big_enough_and_balanced():
+    assert len(DURABLE) + len(NOISE) >= 150
+    assert abs(len(DURABLE) - len(NOISE)) <= 0.1 * (len(DURABLE) + len(NOISE))
+    assert len(set(DURABLE) | set(NOISE)) == len(DURABLE) + len(NOISE)  # no write labelled twice
+
+
+def test_durable_writes_are_kept():
+    refused = [(text, judge(text), noise_reason(text)) for text in DURABLE if judge(text)]
+    assert 1 - len(refused) / len(DURABLE) >= 0.97, refused
+
+
+def test_noise_is_refused():
+    kept = [text for text in NOISE if judge(text) is None]
+    assert 1 - len(kept) / len(NOISE) >= 0.85, kept
+
+
+def test_every_secret_is_refused_as_a_secret():
+    missed = [kind for kind, text in secret_writes() if judge(text) != "secret"]
+    assert missed == []
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("Started working on the ticket. Will update later.", "session log"),
+        ("thanks, that works!", "acknowledgement"),
+        ("hmm let me think about this", "thinking aloud"),
+        ("Step 1 done. Step 2 done.", "status or progress"),
+        ("today I worked on the invoice bug and then had lunch", "session log"),
+        ("Session summary: fixed the login redirect, added tests, updated docs.", "session log"),
+        ("2024-05-01 12:00:01,123 ERROR [checkout] Payment declined for order 4411", "log output"),
+        ("Should we use Redis for this?", "question"),
+        ("TODO: add tests for the export endpoint", "plan for later"),
+    ],
+)
+def test_each_refusal_says_why_so_the_agent_can_act(text, why):
+    assert why in (noise_reason(text) or "")
+
+
+@pytest.mark.django_db
+def test_through_the_gate_durable_writes_are_stored_and_noise_is_logged():
+    """A sample through the real gate (the real embedder, the duplicate check): stored or refused as judged."""
+    for text in DURABLE[::8]:
+        result = gate_write(content=text, project="alpha", source="eval")
+        assert result.outcome == "created", (text, result.reason)
+    for text in NOISE[::8]:
+        result = gate_write(content=text, project="alpha", source="eval")
+        assert (result.outcome, result.kind) == ("rejected", "noise"), text
+        assert result.reason.startswith("refused: it ")
+    assert Memory.objects.count() == len(DURABLE[::8])
+    assert GateLogEntry.objects.filter(kind="noise").count() == len(NOISE[::8])
+
+
+def test_eval_gate_prints_the_rates():
+    out = io.StringIO()
+    call_command("eval_gate", stdout=out)
+    text = out.getvalue()
+    kept = sum(judge(t) is None for t in DURABLE)
+    assert f"durable kept     {kept:>4} / {len(DURABLE):<4}" in text
+    assert "noise refused" in text and "secrets refused" in text
+    assert "secret kinds in the set: " in text
+
+
+@pytest.mark.django_db
+def test_an_llm_judges_only_what_the_rules_are_unsure_of_and_its_failures_leave_the_rules_verdict(settings):
+    from memoryhub.memories.noise import judge_noise, noise_verdict
+    from tests.fake_openai import FakeOpenAI, chat_answer
+
+    unsure, sure_noise = "Pizza for the team on Friday", "thanks, that works!"
+    assert noise_verdict(unsure) == (None, False) and noise_verdict(sure_noise)[1] is True
+    with FakeOpenAI() as fake:
+        settings.MEMORYHUB_LLM_BASE_URL, settings.MEMORYHUB_LLM_MODEL = fake.base_url, "fake"
+        settings.MEMORYHUB_LLM_RETRIES = 0
+        settings.MEMORYHUB_GATE_LLM_JUDGE = True
+        fake.reply(chat_answer('{"durable": false, "why": "social chatter, not about the work"}'))
+        assert "social chatter" in judge_noise(unsure)
+        assert judge_noise(sure_noise) == noise_verdict(sure_noise)[0]  # asked nothing
+        assert len(fake.requests) == 1
+        body = fake.requests[0].json
+        assert body["reasoning_effort"] == "none" and body["messages"][1]["content"] == unsure
+        # Reasoning although thinking was off, an empty answer, a malformed one: the rules decide (kept).
+        fake.reply(chat_answer('{"durable": false}', reasoning_content="let me think"))
+        fake.reply(chat_answer(""))
+        fake.reply(chat_answer('{"verdict": "noise"}'))
+        assert [judge_noise(unsure) for _ in range(3)] == [None, None, None]
+        settings.MEMORYHUB_GATE_LLM_JUDGE = False
+        assert judge_noise(unsure) is None and len(fake.requests) == 4
+
+
+def test_the_benchmark_corpus_and_the_demo_memories_pass_the_rules():
+    """Thousands of generated durable memories (identifiers, paths, error messages): none is judged noise or a
+    secret, so the rules do not key on words such as 'merge', 'media' or 'token'."""
+    from memoryhub.bench import corpus, demo
+
+    texts = [m["content"] for m in corpus.memories(2000)] + [m["content"] for m in demo.DEMO_MEMORIES]
+    refused = [(text, judge(text)) for text in texts if judge(text)]
+    assert refused == []
+
+
+@pytest.mark.django_db
+def test_new_text_for_an_existing_memory_passes_the_noise_rules_on_every_route(client, django_user_model):
+    from memoryhub.agents.tokens import Agent
+    from memoryhub.agents.tools import ToolError, call_tool
+    from memoryhub.memories.store import create_memory
+    from memoryhub.models import Proposal
+    from tests.api.conftest import error_of, make_agent
+    from ui.forms import version_of
+
+    fact = "The alpha API listens on port 8080"
+    memory = create_memory(content=fact, project="alpha")
+    claude = make_agent("claude", projects=["alpha"])
+    response = claude.patch(f"memories/{memory.pk}", {"content": "thanks, that works!"})
+    assert response.status_code == 422 and error_of(response)["code"] == "rejected_noise"
+    assert "acknowledgement" in error_of(response)["fields"]["content"][0]
+    with pytest.raises(ToolError) as caught:
+        call_tool(name="memory_update", arguments={"id": memory.pk, "content": "Step 1 done. Step 2 done."},
+                  agent=Agent(name="claude", projects=["alpha"]))  # fmt: skip
+    assert caught.value.status == 422 and "status or progress" in caught.value.message
+    other = create_memory(content="The alpha API answers on port 8080 over HTTP", project="alpha")
+    proposal = Proposal.objects.create(
+        sources=[memory.pk, other.pk], cluster_key=f"{memory.pk},{other.pk}", project="alpha", content=fact,
+        category="fact", tier="semantic", tags=[], importance=0.5, rationale="same",
+    )  # fmt: skip
+    response = make_agent("curator").post(f"proposals/{proposal.pk}/accept", {"content": "hmm let me think"})
+    assert response.status_code == 422 and error_of(response)["code"] == "rejected_noise"
+    client.force_login(django_user_model.objects.create_superuser("admin", "a@example.com", "pw-for-tests-only"))
+    response = client.post(
+        f"/memories/{memory.pk}/edit/",
+        {f"m{memory.pk}-content": "Working on it.", f"m{memory.pk}-version": version_of(memory)},
+    )
+    assert response.status_code == 422 and "status or progress" in response.content.decode()
+    memory.refresh_from_db()
+    proposal.refresh_from_db()
+    assert memory.content == fact and proposal.status == "pending"
