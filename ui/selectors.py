@@ -158,6 +158,12 @@ def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float]
 
 
 def list_memories(filters: MemoryFilters) -> MemoryListing:
+    listing = _list_memories(filters)
+    listing.page.object_list = explain_archived(list(listing.page.object_list))
+    return listing
+
+
+def _list_memories(filters: MemoryFilters) -> MemoryListing:
     sort = filters.effective_sort
     if filters.q.strip():
         # Ask the search for the pages up to this one and one more hit (which tells whether a next page exists):
@@ -178,6 +184,33 @@ def list_memories(filters: MemoryFilters) -> MemoryListing:
     ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
     page = Paginator(rows.order_by(*ordering), PAGE_SIZE).get_page(filters.page)
     return MemoryListing(page=page, total=page.paginator.count, searched=False)
+
+
+def explain_archived(memories: list[Memory]) -> list[Memory]:
+    """Give each archived memory `archived_why` (a short chip: decayed, merged into #n, by a person) and
+    `archived_note` (the full note of the event that archived it), read from its history in one query."""
+    archived = [m for m in memories if m.status == Status.ARCHIVED]
+    if not archived:
+        return memories
+    events = MemoryEvent.objects.filter(
+        memory_id__in=[m.pk for m in archived], action__in=["archived", "merged"]
+    ).order_by("memory_id", "-created_at", "-id")
+    latest: dict[int, MemoryEvent] = {}
+    for event in events.only("memory_id", "action", "actor", "note", "after"):
+        latest.setdefault(event.memory_id, event)
+    for memory in archived:
+        event = latest.get(memory.pk)
+        if event is None:
+            memory.archived_why, memory.archived_note = "", ""
+        elif event.action == "merged" or memory.merged_into_id:
+            memory.archived_why = f"merged into #{memory.merged_into_id}" if memory.merged_into_id else "merged"
+            memory.archived_note = event.note
+        elif event.note.startswith("decayed"):
+            memory.archived_why, memory.archived_note = "decayed", event.note
+        else:
+            memory.archived_why = f"by {event.actor.removeprefix('ui:')}" if event.actor else "by hand"
+            memory.archived_note = event.note
+    return memories
 
 
 def _reorder(ids: list[int], sort: str) -> list[int]:

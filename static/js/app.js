@@ -64,6 +64,13 @@
 
   document.addEventListener("click", function (event) {
     var target = event.target;
+    var toggle = target.closest("[data-menu-toggle]");
+    if (toggle) {
+      var holder = toggle.closest(".row-actions, .topbar");
+      var open = holder.classList.toggle("is-open");
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+      return;
+    }
     if (target.closest("[data-dismiss]")) {
       target.closest(".message").remove();
     } else if (target.closest("[data-close-dialog]")) {
@@ -94,6 +101,75 @@
       button.click();
     }
   });
+
+  // Keyboard shortcuts on the memory list: "/" search, j/k move, x select, c confirm, e edit, a archive/restore,
+  // ? the list of shortcuts. They act on the selected row (outlined), never while typing in a field.
+  var selectedId = null;
+
+  function listRows() {
+    return Array.prototype.slice.call(document.querySelectorAll("tr.memory-row"));
+  }
+
+  function markSelected() {
+    listRows().forEach(function (tr) {
+      var on = tr.id === selectedId;
+      tr.classList.toggle("is-selected", on);
+      if (on) tr.setAttribute("aria-current", "true"); else tr.removeAttribute("aria-current");
+    });
+  }
+
+  function moveSelection(step) {
+    var rows = listRows();
+    if (!rows.length) return;
+    var index = rows.findIndex(function (tr) { return tr.id === selectedId; });
+    index = index < 0 ? (step > 0 ? 0 : rows.length - 1) : Math.min(rows.length - 1, Math.max(0, index + step));
+    selectedId = rows[index].id;
+    markSelected();
+    rows[index].scrollIntoView({ block: "nearest" });
+  }
+
+  function selectedRow() {
+    return selectedId ? document.getElementById(selectedId) : null;
+  }
+
+  function clickIn(row, selector) {
+    var control = row && row.querySelector(selector);
+    if (control) control.click();
+  }
+
+  var SHORTCUTS = {
+    j: function () { moveSelection(1); },
+    k: function () { moveSelection(-1); },
+    x: function () {
+      var box = selectedRow() && selectedRow().querySelector('input[name="selected"]');
+      if (box) { box.checked = !box.checked; updateSelectedCount(); }
+    },
+    c: function () { clickIn(selectedRow(), "[data-shortcut=confirm]"); },
+    e: function () { clickIn(selectedRow(), "[data-shortcut=edit]"); },
+    a: function () { clickIn(selectedRow(), "[data-shortcut=archive]"); },
+  };
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+    if (field || document.querySelector("dialog[open]")) return;
+    if (event.key === "/") {
+      var search = document.getElementById("id_q");
+      if (search) { event.preventDefault(); search.focus(); search.select(); }
+      return;
+    }
+    if (event.key === "?") {
+      var help = document.getElementById("shortcuts-dialog");
+      if (help) { event.preventDefault(); help.showModal(); }
+      return;
+    }
+    if (!document.getElementById("bulk-form")) return;
+    var action = SHORTCUTS[event.key];
+    if (action) { event.preventDefault(); action(); }
+  });
+
+  // A row an action swapped in keeps the selection outline.
+  document.addEventListener("htmx:afterSettle", markSelected);
 
   document.addEventListener("notice", function (event) {
     var detail = event.detail || {};
