@@ -36,8 +36,13 @@ def filled(transactional_db) -> dict:
     GateLogEntry.objects.create(decision="duplicate", reason="says what #1 says", kind="duplicate", content=LONG,
                                 project="a-project-with-a-rather-long-name", source="codex", memory=long)  # fmt: skip
     twin = remember(LONG + " Ask in #platform first.", project="a-project-with-a-rather-long-name")
-    Proposal.objects.create(sources=[long.pk, twin.pk], cluster_key=f"{long.pk},{twin.pk}",
-                            project="a-project-with-a-rather-long-name", content=LONG, rationale="two say the same")  # fmt: skip
+    Proposal.objects.create(
+        sources=[long.pk, twin.pk],
+        cluster_key=f"{long.pk},{twin.pk}",
+        project="a-project-with-a-rather-long-name",
+        content=LONG,
+        rationale="two say the same",
+    )
     return {"long": long, "short": short, "gone": gone}
 
 
