@@ -297,13 +297,72 @@ def active_effective(now: datetime | None = None) -> list[tuple[Memory, float]]:
     return [(m, effective_importance(m, now)) for m in rows.iterator(chunk_size=2000)]
 
 
+NONE = "(none)"
+
+
+def _display_order(key: str) -> list[str]:
+    """Tiers and categories in one order everywhere on the decay page: the model's, "(none)" last."""
+    return [*(Tier.values if key == "tier" else Category.values), NONE]
+
+
 def distribution(pairs: list[tuple[Memory, float]], key: str, bins: int = 10) -> dict[str, list[int]]:
     """Histogram of effective importance (bins of equal width over 0..1) per tier or per category."""
     out: dict[str, list[int]] = defaultdict(lambda: [0] * bins)
     for memory, value in pairs:
-        label = getattr(memory, key) or "(none)"
+        label = getattr(memory, key) or NONE
         out[label][min(int(value * bins), bins - 1)] += 1
-    return dict(sorted(out.items()))
+    order = _display_order(key)
+    return {name: out[name] for name in sorted(out, key=lambda n: (order.index(n) if n in order else len(order), n))}
+
+
+def _median(values: list[float]) -> float | None:
+    values = sorted(values)
+    return values[len(values) // 2] if values else None
+
+
+def tier_curves(pairs: list[tuple[Memory, float]]) -> list[dict]:
+    """Per tier: today's median effective importance and the tier's own rate (what a memory of that tier decays
+    at when its category has no rate of its own). Every tier, with or without memories (then from 0.5)."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for memory, value in pairs:
+        groups[memory.tier].append(value)
+    return [
+        {
+            "tier": tier,
+            "count": len(groups.get(tier, [])),
+            "start": _median(groups.get(tier, [])) or 0.5,
+            "rate": decay_rate("", tier),
+        }
+        for tier in Tier.values
+    ]
+
+
+@dataclass
+class GridCell:
+    count: int
+    median: float | None
+    rate: float
+
+
+def tier_category_grid(pairs: list[tuple[Memory, float]]) -> dict:
+    """Tier x category: how many active memories, their median effective importance, and the rate that applies
+    (decay.decay_rate: the category's if it has one, else the tier's). Columns are the categories in use."""
+    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
+    for memory, value in pairs:
+        groups[(memory.tier, memory.category)].append(value)
+    used = {category for _, category in groups}
+    columns = [c for c in ["", *Category.values] if c in used] or list(Category.values)
+    tiers = [t for t in [*Tier.values, ""] if t or any(k[0] == "" for k in groups)]
+    rows = [
+        {
+            "tier": tier or NONE,
+            "cells": [
+                GridCell(len(groups[(tier, c)]), _median(groups[(tier, c)]), decay_rate(c, tier)) for c in columns
+            ],
+        }
+        for tier in tiers
+    ]
+    return {"columns": [c or NONE for c in columns], "rows": rows}
 
 
 def category_curves(pairs: list[tuple[Memory, float]]) -> list[dict]:
@@ -316,7 +375,7 @@ def category_curves(pairs: list[tuple[Memory, float]]) -> list[dict]:
     for memory, value in pairs:
         groups[memory.category].append((memory, value))
     curves = []
-    for category in ["", *Category.values]:
+    for category in [*Category.values, ""]:
         members = groups.get(category, [])
         values = sorted(v for _, v in members)
         start = values[len(values) // 2] if values else 0.5
@@ -324,7 +383,7 @@ def category_curves(pairs: list[tuple[Memory, float]]) -> list[dict]:
         rate = decay_rate(category, tier)
         if not category and not members:
             continue  # "(none)" is not a category: show it only when some memories have no category
-        curves.append({"category": category or "(none)", "count": len(members), "start": start, "rate": rate})
+        curves.append({"category": category or NONE, "count": len(members), "start": start, "rate": rate})
     return curves
 
 

@@ -30,16 +30,23 @@ def decay_context() -> dict:
     pairs = selectors.active_effective()
     by_tier = selectors.distribution(pairs, "tier")
     by_category = selectors.distribution(pairs, "category")
+    peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
     return {
         "threshold": threshold,
         "floor": settings.MEMORYHUB_CONFIRMED_FLOOR,
+        "default_rate": settings.MEMORYHUB_DECAY_DEFAULT_RATE,
         "active_total": len(pairs),
-        "tier_charts": [charts.histogram(name, counts, threshold) for name, counts in by_tier.items()],
-        "category_charts": [charts.histogram(name, counts, threshold) for name, counts in by_category.items()],
+        "tier_charts": [charts.histogram(name, counts, threshold, peak) for name, counts in by_tier.items()],
+        "category_charts": [charts.histogram(name, counts, threshold, peak) for name, counts in by_category.items()],
+        "tier_curves": [
+            charts.decay_curve(c["tier"], c["count"], c["start"], c["rate"], threshold)
+            for c in selectors.tier_curves(pairs)
+        ],
         "curves": [
             charts.decay_curve(c["category"], c["count"], c["start"], c["rate"], threshold)
             for c in selectors.category_curves(pairs)
         ],
+        "grid": selectors.tier_category_grid(pairs),
         "soon": selectors.falling_soon(pairs, within_days=7),
         "archived": selectors.recently_archived(),
     }
