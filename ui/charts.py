@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 
 WIDTH = 300
-HEIGHT = 190
-LEFT, RIGHT, TOP, BOTTOM = 44, 12, 30, 40
+HEIGHT = 200
+LEFT, RIGHT, TOP, BOTTOM = 44, 12, 44, 40
 PLOT_BOTTOM = HEIGHT - BOTTOM
 
 

@@ -351,7 +351,7 @@ def tier_category_grid(pairs: list[tuple[Memory, float]]) -> dict:
     for memory, value in pairs:
         groups[(memory.tier, memory.category)].append(value)
     used = {category for _, category in groups}
-    columns = [c for c in ["", *Category.values] if c in used] or list(Category.values)
+    columns = [c for c in [*Category.values, ""] if c in used] or list(Category.values)
     tiers = [t for t in [*Tier.values, ""] if t or any(k[0] == "" for k in groups)]
     rows = [
         {

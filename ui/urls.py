@@ -19,6 +19,7 @@ dashboard_patterns = [
     path("memories/<int:pk>/delete/", memories.delete, name="delete"),
     path("proposals/", review.proposals, name="proposals"),
     path("proposals/run/", review.run_consolidation_pass, name="run_consolidation"),
+    path("proposals/reject/", review.reject_selected, name="reject_selected"),
     path("proposals/<int:pk>/accept/", review.accept, name="accept"),
     path("proposals/<int:pk>/reject/", review.reject, name="reject"),
     path("proposals/<int:pk>/undo/", review.undo, name="undo"),
