@@ -50,9 +50,7 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
     return {
         "proposal": proposal,
         # Names, numbers, times or paths one source has and another lacks: a merge would lose or blur one of them.
-        "differs_in": differing_names(present)
-        if proposal.status == ProposalStatus.PENDING and len(present) > 1
-        else [],
+        "differs_in": differing_names(present) if pending and len(present) > 1 else [],
         "sources": sources,
         "proposed": diffing.proposed_segments(proposal.content, texts),
         "form": AcceptProposalForm(initial={"content": proposal.content}, prefix=f"p{proposal.pk}"),
