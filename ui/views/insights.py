@@ -26,6 +26,8 @@ PROXY_DAYS = 14  # the chat proxy table on the overview: the last two weeks, a r
 
 
 def decay_context() -> dict:
+    from memoryhub.memories.lifecycle import last_sweep
+
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
     pairs = selectors.active_effective()
     by_tier = selectors.distribution(pairs, "tier")
@@ -47,6 +49,9 @@ def decay_context() -> dict:
             for c in selectors.category_curves(pairs)
         ],
         "grid": selectors.tier_category_grid(pairs),
+        # What the sweep would archive now: the same effective importance as the sweep, read from the same pairs.
+        "due_now": sum(1 for _, value in pairs if value < threshold),
+        "last_sweep": last_sweep(),
         "soon": selectors.falling_soon(pairs, within_days=7),
         "archived": selectors.recently_archived(),
     }
@@ -73,6 +78,23 @@ def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
         return done(request, notice, reverse("ui:decay"))
     context = decay_context() | {"swept": report}
     return notify(render_view(request, DECAY, "body", context), notice)
+
+
+@dashboard_view
+@require_POST
+def decay_undo_sweep(request: HtmxHttpRequest) -> HttpResponse:
+    """Undo the last sweep in one action: everything it archived comes back (a history event each)."""
+    from memoryhub.memories.lifecycle import undo_last_sweep
+
+    try:
+        restored = undo_last_sweep(actor=actor(request))
+    except DOMAIN_ERRORS as exc:
+        return refuse(request, f"Nothing was undone. {error_text(exc)}", status=409)
+    n = len(restored)
+    notice = f"Last decay sweep undone: {n} memor{'y' if n == 1 else 'ies'} restored."
+    if not request.htmx:
+        return done(request, notice, reverse("ui:decay"))
+    return notify(render_view(request, DECAY, "body", decay_context()), notice)
 
 
 @dashboard_view
