@@ -79,6 +79,7 @@ class MemoryListing:
     total: int
     searched: bool
     scores: dict[int, float] = field(default_factory=dict)
+    explains: dict[int, dict] = field(default_factory=dict)  # per hit: how it matched (search's `explain`)
     exact: bool = True  # False: a search that stopped at its limit, so more matches may exist
 
 
@@ -124,7 +125,7 @@ def _page_of_ids(ids: list[int], number: int, known: dict[int, Memory] | None = 
     return page
 
 
-def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float], bool, dict[int, Memory]]:
+def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float], bool, dict[int, Memory], dict]:
     from memoryhub.retrieval.search import search_memories
 
     common = {
@@ -147,6 +148,7 @@ def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float]
     hits = search_memories(**scope, **common)
     memories = {hit.memory.pk: hit.memory for hit in hits}
     scores = {hit.memory.pk: hit.score for hit in hits}
+    explains = {hit.memory.pk: hit.explain for hit in hits}
     ids = sorted(scores, key=lambda pk: (-scores[pk], pk))
     exhausted = len(ids) < k
     # The search knows no "confirmed" filter and a project's search includes the globals: keep what the list would.
@@ -154,7 +156,7 @@ def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float]
         ids = [pk for pk in ids if memories[pk].confirmed == (filters.confirmed == "yes")]
     if filters.project and filters.project != GLOBAL:
         ids = [pk for pk in ids if memories[pk].project == filters.project]
-    return ids, scores, exhausted, memories
+    return ids, scores, exhausted, memories, explains
 
 
 def list_memories(filters: MemoryFilters) -> MemoryListing:
@@ -169,11 +171,15 @@ def _list_memories(filters: MemoryFilters) -> MemoryListing:
         # Ask the search for the pages up to this one and one more hit (which tells whether a next page exists):
         # its cost grows with k, and most searches are read on their first page.
         k = min(SEARCH_LIMIT, PAGE_SIZE * max(1, filters.page) + 1)
-        ids, scores, exhausted, memories = _search(filters, k)
+        ids, scores, exhausted, memories, explains = _search(filters, k)
         if sort != "relevance":
             ids = _reorder(ids, sort)
         page = _page_of_ids(ids, filters.page, memories)
-        return MemoryListing(page=page, total=len(ids), searched=True, scores=scores, exact=exhausted)
+        for memory in page.object_list:
+            memory.match = explains.get(memory.pk) or {}
+        return MemoryListing(
+            page=page, total=len(ids), searched=True, scores=scores, explains=explains, exact=exhausted
+        )
     rows = _filtered(filters)
     if sort == "importance":
         ordered = _by_importance(rows)

@@ -53,6 +53,7 @@ def listing_context(query: QueryDict) -> dict:
         "problems": problems,
         "query": link_query,
         "return_query": query.urlencode(),
+        "query_text": filters.q if listing.searched else "",
         "sorts": selectors.SORTS,
         "global_value": selectors.GLOBAL,
     }
