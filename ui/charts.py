@@ -166,10 +166,10 @@ class DailyBars:
     y_ticks: list[tuple[float, str]]
     x_ticks: list[tuple[float, str]]
     totals: dict[str, int]
-    width: int = 640
+    width: int = 400
     height: int = HEIGHT
     plot_left: float = LEFT
-    plot_right: float = 640 - RIGHT
+    plot_right: float = 400 - RIGHT
     plot_top: float = TOP
     baseline: float = PLOT_BOTTOM
     summary: str = ""
@@ -177,7 +177,7 @@ class DailyBars:
 
 def daily_bars(title: str, counts: dict[tuple[date, str], int], series: list[str], end: date, days: int = 30):
     """Stacked bars, one per day for the `days` days ending at `end` (a day without counts is an empty slot)."""
-    width = 640
+    width = 400
     span = [end - timedelta(days=days - 1 - i) for i in range(days)]
     per_day = [sum(counts.get((d, s), 0) for s in series) for d in span]
     top = nice_peak(max(per_day, default=0))

@@ -478,6 +478,27 @@ def proxy_usage_by_day(days: int = 14) -> list[dict]:
     return rows
 
 
+def per_day(rows: QuerySet, field_name: str, days: int) -> dict[tuple, int]:
+    """Counts per (day, value of `field_name`) over the last `days` days, by the rows' created_at (UTC days)."""
+    since = timezone.now() - timedelta(days=days)
+    counted = (
+        rows.filter(created_at__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day", field_name)
+        .annotate(n=Count("pk"))
+    )
+    return {(day, value): n for day, value, n in counted}
+
+
+def gate_outcomes_by_day(days: int = 30) -> dict[tuple, int]:
+    return per_day(GateLogEntry.objects.all(), "decision", days)
+
+
+def proposals_by_day(days: int = 30) -> dict[tuple, int]:
+    """Proposals made per day, split by what became of them (pending, accepted, rejected, undone, stale)."""
+    return per_day(Proposal.objects.all(), "status", days)
+
+
 def recall_usage_by_project() -> dict[str | None, dict]:
     """Average and last recall block size per project, from what the agents were actually sent."""
     rows = (

@@ -5,9 +5,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.models import Memory
+from memoryhub.models import GateDecision, Memory, ProposalStatus
 from ui import charts, selectors
 from ui.views.common import (
     DOMAIN_ERRORS,
@@ -23,6 +24,7 @@ from ui.views.common import (
 
 DECAY = "ui/decay.html"
 PROXY_DAYS = 14  # the chat proxy table on the overview: the last two weeks, a row per day and agent
+ACTIVITY_DAYS = 30  # the overview's gate and proposal charts
 
 
 def decay_context() -> dict:
@@ -123,6 +125,7 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
                 "calls": usage["n"] if usage else 0,
             }
         )
+    today = timezone.now().date()
     context = {
         "total": Memory.objects.count(),
         "by_project": selectors.counts_by("project"),
@@ -136,5 +139,12 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
         "budget": budget,
         "proxy_days": selectors.proxy_usage_by_day(days=PROXY_DAYS),
         "proxy_window": PROXY_DAYS,
+        "activity_window": ACTIVITY_DAYS,
+        "gate_chart": charts.daily_bars(
+            "Gate outcomes", selectors.gate_outcomes_by_day(ACTIVITY_DAYS), GateDecision.values, today, ACTIVITY_DAYS
+        ),
+        "proposal_chart": charts.daily_bars(
+            "Proposals", selectors.proposals_by_day(ACTIVITY_DAYS), ProposalStatus.values, today, ACTIVITY_DAYS
+        ),
     }
     return render_view(request, "ui/overview.html", None, context)
