@@ -132,9 +132,22 @@
     return selectedId ? document.getElementById(selectedId) : null;
   }
 
+  // A key pressed while a row is being swapped waits for the swap: a button htmx has not processed yet would
+  // submit the bulk form around the table instead (and replace the whole list with one row).
+  function whenSettled(action) {
+    if (document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")) {
+      setTimeout(function () { whenSettled(action); }, 30);
+    } else {
+      action();
+    }
+  }
+
   function clickIn(row, selector) {
-    var control = row && row.querySelector(selector);
-    if (control) control.click();
+    whenSettled(function () {
+      var current = selectedRow();
+      var control = current && current.querySelector(selector);
+      if (control) control.click();
+    });
   }
 
   var SHORTCUTS = {
