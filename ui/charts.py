@@ -164,7 +164,7 @@ class DailyBars:
     days: list[date]
     rects: list[dict]
     y_ticks: list[tuple[float, str]]
-    x_ticks: list[tuple[float, str]]
+    x_ticks: list[tuple[float, str, str]]  # x, label, text-anchor
     totals: dict[str, int]
     width: int = 400
     height: int = HEIGHT
@@ -209,7 +209,10 @@ def daily_bars(title: str, counts: dict[tuple[date, str], int], series: list[str
         days=span,
         rects=rects,
         y_ticks=[(_y(f), str(round(top * f))) for f in (0.0, 0.5, 1.0) if f == 0 or round(top * f) == top * f],
-        x_ticks=[(round(LEFT + i * slot + slot / 2, 2), f"{span[i]:%b %d}") for i in (0, days // 2, days - 1)],
+        x_ticks=[
+            (round(LEFT + i * slot + slot / 2, 2), f"{span[i]:%b %d}", anchor)
+            for i, anchor in ((0, "start"), (days // 2, "middle"), (days - 1, "end"))
+        ],
         totals=totals,
         summary=summary,
     )
