@@ -403,24 +403,40 @@ def category_curves(pairs: list[tuple[DecayFacts, float]]) -> list[dict]:
     return curves
 
 
-def falling_soon(pairs: list[tuple[DecayFacts, float]], within_days: float = 7.0, limit: int = 100) -> list[DecayRow]:
-    """Active memories whose effective importance drops below the archive threshold within the window."""
+def falling_soon(
+    pairs: list[tuple[DecayFacts, float]], within_days: float = 7.0, limit: int = 25
+) -> tuple[list[DecayRow], int]:
+    """Active memories whose effective importance drops below the archive threshold within the window, soonest
+    first: the first `limit` (their rows loaded) and how many there are in all."""
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    rows = []
+    all_rates = [
+        settings.MEMORYHUB_DECAY_DEFAULT_RATE,
+        *settings.MEMORYHUB_DECAY_TIER_RATES.values(),
+        *settings.MEMORYHUB_DECAY_CATEGORY_RATES.values(),
+    ]
+    # A memory that stays above the threshold for the window even at the fastest rate needs no closer look.
+    safe_above = threshold / min(all_rates) ** within_days if min(all_rates) > 0 else float("inf")
+    rates: dict[tuple[str, str], float] = {}  # a handful of (category, tier) pairs among thousands of memories
+    found = []
     for memory, value in pairs:
+        if value >= safe_above:
+            continue
+        key = (memory.category, memory.tier)
+        if key not in rates:
+            rates[key] = decay_rate(*key)
         days = days_below(
             current=value,
             importance=memory.importance,
             confirmed=memory.confirmed,
-            rate=decay_rate(memory.category, memory.tier),
+            rate=rates[key],
             threshold=threshold,
         )
         if days is not None and days <= within_days:
-            rows.append((round(days, 1), value, memory.pk))
-    rows.sort()
-    shown = rows[:limit]
+            found.append((round(days, 1), value, memory.pk))
+    found.sort()
+    shown = found[:limit]
     memories = Memory.objects.in_bulk([pk for _, _, pk in shown])
-    return [DecayRow(memories[pk], value, days) for days, value, pk in shown if pk in memories]
+    return [DecayRow(memories[pk], value, days) for days, value, pk in shown if pk in memories], len(found)
 
 
 def recently_archived(limit: int = 20) -> list[tuple[Memory, MemoryEvent]]:

@@ -35,6 +35,7 @@ def decay_context() -> dict:
     by_tier = selectors.distribution(pairs, "tier")
     by_category = selectors.distribution(pairs, "category")
     peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
+    soon, soon_total = selectors.falling_soon(pairs, within_days=7)
     return {
         "threshold": threshold,
         "floor": settings.MEMORYHUB_CONFIRMED_FLOOR,
@@ -54,7 +55,8 @@ def decay_context() -> dict:
         # What the sweep would archive now: the same effective importance as the sweep, read from the same pairs.
         "due_now": sum(1 for _, value in pairs if value < threshold),
         "last_sweep": last_sweep(),
-        "soon": selectors.falling_soon(pairs, within_days=7),
+        "soon": soon,
+        "soon_total": soon_total,
         "archived": selectors.recently_archived(),
     }
 
