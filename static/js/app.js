@@ -40,6 +40,16 @@
     }
   }
 
+  // One row menu open at a time; a click elsewhere or Escape closes it (the top bar menu stays until toggled).
+  function closeMenus(except) {
+    document.querySelectorAll(".row-actions.is-open").forEach(function (menu) {
+      if (menu === except) return;
+      menu.classList.remove("is-open");
+      var button = menu.querySelector("[data-menu-toggle]");
+      if (button) button.setAttribute("aria-expanded", "false");
+    });
+  }
+
   function closeDialog(dialog) {
     if (!dialog) return;
     if (dialog.open) dialog.close();
@@ -67,10 +77,12 @@
     var toggle = target.closest("[data-menu-toggle]");
     if (toggle) {
       var holder = toggle.closest(".row-actions, .topbar");
+      closeMenus(holder);
       var open = holder.classList.toggle("is-open");
       toggle.setAttribute("aria-expanded", open ? "true" : "false");
       return;
     }
+    if (!target.closest(".row-actions.is-open")) closeMenus(null);
     if (target.closest("[data-dismiss]")) {
       target.closest(".message").remove();
     } else if (target.closest("[data-close-dialog]")) {
@@ -163,6 +175,7 @@
   };
 
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") closeMenus(null);
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
     if (field || document.querySelector("dialog[open]")) return;
