@@ -6,11 +6,10 @@ Nothing here writes. Search goes through memoryhub.retrieval.search without rein
 from __future__ import annotations
 
 import functools
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db import OperationalError
 from django.db.models import (
@@ -28,9 +27,6 @@ from django.utils import timezone
 
 from memoryhub.memories.decay import (
     EFFECTIVE_FIELDS,
-    days_below,
-    decay_rate,
-    effective_from_row,
     effective_importance_expression,
 )
 from memoryhub.memories.selectors import filter_memories
@@ -258,7 +254,7 @@ def history(memory_id: int) -> list[MemoryEvent]:
     return list(MemoryEvent.objects.filter(memory_id=memory_id).order_by("created_at", "id"))
 
 
-def similar_memories(memory: Memory, k: int = 8) -> list[tuple[DecayFacts, float]]:
+def similar_memories(memory: Memory, k: int = 8) -> list[tuple[Memory, float]]:
     """The nearest memories by vector (any project, any status), with cosine similarity."""
     from memoryhub.embeddings import get_embedder
 
@@ -271,186 +267,6 @@ def similar_memories(memory: Memory, k: int = 8) -> list[tuple[DecayFacts, float
     neighbours = [(pk, distance) for pk, distance in sql.knn(vector, k + 1) if pk != memory.pk][:k]
     by_id = Memory.objects.in_bulk([pk for pk, _ in neighbours])
     return [(by_id[pk], round(1.0 - distance, 3)) for pk, distance in neighbours if pk in by_id]
-
-
-# --- decay -----------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class DecayRow:
-    memory: Memory
-    effective: float
-    days_left: float
-
-
-@dataclass(frozen=True, slots=True)
-class DecayFacts:
-    """What the decay page needs of an active memory; the full row is loaded only for the few it lists."""
-
-    pk: int
-    category: str
-    tier: str
-    confirmed: bool
-    importance: float
-
-
-def active_effective(now: datetime | None = None) -> list[tuple[DecayFacts, float]]:
-    """Every active memory's decay facts with its effective importance now.
-
-    SQLite computes the value (decay.effective_importance_expression, the rule's SQL form): 10k rows in a few
-    milliseconds, where building 10k model instances and computing in Python took most of a second. Without
-    SQLite's `pow`, the same rule in Python (decay.effective_from_row).
-    """
-    now = now or timezone.now()
-    rows = Memory.objects.active()
-    fields = ("pk", "category", "tier", "confirmed", "importance")
-    if _sqlite_has_pow():
-        values = rows.annotate(effective=effective_importance_expression(now)).values_list(*fields, "effective")
-        return [(DecayFacts(*row[:5]), round(row[5], 6)) for row in values.iterator(chunk_size=5000)]
-    return [
-        (DecayFacts(*(row[f] for f in fields)), effective_from_row(row, now))
-        for row in rows.values(*EFFECTIVE_FIELDS).iterator(chunk_size=5000)
-    ]
-
-
-NONE = "(none)"
-
-
-def _display_order(key: str) -> list[str]:
-    """Tiers and categories in one order everywhere on the decay page: the model's, "(none)" last."""
-    return [*(Tier.values if key == "tier" else Category.values), NONE]
-
-
-def distribution(pairs: list[tuple[DecayFacts, float]], key: str, bins: int = 10) -> dict[str, list[int]]:
-    """Histogram of effective importance (bins of equal width over 0..1) per tier or per category."""
-    out: dict[str, list[int]] = defaultdict(lambda: [0] * bins)
-    for memory, value in pairs:
-        label = getattr(memory, key) or NONE
-        out[label][min(int(value * bins), bins - 1)] += 1
-    order = _display_order(key)
-    return {name: out[name] for name in sorted(out, key=lambda n: (order.index(n) if n in order else len(order), n))}
-
-
-def _median(values: list[float]) -> float | None:
-    values = sorted(values)
-    return values[len(values) // 2] if values else None
-
-
-def tier_curves(pairs: list[tuple[DecayFacts, float]]) -> list[dict]:
-    """Per tier: today's median effective importance and the tier's own rate (what a memory of that tier decays
-    at when its category has no rate of its own). Every tier, with or without memories (then from 0.5)."""
-    groups: dict[str, list[float]] = defaultdict(list)
-    for memory, value in pairs:
-        groups[memory.tier].append(value)
-    return [
-        {
-            "tier": tier,
-            "count": len(groups.get(tier, [])),
-            "start": _median(groups.get(tier, [])) or 0.5,
-            "rate": decay_rate("", tier),
-        }
-        for tier in Tier.values
-    ]
-
-
-@dataclass
-class GridCell:
-    count: int
-    median: float | None
-    rate: float
-
-
-def tier_category_grid(pairs: list[tuple[DecayFacts, float]]) -> dict:
-    """Tier x category: how many active memories, their median effective importance, and the rate that applies
-    (decay.decay_rate: the category's if it has one, else the tier's). Columns are the categories in use."""
-    groups: dict[tuple[str, str], list[float]] = defaultdict(list)
-    for memory, value in pairs:
-        groups[(memory.tier, memory.category)].append(value)
-    used = {category for _, category in groups}
-    columns = [c for c in [*Category.values, ""] if c in used] or list(Category.values)
-    tiers = [t for t in [*Tier.values, ""] if t or any(k[0] == "" for k in groups)]
-    rows = [
-        {
-            "tier": tier or NONE,
-            "cells": [
-                GridCell(len(groups[(tier, c)]), _median(groups[(tier, c)]), decay_rate(c, tier)) for c in columns
-            ],
-        }
-        for tier in tiers
-    ]
-    return {"columns": [c or NONE for c in columns], "rows": rows}
-
-
-def category_curves(pairs: list[tuple[DecayFacts, float]]) -> list[dict]:
-    """Per category: today's median effective importance and where it goes over the next 90 days.
-
-    The curve follows the category's decay rate (a memory nobody uses); the tier rate applies where the
-    category has none, so the curve uses the most common tier of that category's memories.
-    """
-    groups: dict[str, list[tuple[DecayFacts, float]]] = defaultdict(list)
-    for memory, value in pairs:
-        groups[memory.category].append((memory, value))
-    curves = []
-    for category in [*Category.values, ""]:
-        members = groups.get(category, [])
-        values = sorted(v for _, v in members)
-        start = values[len(values) // 2] if values else 0.5
-        tier = Counter(m.tier for m, _ in members).most_common(1)[0][0] if members else ""
-        rate = decay_rate(category, tier)
-        if not category and not members:
-            continue  # "(none)" is not a category: show it only when some memories have no category
-        curves.append({"category": category or NONE, "count": len(members), "start": start, "rate": rate})
-    return curves
-
-
-def falling_soon(
-    pairs: list[tuple[DecayFacts, float]], within_days: float = 7.0, limit: int = 25
-) -> tuple[list[DecayRow], int]:
-    """Active memories whose effective importance drops below the archive threshold within the window, soonest
-    first: the first `limit` (their rows loaded) and how many there are in all."""
-    threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    all_rates = [
-        settings.MEMORYHUB_DECAY_DEFAULT_RATE,
-        *settings.MEMORYHUB_DECAY_TIER_RATES.values(),
-        *settings.MEMORYHUB_DECAY_CATEGORY_RATES.values(),
-    ]
-    # A memory that stays above the threshold for the window even at the fastest rate needs no closer look.
-    safe_above = threshold / min(all_rates) ** within_days if min(all_rates) > 0 else float("inf")
-    rates: dict[tuple[str, str], float] = {}  # a handful of (category, tier) pairs among thousands of memories
-    found = []
-    for memory, value in pairs:
-        if value >= safe_above:
-            continue
-        key = (memory.category, memory.tier)
-        if key not in rates:
-            rates[key] = decay_rate(*key)
-        days = days_below(
-            current=value,
-            importance=memory.importance,
-            confirmed=memory.confirmed,
-            rate=rates[key],
-            threshold=threshold,
-        )
-        if days is not None and days <= within_days:
-            found.append((round(days, 1), value, memory.pk))
-    found.sort()
-    shown = found[:limit]
-    memories = Memory.objects.in_bulk([pk for _, _, pk in shown])
-    return [DecayRow(memories[pk], value, days) for days, value, pk in shown if pk in memories], len(found)
-
-
-def recently_archived(limit: int = 20) -> list[tuple[Memory, MemoryEvent]]:
-    """Archived memories, latest first, with the event that archived them (a sweep, a person, a merge).
-
-    Archiving leaves `updated_at` alone (it is the decay clock), so the history says when it happened.
-    """
-    events = MemoryEvent.objects.filter(action__in=["archived", "merged"]).order_by("-created_at", "-id")[: limit * 4]
-    latest: dict[int, MemoryEvent] = {}
-    for event in events:
-        latest.setdefault(event.memory_id, event)
-    memories = Memory.objects.filter(pk__in=list(latest), status=Status.ARCHIVED).in_bulk()
-    ordered = [(memories[mid], event) for mid, event in latest.items() if mid in memories]
-    return ordered[:limit]
 
 
 # --- gate log and overview --------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.models import GateDecision, Memory, ProposalStatus
-from ui import charts, selectors
+from ui import charts, decay_figures, selectors
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
@@ -31,33 +31,33 @@ def decay_context() -> dict:
     from memoryhub.memories.lifecycle import last_sweep
 
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    pairs = selectors.active_effective()
-    by_tier = selectors.distribution(pairs, "tier")
-    by_category = selectors.distribution(pairs, "category")
+    counts = decay_figures.tally()
+    by_tier = decay_figures.distribution(counts, "tier")
+    by_category = decay_figures.distribution(counts, "category")
     peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
-    soon, soon_total = selectors.falling_soon(pairs, within_days=7)
+    soon, soon_total = decay_figures.falling_soon(within_days=7)
     return {
         "threshold": threshold,
         "floor": settings.MEMORYHUB_CONFIRMED_FLOOR,
         "default_rate": settings.MEMORYHUB_DECAY_DEFAULT_RATE,
-        "active_total": len(pairs),
-        "tier_charts": [charts.histogram(name, counts, threshold, peak) for name, counts in by_tier.items()],
-        "category_charts": [charts.histogram(name, counts, threshold, peak) for name, counts in by_category.items()],
+        "active_total": counts.total,
+        "tier_charts": [charts.histogram(name, n, threshold, peak) for name, n in by_tier.items()],
+        "category_charts": [charts.histogram(name, n, threshold, peak) for name, n in by_category.items()],
         "tier_curves": [
             charts.decay_curve(c["tier"], c["count"], c["start"], c["rate"], threshold)
-            for c in selectors.tier_curves(pairs)
+            for c in decay_figures.tier_curves(counts)
         ],
         "curves": [
             charts.decay_curve(c["category"], c["count"], c["start"], c["rate"], threshold)
-            for c in selectors.category_curves(pairs)
+            for c in decay_figures.category_curves(counts)
         ],
-        "grid": selectors.tier_category_grid(pairs),
-        # What the sweep would archive now: the same effective importance as the sweep, read from the same pairs.
-        "due_now": sum(1 for _, value in pairs if value < threshold),
+        "grid": decay_figures.tier_category_grid(counts),
+        # What the sweep would archive now: the same rule as the sweep, counted by the database.
+        "due_now": counts.due_now,
         "last_sweep": last_sweep(),
         "soon": soon,
         "soon_total": soon_total,
-        "archived": selectors.recently_archived(),
+        "archived": decay_figures.recently_archived(),
     }
 
 

@@ -10,7 +10,7 @@ from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
 from memoryhub.memories.store import delete_memory, update_memory
 from memoryhub.models import Memory
-from ui import selectors
+from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (
     DOMAIN_ERRORS,
@@ -111,7 +111,7 @@ def _merge_proposal(memory: Memory):
 def _row(request: HtmxHttpRequest, memory: Memory, *, status: int = 200) -> HttpResponse:
     """The memory's row as the page that asked shows it: the list's row or the decay page's row."""
     if request.POST.get("view") == "decay" or request.GET.get("view") == "decay":
-        row = selectors.DecayRow(memory, memory.effective_importance, days_until_below(memory))
+        row = decay_figures.DecayRow(memory, memory.effective_importance, days_until_below(memory))
         return render_view(request, "ui/decay.html", "soon_row", {"row": row}, status=status)
     selectors.explain_archived([memory])
     return render_view(request, LIST, "row", {"memory": memory}, status=status)
