@@ -20,10 +20,12 @@ from django.utils import timezone
 
 from memoryhub.memories.decay import (
     EFFECTIVE_FIELDS,
+    HALF_UNIT,
     days_below,
     decay_rate,
     effective_from_row,
     effective_importance_expression,
+    fastest_rate,
 )
 from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
 from ui.selectors import _sqlite_has_pow
@@ -69,8 +71,12 @@ def tally(now: datetime | None = None) -> DecayTally:
             Memory.objects.active()
             .annotate(effective=effective_importance_expression(now))
             .annotate(
-                band=Cast(Floor(F("effective") * BANDS, output_field=FloatField()), IntegerField()),
-                below=Case(When(effective__lt=threshold, then=Value(1)), default=Value(0), output_field=IntegerField()),
+                band=Cast(Floor((F("effective") + HALF_UNIT) * BANDS, output_field=FloatField()), IntegerField()),
+                below=Case(
+                    When(effective__lt=threshold - HALF_UNIT, then=Value(1)),
+                    default=Value(0),
+                    output_field=IntegerField(),
+                ),
             )
             .values_list("tier", "category", "band", "below")
             .annotate(n=Count("pk"))
@@ -188,25 +194,21 @@ def falling_soon(within_days: float = 7.0, limit: int = 25, now: datetime | None
     """
     now = now or timezone.now()
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    fastest = min(
-        [
-            settings.MEMORYHUB_DECAY_DEFAULT_RATE,
-            *settings.MEMORYHUB_DECAY_TIER_RATES.values(),
-            *settings.MEMORYHUB_DECAY_CATEGORY_RATES.values(),
-        ]
-    )
+    fastest = fastest_rate()
     reach = threshold / fastest**within_days if fastest > 0 else float("inf")
     fields = ("pk", "category", "tier", "confirmed", "importance")
     found: list[tuple[float, float, int]] = []
     below_total = 0
     if _sqlite_has_pow():
         rows = Memory.objects.active().annotate(effective=effective_importance_expression(now))
-        below = rows.filter(effective__lt=threshold)
+        below = rows.filter(effective__lt=threshold - HALF_UNIT)
         below_total = below.count()
         found = [
             (0.0, round(v, 6), pk) for pk, v in below.order_by("effective", "pk").values_list("pk", "effective")[:limit]
         ]
-        candidates = rows.filter(effective__gte=threshold, effective__lt=reach).values_list(*fields, "effective")
+        candidates = rows.filter(effective__gte=threshold - HALF_UNIT, effective__lt=reach).values_list(
+            *fields, "effective"
+        )
     else:
         candidates = [
             (*(row[f] for f in fields), effective_from_row(row, now))
