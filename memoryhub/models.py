@@ -113,6 +113,7 @@ class ProposalStatus(models.TextChoices):
     ACCEPTED = "accepted"
     REJECTED = "rejected"
     UNDONE = "undone"
+    STALE = "stale"  # a source changed or went away before anyone decided: closed by itself
 
 
 class Proposal(models.Model):

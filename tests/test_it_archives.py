@@ -66,7 +66,8 @@ def test_the_sweep_archives_exactly_those_below_the_threshold(store):
     for pk in expected:
         event = MemoryEvent.objects.get(memory_id=pk, action="archived")
         assert event.actor == "decay"
-        assert event.before == {"status": "active"} and event.after == {"status": "archived"}
+        # The sweep marks its events, so "undo last sweep" finds exactly them.
+        assert event.before == {"status": "active"} and event.after == {"status": "archived", "sweep": report.sweep_id}
         assert "below the threshold 0.300" in event.note
 
 

@@ -6,11 +6,10 @@ Nothing here writes. Search goes through memoryhub.retrieval.search without rein
 from __future__ import annotations
 
 import functools
-from collections import Counter, defaultdict
+from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from django.conf import settings
 from django.core.paginator import Page, Paginator
 from django.db import OperationalError
 from django.db.models import (
@@ -28,9 +27,6 @@ from django.utils import timezone
 
 from memoryhub.memories.decay import (
     EFFECTIVE_FIELDS,
-    days_below,
-    decay_rate,
-    effective_importance,
     effective_importance_expression,
 )
 from memoryhub.memories.selectors import filter_memories
@@ -79,6 +75,7 @@ class MemoryListing:
     total: int
     searched: bool
     scores: dict[int, float] = field(default_factory=dict)
+    explains: dict[int, dict] = field(default_factory=dict)  # per hit: how it matched (search's `explain`)
     exact: bool = True  # False: a search that stopped at its limit, so more matches may exist
 
 
@@ -124,7 +121,7 @@ def _page_of_ids(ids: list[int], number: int, known: dict[int, Memory] | None = 
     return page
 
 
-def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float], bool, dict[int, Memory]]:
+def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float], bool, dict[int, Memory], dict]:
     from memoryhub.retrieval.search import search_memories
 
     common = {
@@ -147,6 +144,7 @@ def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float]
     hits = search_memories(**scope, **common)
     memories = {hit.memory.pk: hit.memory for hit in hits}
     scores = {hit.memory.pk: hit.score for hit in hits}
+    explains = {hit.memory.pk: hit.explain for hit in hits}
     ids = sorted(scores, key=lambda pk: (-scores[pk], pk))
     exhausted = len(ids) < k
     # The search knows no "confirmed" filter and a project's search includes the globals: keep what the list would.
@@ -154,20 +152,30 @@ def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float]
         ids = [pk for pk in ids if memories[pk].confirmed == (filters.confirmed == "yes")]
     if filters.project and filters.project != GLOBAL:
         ids = [pk for pk in ids if memories[pk].project == filters.project]
-    return ids, scores, exhausted, memories
+    return ids, scores, exhausted, memories, explains
 
 
 def list_memories(filters: MemoryFilters) -> MemoryListing:
+    listing = _list_memories(filters)
+    listing.page.object_list = explain_archived(list(listing.page.object_list))
+    return listing
+
+
+def _list_memories(filters: MemoryFilters) -> MemoryListing:
     sort = filters.effective_sort
     if filters.q.strip():
         # Ask the search for the pages up to this one and one more hit (which tells whether a next page exists):
         # its cost grows with k, and most searches are read on their first page.
         k = min(SEARCH_LIMIT, PAGE_SIZE * max(1, filters.page) + 1)
-        ids, scores, exhausted, memories = _search(filters, k)
+        ids, scores, exhausted, memories, explains = _search(filters, k)
         if sort != "relevance":
             ids = _reorder(ids, sort)
         page = _page_of_ids(ids, filters.page, memories)
-        return MemoryListing(page=page, total=len(ids), searched=True, scores=scores, exact=exhausted)
+        for memory in page.object_list:
+            memory.match = explains.get(memory.pk) or {}
+        return MemoryListing(
+            page=page, total=len(ids), searched=True, scores=scores, explains=explains, exact=exhausted
+        )
     rows = _filtered(filters)
     if sort == "importance":
         ordered = _by_importance(rows)
@@ -178,6 +186,33 @@ def list_memories(filters: MemoryFilters) -> MemoryListing:
     ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
     page = Paginator(rows.order_by(*ordering), PAGE_SIZE).get_page(filters.page)
     return MemoryListing(page=page, total=page.paginator.count, searched=False)
+
+
+def explain_archived(memories: list[Memory]) -> list[Memory]:
+    """Give each archived memory `archived_why` (a short chip: decayed, merged into #n, by a person) and
+    `archived_note` (the full note of the event that archived it), read from its history in one query."""
+    archived = [m for m in memories if m.status == Status.ARCHIVED]
+    if not archived:
+        return memories
+    events = MemoryEvent.objects.filter(
+        memory_id__in=[m.pk for m in archived], action__in=["archived", "merged"]
+    ).order_by("memory_id", "-created_at", "-id")
+    latest: dict[int, MemoryEvent] = {}
+    for event in events.only("memory_id", "action", "actor", "note", "after"):
+        latest.setdefault(event.memory_id, event)
+    for memory in archived:
+        event = latest.get(memory.pk)
+        if event is None:
+            memory.archived_why, memory.archived_note = "", ""
+        elif event.action == "merged" or memory.merged_into_id:
+            memory.archived_why = f"merged into #{memory.merged_into_id}" if memory.merged_into_id else "merged"
+            memory.archived_note = event.note
+        elif event.note.startswith("decayed"):
+            memory.archived_why, memory.archived_note = "decayed", event.note
+        else:
+            memory.archived_why = f"by {event.actor.removeprefix('ui:')}" if event.actor else "by hand"
+            memory.archived_note = event.note
+    return memories
 
 
 def _reorder(ids: list[int], sort: str) -> list[int]:
@@ -222,99 +257,6 @@ def history(memory_id: int) -> list[MemoryEvent]:
 def similar_memories(memory: Memory, k: int = 8) -> list[tuple[Memory, float]]:
     """The nearest memories by vector (any project, any status), with cosine similarity."""
     return nearest_memories(memory, k)
-
-
-# --- decay -----------------------------------------------------------------------------------------------------
-
-
-@dataclass
-class DecayRow:
-    memory: Memory
-    effective: float
-    days_left: float
-
-
-def active_effective(now: datetime | None = None) -> list[tuple[Memory, float]]:
-    now = now or timezone.now()
-    rows = Memory.objects.active().only(
-        "pk",
-        "content",
-        "project",
-        "importance",
-        "category",
-        "tier",
-        "confirmed",
-        "last_accessed_at",
-        "updated_at",
-        "created_at",
-        "status",
-        "tags",
-        "source",
-    )
-    return [(m, effective_importance(m, now)) for m in rows.iterator(chunk_size=2000)]
-
-
-def distribution(pairs: list[tuple[Memory, float]], key: str, bins: int = 10) -> dict[str, list[int]]:
-    """Histogram of effective importance (bins of equal width over 0..1) per tier or per category."""
-    out: dict[str, list[int]] = defaultdict(lambda: [0] * bins)
-    for memory, value in pairs:
-        label = getattr(memory, key) or "(none)"
-        out[label][min(int(value * bins), bins - 1)] += 1
-    return dict(sorted(out.items()))
-
-
-def category_curves(pairs: list[tuple[Memory, float]]) -> list[dict]:
-    """Per category: today's median effective importance and where it goes over the next 90 days.
-
-    The curve follows the category's decay rate (a memory nobody uses); the tier rate applies where the
-    category has none, so the curve uses the most common tier of that category's memories.
-    """
-    groups: dict[str, list[tuple[Memory, float]]] = defaultdict(list)
-    for memory, value in pairs:
-        groups[memory.category].append((memory, value))
-    curves = []
-    for category in ["", *Category.values]:
-        members = groups.get(category, [])
-        values = sorted(v for _, v in members)
-        start = values[len(values) // 2] if values else 0.5
-        tier = Counter(m.tier for m, _ in members).most_common(1)[0][0] if members else ""
-        rate = decay_rate(category, tier)
-        if not category and not members:
-            continue  # "(none)" is not a category: show it only when some memories have no category
-        curves.append({"category": category or "(none)", "count": len(members), "start": start, "rate": rate})
-    return curves
-
-
-def falling_soon(pairs: list[tuple[Memory, float]], within_days: float = 7.0, limit: int = 100) -> list[DecayRow]:
-    """Active memories whose effective importance drops below the archive threshold within the window."""
-    threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    rows = []
-    for memory, value in pairs:
-        days = days_below(
-            current=value,
-            importance=memory.importance,
-            confirmed=memory.confirmed,
-            rate=decay_rate(memory.category, memory.tier),
-            threshold=threshold,
-        )
-        if days is not None and days <= within_days:
-            rows.append(DecayRow(memory, value, round(days, 1)))
-    rows.sort(key=lambda r: (r.days_left, r.effective, r.memory.pk))
-    return rows[:limit]
-
-
-def recently_archived(limit: int = 20) -> list[tuple[Memory, MemoryEvent]]:
-    """Archived memories, latest first, with the event that archived them (a sweep, a person, a merge).
-
-    Archiving leaves `updated_at` alone (it is the decay clock), so the history says when it happened.
-    """
-    events = MemoryEvent.objects.filter(action__in=["archived", "merged"]).order_by("-created_at", "-id")[: limit * 4]
-    latest: dict[int, MemoryEvent] = {}
-    for event in events:
-        latest.setdefault(event.memory_id, event)
-    memories = Memory.objects.filter(pk__in=list(latest), status=Status.ARCHIVED).in_bulk()
-    ordered = [(memories[mid], event) for mid, event in latest.items() if mid in memories]
-    return ordered[:limit]
 
 
 # --- gate log and overview --------------------------------------------------------------------------------------
@@ -368,6 +310,27 @@ def proxy_usage_by_day(days: int = 14) -> list[dict]:
         row["label"] = f"{row['requests']} requests"
         row["latency_ms"] = round(row["latency_ms"] or 0.0)
     return rows
+
+
+def per_day(rows: QuerySet, field_name: str, days: int) -> dict[tuple, int]:
+    """Counts per (day, value of `field_name`) over the last `days` days, by the rows' created_at (UTC days)."""
+    since = timezone.now() - timedelta(days=days)
+    counted = (
+        rows.filter(created_at__gte=since)
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day", field_name)
+        .annotate(n=Count("pk"))
+    )
+    return {(day, value): n for day, value, n in counted}
+
+
+def gate_outcomes_by_day(days: int = 30) -> dict[tuple, int]:
+    return per_day(GateLogEntry.objects.all(), "decision", days)
+
+
+def proposals_by_day(days: int = 30) -> dict[tuple, int]:
+    """Proposals made per day, split by what became of them (pending, accepted, rejected, undone, stale)."""
+    return per_day(Proposal.objects.all(), "status", days)
 
 
 def recall_usage_by_project() -> dict[str | None, dict]:

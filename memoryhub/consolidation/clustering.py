@@ -49,6 +49,32 @@ STOPWORDS = frozenset(
 )
 
 
+# Times of day written differently ("3pm", "3 p.m.", "3:00 PM", "15:00", "15h", "15h00") are one time: each is
+# rewritten as one token, "15h00", before words are compared, so twins that differ only in how they write a time
+# are proposed, and two different times stay two names.
+_TIME_12H = re.compile(r"\b(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*(?:([ap])\.\s?m\.|([ap])m\b)", re.IGNORECASE)
+_TIME_24H = re.compile(r"\b([01]?\d|2[0-3])(?::([0-5]\d)(?::[0-5]\d)?|h([0-5]\d)?)(?![\w:])", re.IGNORECASE)
+_TIME_WORDS = {"noon": "12h00", "midday": "12h00", "midnight": "00h00"}
+_TIME_WORD = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
+
+
+def _time_token(hour: int, minute: int) -> str:
+    return f"{hour:02d}h{minute:02d}"
+
+
+def normalise_times(text: str) -> str:
+    def twelve(match: re.Match) -> str:
+        hour = int(match.group(1)) % 12 + (12 if (match.group(3) or match.group(4)).lower() == "p" else 0)
+        return _time_token(hour, int(match.group(2) or 0))
+
+    def twentyfour(match: re.Match) -> str:
+        return _time_token(int(match.group(1)), int(match.group(2) or match.group(3) or 0))
+
+    text = _TIME_12H.sub(twelve, text)
+    text = _TIME_24H.sub(twentyfour, text)
+    return _TIME_WORD.sub(lambda m: _TIME_WORDS[m.group(1).lower()], text)
+
+
 def normalise_word(word: str) -> str:
     # A plural and its singular are the same word for overlap; anything heavier than this is not worth it here.
     if len(word) > 4 and word.endswith("ies"):
@@ -75,12 +101,14 @@ class Words:
 
 def scope_lexicon(parsed: list[Words]) -> frozenset[str]:
     """The scope's names: words written capitalised inside sentences at least as often as in lower case, and
-    words that open several sentences but are never written in lower case (a person's name: "Priya asks...")."""
+    words that open a memory but are never written in lower case (a person's name: "Priya asks...")."""
     capitalised = Counter(w for p in parsed for w in p.names)
     lower = Counter(w for p in parsed for w in p.plain)
     opening = Counter(w for p in parsed for w in p.initial)
     names = {w for w, n in capitalised.items() if n >= lower[w]}
-    names |= {w for w, n in opening.items() if n >= 2 and not lower[w]}
+    # A memory's capitalised first word that the scope never writes in lower case names someone or something
+    # ("Priya prefers tabs" / "Oskar prefers tabs" are two people's preferences, never one memory).
+    names |= {w for w, n in opening.items() if n >= 1 and not lower[w]}
     return frozenset(names)
 
 
@@ -99,6 +127,7 @@ def _label_end(text: str) -> int:
 
 
 def text_words(text: str) -> Words:
+    text = normalise_times(text)
     words, specific, names, plain, initial = set(), set(), set(), set(), set()
     label_end = _label_end(text)
     for match in _WORD.finditer(text):
@@ -130,6 +159,20 @@ def names_apart(a: Words, b: Words) -> bool:
     One naming more than the other is fine: that is a duplicate with a detail added.
     """
     return bool(a.specific - b.words) and bool(b.specific - a.words)
+
+
+def differing_names(texts: list[str]) -> list[str]:
+    """The names (numbers, times, paths, identifiers, capitalised names) some of `texts` use and another lacks,
+    in first-seen order: what a person should check before accepting a merge of them."""
+    parsed = [text_words(t) for t in texts]
+    lexicon = scope_lexicon(parsed)
+    parsed = [p.knowing(lexicon) for p in parsed]
+    seen: dict[str, None] = {}
+    for p in parsed:
+        for name in sorted(p.specific):
+            if any(name not in other.words for other in parsed):
+                seen.setdefault(name, None)
+    return list(seen)
 
 
 def same_names(a: Words, b: Words) -> bool:

@@ -165,10 +165,13 @@ def run_consolidation(
     A cluster already proposed (whatever became of it), or inside one a person rejected, is not proposed again;
     memories waiting in a pending proposal are left out until it is decided.
     """
+    close_stale_proposals()  # their sources are free again, and may cluster anew
     client, unusable = _resolve_llm(llm)
     limit = settings.MEMORYHUB_CONSOLIDATE_MAX_PROPOSALS if limit is None else limit
     scopes = None if project is None else [project]
-    known_keys = set(Proposal.objects.values_list("cluster_key", flat=True))
+    # A stale proposal's cluster may be proposed again: its texts changed since.
+    proposed = Proposal.objects.exclude(status=ProposalStatus.STALE)
+    known_keys = set(proposed.values_list("cluster_key", flat=True))
     declined = _declined_sets()
     clusters = [
         c
@@ -196,7 +199,7 @@ def run_consolidation(
                 generator = f"{DETERMINISTIC} (LLM failed: {exc})"[:200]
         with transaction.atomic():
             # Another run may have proposed the same cluster while the LLM was thinking.
-            if Proposal.objects.filter(cluster_key=cluster.key).exists():
+            if proposed.filter(cluster_key=cluster.key).exists():
                 continue
             made.append(
                 Proposal.objects.create(
@@ -419,6 +422,61 @@ def undo_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
         current.save(update_fields=["status", "decided_at", "decided_by"])
     proposal.refresh_from_db()
     return proposal
+
+
+def reject_proposals(*, proposal_ids: list[int], actor: str = "") -> list[int]:
+    """Reject each pending proposal among `proposal_ids` (a person clearing a queue); returns the ids rejected.
+    A proposal decided meanwhile is skipped, not an error: the person's intent for it is already moot."""
+    rejected = []
+    for proposal in Proposal.objects.filter(pk__in=proposal_ids, status=ProposalStatus.PENDING).order_by("pk"):
+        try:
+            reject_proposal(proposal=proposal, actor=actor)
+        except ValidationError:
+            continue
+        rejected.append(proposal.pk)
+    return rejected
+
+
+def stale_reason(proposal: Proposal, memories: dict[int, Memory]) -> str:
+    """Why a pending proposal can no longer be accepted as written ("" if it still can): a source was deleted,
+    archived (or merged elsewhere), or its text edited after the proposal was made."""
+    for memory_id in proposal.sources:
+        memory = memories.get(int(memory_id))
+        if memory is None:
+            return f"memory #{memory_id} was deleted"
+        if memory.status != Status.ACTIVE:
+            return f"memory #{memory_id} was archived"
+        if memory.updated_at > proposal.created_at:
+            return f"memory #{memory_id} was edited"
+    return ""
+
+
+def close_stale_proposals(*, actor: str = "consolidation") -> list[int]:
+    """Close every pending proposal whose sources changed since it was made (status `stale`, with the reason in
+    its rationale's place for the record); returns their ids. Cheap: one read of the pending proposals' sources.
+    The queue calls it before it lists, and every consolidation run does, so nobody reviews a proposal that
+    would merge memories that are no longer what it shows."""
+    pending = list(Proposal.objects.filter(status=ProposalStatus.PENDING))
+    if not pending:
+        return []
+    ids = {int(i) for p in pending for i in p.sources}
+    memories = Memory.objects.only("pk", "status", "updated_at").in_bulk(list(ids))
+    closed = []
+    for proposal in pending:
+        reason = stale_reason(proposal, memories)
+        if not reason:
+            continue
+        updated = Proposal.objects.filter(pk=proposal.pk, status=ProposalStatus.PENDING).update(
+            status=ProposalStatus.STALE,
+            decided_at=timezone.now(),
+            decided_by=actor,
+            rationale=f"Closed as stale: {reason}. {proposal.rationale}".strip()[:2000],
+        )
+        if updated:
+            closed.append(proposal.pk)
+    if closed:
+        logger.info("consolidation: %d stale proposals closed", len(closed))
+    return closed
 
 
 def proposal_for_merged(memory: Memory) -> Proposal | None:

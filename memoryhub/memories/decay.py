@@ -26,6 +26,10 @@ from django.utils import timezone
 
 # The decay clock: the first of these that is set is the moment the memory was last referenced.
 CLOCK_FIELDS = ("last_accessed_at", "updated_at", "created_at")
+# Effective importance is rounded to this many places. The SQL form is not rounded; a reader that compares it
+# with a boundary (a band, the threshold) adds HALF_UNIT first, so both forms fall on the same side of it.
+PLACES = 6
+HALF_UNIT = 0.5 * 10**-PLACES
 # What effective importance needs of a row (for `.values(*EFFECTIVE_FIELDS)` and `.only(...)`).
 EFFECTIVE_FIELDS = ("pk", "importance", "category", "tier", "confirmed", *CLOCK_FIELDS)
 
@@ -47,6 +51,13 @@ def decay_rate(category: str, tier: str) -> float:
     return settings.MEMORYHUB_DECAY_DEFAULT_RATE
 
 
+def fastest_rate() -> float:
+    """The lowest configured rate: no memory decays faster (the dashboard's bound on what can fade soon)."""
+    return min(
+        [settings.MEMORYHUB_DECAY_DEFAULT_RATE, *(rate for _, rates in _rate_tables() for rate in rates.values())]
+    )
+
+
 def last_referenced(last_accessed_at: datetime | None, updated_at: datetime | None, created_at: datetime) -> datetime:
     """The decay clock's start (see CLOCK_FIELDS)."""
     return last_accessed_at or updated_at or created_at
@@ -61,7 +72,7 @@ def decayed(importance: float, rate: float, days: float, confirmed: bool) -> flo
     value = importance * rate**days
     if confirmed:
         value = max(value, min(importance, settings.MEMORYHUB_CONFIRMED_FLOOR))
-    return round(value, 6)
+    return round(value, PLACES)
 
 
 def effective_value(

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -26,6 +27,8 @@ from memoryhub.memories.store import record_event, reinforce
 from memoryhub.models import Memory, MemoryEvent, Status
 
 SWEEP_BATCH = 500
+SWEEP_KEY = "sweep"  # in an archive event's `after`: the sweep that archived it
+UNDONE_SWEEP_KEY = "undoes_sweep"  # in a restore event's `after`: the sweep it took back
 
 
 def _fresh(memory: Memory) -> Memory:
@@ -70,13 +73,15 @@ def archive(
     notes: Mapping[int, str] | None = None,
     action: str = "archived",
     merged_into: Memory | None = None,
+    record: Mapping[str, Any] | None = None,
 ) -> list[int]:
     """Archive the active memories among `memory_ids`, each with one history event; returns the ids archived.
 
     The one way a memory is archived. `notes` gives a memory its own note (else `note`); a merge passes
     `action="merged"` and the memory the sources went into, which the event records. Memories not active are
     left alone (and get no event), so a repeated call changes nothing. Runs in the caller's transaction if
-    there is one. `updated_at` is not touched (see the module's docstring).
+    there is one. `updated_at` is not touched (see the module's docstring). `record` adds keys to each event's
+    `after` (a sweep marks its events with its id, which is how `undo_last_sweep` finds them).
     """
     with transaction.atomic():
         ids = list(
@@ -88,7 +93,7 @@ def archive(
             return []
         changes: dict = {"status": Status.ARCHIVED}
         before: dict = {"status": Status.ACTIVE}
-        after: dict = {"status": Status.ARCHIVED}
+        after: dict = {"status": Status.ARCHIVED, **(record or {})}
         if merged_into is not None:
             changes["merged_into"] = merged_into
             before["merged_into"] = None
@@ -182,6 +187,10 @@ class SweepReport:
     archived: list[ArchivedItem] = field(default_factory=list)
 
     @property
+    def sweep_id(self) -> str:
+        return self.now.isoformat()
+
+    @property
     def archived_ids(self) -> list[int]:
         return [item.id for item in self.archived]
 
@@ -225,6 +234,7 @@ def run_decay_sweep(*, now: datetime | None = None, actor: str = "decay", dry_ru
                 archive(
                     memory_ids=[item.id for item in items],
                     actor=actor,
+                    record={SWEEP_KEY: report.sweep_id},
                     notes={
                         item.id: f"decayed: effective importance {item.effective_importance:.3f} "
                         f"below the threshold {threshold:.3f}"
@@ -233,3 +243,59 @@ def run_decay_sweep(*, now: datetime | None = None, actor: str = "decay", dry_ru
                 )
             report.archived.extend(items)
     return report
+
+
+@dataclass
+class LastSweep:
+    sweep_id: str
+    memory_ids: list[int]  # archived by it and still archived (not merged or restored since)
+
+
+def last_sweep() -> LastSweep | None:
+    """The most recent sweep that archived something, if it has not been undone, with what it can bring back."""
+    latest = (
+        MemoryEvent.objects.filter(action="archived", after__has_key=SWEEP_KEY).order_by("-created_at", "-id").first()
+    )
+    if latest is None:
+        return None
+    sweep_id = latest.after[SWEEP_KEY]
+    if MemoryEvent.objects.filter(action="restored", **{f"after__{UNDONE_SWEEP_KEY}": sweep_id}).exists():
+        return None
+    ids = MemoryEvent.objects.filter(action="archived", **{f"after__{SWEEP_KEY}": sweep_id}).values_list(
+        "memory_id", flat=True
+    )
+    still = Memory.objects.filter(pk__in=list(ids), status=Status.ARCHIVED, merged_into__isnull=True)
+    return LastSweep(sweep_id, sorted(still.values_list("pk", flat=True)))
+
+
+def undo_last_sweep(*, actor: str) -> list[int]:
+    """Bring back, in one step, what the last sweep archived (each with a `restored` event naming the sweep);
+    returns the ids restored. Like `restore_memory`, the decay clock restarts, so the next sweep does not take
+    them straight back. A memory restored or merged since is left as it is; a sweep is undone once (the dashboard
+    offers the undo only while something of the last sweep is still archived)."""
+    sweep = last_sweep()
+    if sweep is None or not sweep.memory_ids:
+        raise ValidationError("there is no decay sweep to undo", code="invalid_state")
+    now = timezone.now()
+    with transaction.atomic():
+        ids = list(
+            Memory.objects.filter(pk__in=sweep.memory_ids, status=Status.ARCHIVED, merged_into__isnull=True)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+        Memory.objects.filter(pk__in=ids).update(status=Status.ACTIVE, last_accessed_at=now)
+        MemoryEvent.objects.bulk_create(
+            [
+                MemoryEvent(
+                    memory_id=pk,
+                    action="restored",
+                    actor=actor,
+                    before={"status": Status.ARCHIVED},
+                    after={"status": Status.ACTIVE, UNDONE_SWEEP_KEY: sweep.sweep_id},
+                    note=f"decay sweep of {sweep.sweep_id} undone",
+                    created_at=now,
+                )
+                for pk in ids
+            ]
+        )
+    return ids

@@ -40,6 +40,16 @@
     }
   }
 
+  // One row menu open at a time; a click elsewhere or Escape closes it (the top bar menu stays until toggled).
+  function closeMenus(except) {
+    document.querySelectorAll(".row-actions.is-open").forEach(function (menu) {
+      if (menu === except) return;
+      menu.classList.remove("is-open");
+      var button = menu.querySelector("[data-menu-toggle]");
+      if (button) button.setAttribute("aria-expanded", "false");
+    });
+  }
+
   function closeDialog(dialog) {
     if (!dialog) return;
     if (dialog.open) dialog.close();
@@ -64,6 +74,15 @@
 
   document.addEventListener("click", function (event) {
     var target = event.target;
+    var toggle = target.closest("[data-menu-toggle]");
+    if (toggle) {
+      var holder = toggle.closest(".row-actions, .topbar");
+      closeMenus(holder);
+      var open = holder.classList.toggle("is-open");
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+      return;
+    }
+    if (!target.closest(".row-actions.is-open")) closeMenus(null);
     if (target.closest("[data-dismiss]")) {
       target.closest(".message").remove();
     } else if (target.closest("[data-close-dialog]")) {
@@ -94,6 +113,89 @@
       button.click();
     }
   });
+
+  // Keyboard shortcuts on the memory list: "/" search, j/k move, x select, c confirm, e edit, a archive/restore,
+  // ? the list of shortcuts. They act on the selected row (outlined), never while typing in a field.
+  var selectedId = null;
+
+  function listRows() {
+    return Array.prototype.slice.call(document.querySelectorAll("tr.memory-row"));
+  }
+
+  function markSelected() {
+    listRows().forEach(function (tr) {
+      var on = tr.id === selectedId;
+      tr.classList.toggle("is-selected", on);
+      if (on) tr.setAttribute("aria-current", "true"); else tr.removeAttribute("aria-current");
+    });
+  }
+
+  function moveSelection(step) {
+    var rows = listRows();
+    if (!rows.length) return;
+    var index = rows.findIndex(function (tr) { return tr.id === selectedId; });
+    index = index < 0 ? (step > 0 ? 0 : rows.length - 1) : Math.min(rows.length - 1, Math.max(0, index + step));
+    selectedId = rows[index].id;
+    markSelected();
+    rows[index].scrollIntoView({ block: "nearest" });
+  }
+
+  function selectedRow() {
+    return selectedId ? document.getElementById(selectedId) : null;
+  }
+
+  // A key pressed while a row is being swapped waits for the swap: a button htmx has not processed yet would
+  // submit the bulk form around the table instead (and replace the whole list with one row).
+  function whenSettled(action) {
+    if (document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added")) {
+      setTimeout(function () { whenSettled(action); }, 30);
+    } else {
+      action();
+    }
+  }
+
+  function clickIn(row, selector) {
+    whenSettled(function () {
+      var current = selectedRow();
+      var control = current && current.querySelector(selector);
+      if (control) control.click();
+    });
+  }
+
+  var SHORTCUTS = {
+    j: function () { moveSelection(1); },
+    k: function () { moveSelection(-1); },
+    x: function () {
+      var box = selectedRow() && selectedRow().querySelector('input[name="selected"]');
+      if (box) { box.checked = !box.checked; updateSelectedCount(); }
+    },
+    c: function () { clickIn(selectedRow(), "[data-shortcut=confirm]"); },
+    e: function () { clickIn(selectedRow(), "[data-shortcut=edit]"); },
+    a: function () { clickIn(selectedRow(), "[data-shortcut=archive]"); },
+  };
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape") closeMenus(null);
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+    if (field || document.querySelector("dialog[open]")) return;
+    if (event.key === "/") {
+      var search = document.getElementById("id_q");
+      if (search) { event.preventDefault(); search.focus(); search.select(); }
+      return;
+    }
+    if (event.key === "?") {
+      var help = document.getElementById("shortcuts-dialog");
+      if (help) { event.preventDefault(); help.showModal(); }
+      return;
+    }
+    if (!document.getElementById("bulk-form")) return;
+    var action = SHORTCUTS[event.key];
+    if (action) { event.preventDefault(); action(); }
+  });
+
+  // A row an action swapped in keeps the selection outline.
+  document.addEventListener("htmx:afterSettle", markSelected);
 
   document.addEventListener("notice", function (event) {
     var detail = event.detail || {};

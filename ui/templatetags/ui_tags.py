@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from django import template
 from django.conf import settings
+from django.utils.html import escape
+from django.utils.safestring import mark_safe
 
 from ui import selectors
 
@@ -115,3 +118,53 @@ def fixed2(value) -> str:
 @register.filter
 def iso(moment) -> str:
     return moment.isoformat(timespec="seconds") if moment else ""
+
+
+_QUERY_WORD = re.compile(r"[\w][\w.+#/-]*[\w+#]|\w", re.UNICODE)
+
+
+@register.filter
+def highlight(text: str, query: str) -> str:
+    """The text with the query's words marked (<mark>), escaped first; words of two letters or fewer are left
+    unmarked, they would light up half a sentence. A word matches at the start of a word of the text, so
+    "deploy" marks "deploys" and "Deploy"."""
+    text = str(text)
+    words = sorted({w.lower() for w in _QUERY_WORD.findall(query or "") if len(w) > 2}, key=len, reverse=True)
+    if not words:
+        return escape(text)
+    pattern = re.compile(r"(?<!\w)(" + "|".join(re.escape(w) for w in words) + ")", re.IGNORECASE)
+    out, last = [], 0
+    for match in pattern.finditer(text):
+        out.append(escape(text[last : match.start()]))
+        out.append(f"<mark>{escape(match.group())}</mark>")
+        last = match.end()
+    out.append(escape(text[last:]))
+    return mark_safe("".join(out))  # noqa: S308 - every piece was escaped above
+
+
+@register.filter
+def match_channels(explain: dict | None) -> list[str]:
+    """How a search hit matched, in words a person reads: "words", "identifier", "meaning 62%".
+
+    Reads the channels `explain` names when it names them; otherwise derives them from the ranks it reports
+    (a keyword rank: words; an exact or substring hit: identifier; a vector rank: meaning)."""
+    if not explain:
+        return []
+    named = explain.get("channels")
+    if isinstance(named, dict):
+        named = [name for name, value in named.items() if value]
+    if isinstance(named, list | tuple) and named:
+        channels = [str(name) for name in named]
+    else:
+        channels = []
+        if explain.get("keyword_rank"):
+            channels.append("words")
+        if explain.get("exact_match") or explain.get("substring_rank"):
+            channels.append("identifier")
+        if explain.get("vector_rank"):
+            channels.append("meaning")
+    similarity = explain.get("similarity")
+    return [
+        f"meaning {float(similarity):.0%}" if name == "meaning" and isinstance(similarity, int | float) else name
+        for name in channels
+    ]

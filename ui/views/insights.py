@@ -5,10 +5,11 @@ from __future__ import annotations
 from django.conf import settings
 from django.http import HttpResponse
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.models import Memory
-from ui import charts, selectors
+from memoryhub.models import GateDecision, Memory, ProposalStatus
+from ui import charts, decay_figures, selectors
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
@@ -23,25 +24,40 @@ from ui.views.common import (
 
 DECAY = "ui/decay.html"
 PROXY_DAYS = 14  # the chat proxy table on the overview: the last two weeks, a row per day and agent
+ACTIVITY_DAYS = 30  # the overview's gate and proposal charts
 
 
 def decay_context() -> dict:
+    from memoryhub.memories.lifecycle import last_sweep
+
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    pairs = selectors.active_effective()
-    by_tier = selectors.distribution(pairs, "tier")
-    by_category = selectors.distribution(pairs, "category")
+    counts = decay_figures.tally()
+    by_tier = decay_figures.distribution(counts, "tier")
+    by_category = decay_figures.distribution(counts, "category")
+    peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
+    soon, soon_total = decay_figures.falling_soon(within_days=7)
     return {
         "threshold": threshold,
         "floor": settings.MEMORYHUB_CONFIRMED_FLOOR,
-        "active_total": len(pairs),
-        "tier_charts": [charts.histogram(name, counts, threshold) for name, counts in by_tier.items()],
-        "category_charts": [charts.histogram(name, counts, threshold) for name, counts in by_category.items()],
+        "default_rate": settings.MEMORYHUB_DECAY_DEFAULT_RATE,
+        "active_total": counts.total,
+        "tier_charts": [charts.histogram(name, n, threshold, peak) for name, n in by_tier.items()],
+        "category_charts": [charts.histogram(name, n, threshold, peak) for name, n in by_category.items()],
+        "tier_curves": [
+            charts.decay_curve(c["tier"], c["count"], c["start"], c["rate"], threshold)
+            for c in decay_figures.tier_curves(counts)
+        ],
         "curves": [
             charts.decay_curve(c["category"], c["count"], c["start"], c["rate"], threshold)
-            for c in selectors.category_curves(pairs)
+            for c in decay_figures.category_curves(counts)
         ],
-        "soon": selectors.falling_soon(pairs, within_days=7),
-        "archived": selectors.recently_archived(),
+        "grid": decay_figures.tier_category_grid(counts),
+        # What the sweep would archive now: the same rule as the sweep, counted by the database.
+        "due_now": counts.due_now,
+        "last_sweep": last_sweep(),
+        "soon": soon,
+        "soon_total": soon_total,
+        "archived": decay_figures.recently_archived(),
     }
 
 
@@ -66,6 +82,23 @@ def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
         return done(request, notice, reverse("ui:decay"))
     context = decay_context() | {"swept": report}
     return notify(render_view(request, DECAY, "body", context), notice)
+
+
+@dashboard_view
+@require_POST
+def decay_undo_sweep(request: HtmxHttpRequest) -> HttpResponse:
+    """Undo the last sweep in one action: everything it archived comes back (a history event each)."""
+    from memoryhub.memories.lifecycle import undo_last_sweep
+
+    try:
+        restored = undo_last_sweep(actor=actor(request))
+    except DOMAIN_ERRORS as exc:
+        return refuse(request, f"Nothing was undone. {error_text(exc)}", status=409)
+    n = len(restored)
+    notice = f"Last decay sweep undone: {n} memor{'y' if n == 1 else 'ies'} restored."
+    if not request.htmx:
+        return done(request, notice, reverse("ui:decay"))
+    return notify(render_view(request, DECAY, "body", decay_context()), notice)
 
 
 @dashboard_view
@@ -94,6 +127,7 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
                 "calls": usage["n"] if usage else 0,
             }
         )
+    today = timezone.now().date()
     context = {
         "total": Memory.objects.count(),
         "by_project": selectors.counts_by("project"),
@@ -107,5 +141,12 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
         "budget": budget,
         "proxy_days": selectors.proxy_usage_by_day(days=PROXY_DAYS),
         "proxy_window": PROXY_DAYS,
+        "activity_window": ACTIVITY_DAYS,
+        "gate_chart": charts.daily_bars(
+            "Gate outcomes", selectors.gate_outcomes_by_day(ACTIVITY_DAYS), GateDecision.values, today, ACTIVITY_DAYS
+        ),
+        "proposal_chart": charts.daily_bars(
+            "Proposals", selectors.proposals_by_day(ACTIVITY_DAYS), ProposalStatus.values, today, ACTIVITY_DAYS
+        ),
     }
     return render_view(request, "ui/overview.html", None, context)

@@ -12,7 +12,7 @@ from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_fields, delete_memory, update_memory
 from memoryhub.models import Memory
-from ui import selectors
+from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (
     DOMAIN_ERRORS,
@@ -55,6 +55,7 @@ def listing_context(query: QueryDict) -> dict:
         "problems": problems,
         "query": link_query,
         "return_query": query.urlencode(),
+        "query_text": filters.q if listing.searched else "",
         "sorts": selectors.SORTS,
         "global_value": selectors.GLOBAL,
     }
@@ -112,8 +113,9 @@ def _merge_proposal(memory: Memory):
 def _row(request: HtmxHttpRequest, memory: Memory, *, status: int = 200) -> HttpResponse:
     """The memory's row as the page that asked shows it: the list's row or the decay page's row."""
     if request.POST.get("view") == "decay" or request.GET.get("view") == "decay":
-        row = selectors.DecayRow(memory, memory.effective_importance, days_until_below(memory))
+        row = decay_figures.DecayRow(memory, memory.effective_importance, days_until_below(memory))
         return render_view(request, "ui/decay.html", "soon_row", {"row": row}, status=status)
+    selectors.explain_archived([memory])
     return render_view(request, LIST, "row", {"memory": memory}, status=status)
 
 

@@ -43,8 +43,14 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
                 "segments": diffing.source_segments(text, proposal.content) if memory else [],
             }
         )
+    from memoryhub.consolidation.clustering import differing_names
+
+    present = [t for t in texts if t]
+    pending = proposal.status == ProposalStatus.PENDING
     return {
         "proposal": proposal,
+        # Names, numbers, times or paths one source has and another lacks: a merge would lose or blur one of them.
+        "differs_in": differing_names(present) if pending and len(present) > 1 else [],
         "sources": sources,
         "proposed": diffing.proposed_segments(proposal.content, texts),
         "form": AcceptProposalForm(initial={"content": proposal.content}, prefix=f"p{proposal.pk}"),
@@ -60,22 +66,16 @@ def _cards(proposals: list[Proposal]) -> list[dict]:
 @dashboard_view
 @require_GET
 def proposals(request: HtmxHttpRequest) -> HttpResponse:
+    from memoryhub.consolidation.proposals import close_stale_proposals
+
+    # The queue never offers a merge of memories that changed since it was proposed: those close themselves.
+    close_stale_proposals()
     status = request.GET.get("status") or ProposalStatus.PENDING
     problems = []
     if status not in STATUSES:
         problems.append(f"Unknown status “{status}”; showing pending proposals.")
         status = ProposalStatus.PENDING
-    rows = Proposal.objects.all() if status == "all" else Proposal.objects.filter(status=status)
-    page = Paginator(rows.order_by("-created_at", "-id"), 20).get_page(request.GET.get("page"))
-    context = {
-        "cards": _cards(list(page.object_list)),
-        "page": page,
-        "status": status,
-        "statuses": STATUSES,
-        "problems": problems,
-        "projects": selectors.filter_choices()["projects"],
-    }
-    return render_view(request, PROPOSALS, "queue", context)
+    return render_view(request, PROPOSALS, "queue", _queue_context(status, request.GET.get("page"), problems))
 
 
 def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str) -> HttpResponse:
@@ -130,6 +130,40 @@ def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 @dashboard_view
 @require_POST
+def reject_selected(request: HtmxHttpRequest) -> HttpResponse:
+    """Bulk reject: every pending proposal ticked in the queue; the queue comes back without them."""
+    from memoryhub.consolidation.proposals import reject_proposals
+
+    try:
+        ids = [int(i) for i in request.POST.getlist("selected")]
+    except ValueError:
+        return refuse(request, "Nothing was rejected: a selected proposal id is not a number.", status=422)
+    if not ids:
+        return refuse(request, "Nothing was rejected: tick the proposals to reject first.", status=422)
+    rejected = reject_proposals(proposal_ids=ids, actor=actor(request))
+    n = len(rejected)
+    notice = f"{n} proposal{'' if n == 1 else 's'} rejected."
+    if not request.htmx:
+        return done(request, notice, reverse("ui:proposals"))
+    response = render_view(request, PROPOSALS, "queue", _queue_context(ProposalStatus.PENDING, None, []))
+    return notify(response, notice)
+
+
+def _queue_context(status: str, page_number, problems: list[str]) -> dict:
+    rows = Proposal.objects.all() if status == "all" else Proposal.objects.filter(status=status)
+    page = Paginator(rows.order_by("-created_at", "-id"), 20).get_page(page_number)
+    return {
+        "cards": _cards(list(page.object_list)),
+        "page": page,
+        "status": status,
+        "statuses": STATUSES,
+        "problems": problems,
+        "projects": selectors.filter_choices()["projects"],
+    }
+
+
+@dashboard_view
+@require_POST
 def undo(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     from memoryhub.consolidation.proposals import undo_proposal
 
@@ -156,16 +190,7 @@ def run_consolidation_pass(request: HtmxHttpRequest) -> HttpResponse:
     notice = f"Consolidation pass done: {len(made)} new proposal{'' if len(made) == 1 else 's'}."
     if not request.htmx:
         return done(request, notice, reverse("ui:proposals"))
-    rows = Proposal.objects.filter(status=ProposalStatus.PENDING).order_by("-created_at", "-id")
-    page = Paginator(rows, 20).get_page(1)
-    context = {
-        "cards": _cards(list(page.object_list)),
-        "page": page,
-        "status": ProposalStatus.PENDING,
-        "statuses": STATUSES,
-        "problems": [],
-    }
-    response = render_view(request, PROPOSALS, "queue", context)
+    response = render_view(request, PROPOSALS, "queue", _queue_context(ProposalStatus.PENDING, 1, []))
     response["HX-Push-Url"] = reverse("ui:proposals")
     return notify(response, notice)
 

@@ -2,7 +2,8 @@
 
 Builds a scratch store (never the configured one) of realistic memories with their real vectors, logs a user in
 with Django's test client (the whole middleware stack and template rendering, no network), and prints p50/p95
-in milliseconds of GET / plain, filtered, sorted by decayed importance, paged, and searched with ?q=.
+in milliseconds of GET / plain, filtered, sorted by decayed importance, paged, searched with ?q=, and of the
+decay page; the first search and decay page right after the import are timed on their own.
 """
 
 from __future__ import annotations
@@ -100,9 +101,17 @@ class Command(BaseCommand):
             "GET /?tag=backend&confirmed=no": ["/?tag=backend&confirmed=no"] * requests,
             "GET /?q=… (hybrid search, all projects)": [f"/?q={q}" for q in queries],
             "GET /?q=…&project=… (htmx partial)": [f"/?q={q}&project={project}" for q in queries],
+            "GET /decay/ (charts over every memory)": ["/decay/"] * requests,
         }
+        # Right after the import: the first search and the first decay page pay for whatever the import left
+        # cold (the vector index catching up, SQLite's page cache); reported on their own, not in the medians.
+        for label, url in (("first GET /?q=… after the import", f"/?q={queries[0]}"), ("first GET /decay/", "/decay/")):
+            started = time.perf_counter()
+            client.get(url)
+            self.stdout.write(f"{label:40} {(time.perf_counter() - started) * 1000:8.1f} ms")
         self.stdout.write(f"\n{'case':40} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8} {'cpu p50':>8} {'cpu p95':>8}")
         worst = 0.0
+        medians: dict[str, float] = {}
         for name, urls in cases.items():
             headers = {"HTTP_HX_REQUEST": "true"} if "htmx" in name else {}
             for url in urls[:3]:
@@ -118,10 +127,17 @@ class Command(BaseCommand):
                     raise CommandError(f"{url} answered {response.status_code}")
             p95 = percentile(timings, 0.95)
             worst = max(worst, p95)
+            medians[name] = statistics.median(timings)
             self.stdout.write(
                 f"{name:40} {statistics.median(timings):8.1f} {p95:8.1f} {max(timings):8.1f}"
                 f" {statistics.median(cpu):8.1f} {percentile(cpu, 0.95):8.1f}"
             )
+        watched = {name: ms for name, ms in medians.items() if "?q=" in name or "decay" in name}
+        slowest = max(watched, key=watched.get)
+        verdict = "within" if watched[slowest] < TARGET_MS else "OVER"
+        self.stdout.write(
+            f"\nsearch and decay medians: slowest {slowest} at {watched[slowest]:.1f} ms, {verdict} {TARGET_MS:.0f} ms"
+        )
         verdict = "within" if worst < TARGET_MS else "OVER"
         self.stdout.write(f"\nworst wall-clock p95 {worst:.1f} ms: {verdict} the {TARGET_MS:.0f} ms target")
         self.stdout.write(
