@@ -15,8 +15,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.dateparse import parse_datetime
 
+from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import EDITABLE_FIELDS, clean_fields, import_memories
 from memoryhub.models import Category, Memory, MemoryEvent
+from memoryhub.retrieval import vector_index
 
 MEMORY_FIELDS = (
     "id", "content", "category", "tier", "project", "tags", "metadata", "source", "importance",
@@ -187,6 +189,9 @@ def import_items(*, items: list[dict[str, Any]], source: str = "", actor: str = 
         with transaction.atomic():
             for new, target in links:
                 Memory.objects.filter(pk=new).update(merged_into_id=target)
+    # This process's vector copy reads the new rows now: the import pays for that, not the next search.
+    embedder = get_embedder()
+    vector_index.prepare(embedder.model_id, embedder.dimensions)
     return ids
 
 

@@ -127,7 +127,8 @@ def _rebuild(copy: _Copy, model_id: str) -> None:
     copy.int8 = count > settings.MEMORYHUB_VECTOR_COPY_INT8_ABOVE
     copy.size, copy.dead = 0, 0
     copy.project_codes, copy.status_codes = {}, {}
-    copy.ids = np.zeros(0, dtype=np.int64)  # let the old arrays go before the new ones are filled
+    for name in ("ids", "bits", "codes", "scales", "projects", "statuses"):
+        setattr(copy, name, getattr(copy, name)[:0].copy())  # let the old arrays go before the new ones are filled
     copy.allocate(count + count // 20 + 1024)
     batch: list = []
     for row in sql.iter_vectors(copy.dims):
