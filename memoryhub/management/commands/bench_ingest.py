@@ -34,8 +34,11 @@ class Command(BaseCommand):
         parser.add_argument("--clients", type=int, default=1, help="requests in flight at once")
         parser.add_argument("--queries", type=int, default=240, help="hybrid searches right after the import")
         parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
+        parser.add_argument(
+            "--idle-after", type=float, default=65.0, help="then wait this long and search again, at rest (0: skip)"
+        )
 
-    def handle(self, *args, n: int, batch: int, clients: int, queries: int, port: int, **options):
+    def handle(self, *args, n: int, batch: int, clients: int, queries: int, port: int, idle_after: float, **options):
         if n < 1 or not 1 <= batch <= 10_000 or clients < 1:
             raise CommandError("--n at least 1, --batch from 1 to 10000, --clients at least 1")
         import httpx
@@ -66,7 +69,10 @@ class Command(BaseCommand):
                     self._wait(client, base)
                     client.post(f"{base}/search", json={"query": "warm up the model"})
                     self._ingest(base, headers, items, batch, clients)
-                    self._search_after(client, base, queries, n)
+                    self._search_after(client, base, queries, n, "from the moment the import returned")
+                    if idle_after > 0:
+                        time.sleep(idle_after)
+                        self._search_after(client, base, queries, n, f"at rest, {idle_after:.0f} s later")
                 self.stdout.write(f"  server: {memory_note(server.pid)}")
             finally:
                 server.terminate()
@@ -121,7 +127,7 @@ class Command(BaseCommand):
                           f"(a request of {batch}: median {statistics.median(took):.2f} s); load average "
                           f"{os.getloadavg()[0]:.2f}")  # fmt: skip
 
-    def _search_after(self, client, base: str, count: int, n: int) -> None:
+    def _search_after(self, client, base: str, count: int, n: int, when: str) -> None:
         if count < 1:
             return
         pairs = bench_corpus.queries(count, bench_corpus.memories(n))
@@ -135,7 +141,7 @@ class Command(BaseCommand):
                 raise CommandError(f"search answered {answer.status_code}: {answer.text[:200]}")
         first_second = [t for t, at in zip(times, _elapsed(times), strict=True) if at <= 1000]
         self.stdout.write(
-            f"  hybrid search over HTTP from the moment the import returned: p50 {percentile(times, 0.5):.1f} / p95 "
+            f"  hybrid search over HTTP {when}: p50 {percentile(times, 0.5):.1f} / p95 "
             f"{percentile(times, 0.95):.1f} ms over {len(times)} queries in {time.perf_counter() - started:.1f} s; "
             f"the first second's {len(first_second)}: p50 {percentile(first_second, 0.5):.1f} / p95 "
             f"{percentile(first_second, 0.95):.1f} ms, the very first {times[0]:.1f} ms; load average "
