@@ -21,6 +21,7 @@ from django.utils import timezone
 
 from memoryhub.consolidation.clustering import Cluster, cluster_key, find_clusters, word_set
 from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
+from memoryhub.embeddings import get_embedder
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.models import Category, Memory, Proposal, ProposalStatus, Status, Tier
@@ -243,8 +244,10 @@ def _merge(
     fields: dict[str, Any],
     actor: str,
     proposal: Proposal,
+    vector: Any,
 ) -> Memory:
-    """Inside the caller's transaction: the merged memory, the sources archived into it, the events."""
+    """Inside the caller's transaction: the merged memory (its `vector` computed before the transaction opened),
+    the sources archived into it, the events."""
     ids = [m.pk for m in memories]
     metadata: dict[str, Any] = {}
     for m in memories:
@@ -262,6 +265,7 @@ def _merge(
         confirmed=any(m.confirmed for m in memories),
         source=actor or "consolidation",
         actor=actor,
+        vector=vector,
     )
     archive(
         memory_ids=ids,
@@ -307,6 +311,7 @@ def merge_memories(
     fields = _clean_merge_fields(fields)
     ids = [m.pk for m in memories]
     _backup_before_merge()
+    vector = get_embedder().embed([fields["content"]])[0]  # before the write lock, never under it
     with transaction.atomic():
         # Re-check inside the write lock: another request may have archived or merged one meanwhile.
         memories = _load_sources(ids)
@@ -318,7 +323,7 @@ def merge_memories(
             generator=MANUAL,
             **fields,
         )
-        return _merge(memories=memories, fields=fields, actor=actor, proposal=proposal)
+        return _merge(memories=memories, fields=fields, actor=actor, proposal=proposal, vector=vector)
 
 
 def _backup_before_merge() -> None:
@@ -355,6 +360,7 @@ def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: st
 
         refuse_noise(fields["content"])  # new words from a person or an agent: the gate's noise rules too
     _backup_before_merge()
+    vector = get_embedder().embed([fields["content"]])[0]  # before the write lock, never under it
     with transaction.atomic():
         current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
         try:
@@ -363,7 +369,7 @@ def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: st
             raise ValidationError(
                 f"proposal #{current.pk} is out of date: {' '.join(exc.messages)}", code="invalid_state"
             ) from exc
-        merged = _merge(memories=memories, fields=fields, actor=actor, proposal=current)
+        merged = _merge(memories=memories, fields=fields, actor=actor, proposal=current, vector=vector)
     proposal.refresh_from_db()
     return merged
 

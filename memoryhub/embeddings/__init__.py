@@ -38,10 +38,11 @@ class LocalMiniLM:
 
     dimensions = minilm.DIMENSIONS
 
-    def __init__(self, cache_dir: Path | None = None, batch_size: int = 32):
+    def __init__(self, cache_dir: Path | None = None, batch_size: int = 64):
         self.cache_dir = Path(cache_dir or settings.MEMORYHUB_MODEL_CACHE)
         self.batch_size = batch_size
         self.tokenizer = minilm.load_tokenizer()
+        self.tokenizer.no_padding()  # each batch is padded here, to its own longest text
         self.runner, self.backend = self._load_runner()
         self.model_id = minilm.MODEL_ID
 
@@ -51,24 +52,36 @@ class LocalMiniLM:
         except ImportError:
             return minilm.NumpyBert(minilm.load_weights()), "numpy"
         # The name carries the builder's version: a changed graph or quantization is rebuilt, never reused stale.
-        path = self.cache_dir / f"minilm-l6-v2-{minilm.WEIGHTS_SHA256[:12]}-b{minilm_onnx.BUILD_VERSION}-int8.onnx"
+        weight_type = minilm_onnx.weight_type_name()
+        name = f"minilm-l6-v2-{minilm.WEIGHTS_SHA256[:12]}-b{minilm_onnx.BUILD_VERSION}-int8-{weight_type}.onnx"
+        path = self.cache_dir / name
         if not path.exists():
             path.parent.mkdir(parents=True, exist_ok=True)
-            minilm_onnx.build_onnx_model(minilm.load_weights(), path, quantize=True)
+            minilm_onnx.build_onnx_model(minilm.load_weights(), path, quantize=True, weight_type=weight_type)
         return minilm_onnx.OnnxBert(path), "onnx-int8"
 
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        out = []
-        for start in range(0, len(texts), self.batch_size):
-            batch = [t if t.strip() else "(empty)" for t in texts[start : start + self.batch_size]]
-            encoded = self.tokenizer.encode_batch(batch)
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-            hidden = self.runner(ids, mask.astype(np.float32) if self.backend == "numpy" else mask)
-            out.append(minilm.mean_pool_normalise(np.asarray(hidden), mask.astype(np.float32)))
-        return np.vstack(out).astype(np.float32)
+        # Batches of similar length: a batch is padded to its longest text, and on a mix of short and long texts
+        # sorting first cut the work per text by 40% (6.6 -> 4.0 CPU ms). Tokenized once, unpadded, to sort.
+        encoded = self.tokenizer.encode_batch([t if t.strip() else "(empty)" for t in texts])
+        order = sorted(range(len(texts)), key=lambda i: len(encoded[i].ids))
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for start in range(0, len(order), self.batch_size):
+            picked = order[start : start + self.batch_size]
+            width = max(len(encoded[i].ids) for i in picked)
+            ids = np.zeros((len(picked), width), dtype=np.int64)
+            mask = np.zeros((len(picked), width), dtype=np.int64)
+            for row, i in enumerate(picked):
+                ids[row, : len(encoded[i].ids)] = encoded[i].ids
+                mask[row, : len(encoded[i].ids)] = 1
+            if self.backend == "numpy":
+                hidden = self.runner(ids, mask.astype(np.float32))
+                out[picked] = minilm.mean_pool_normalise(np.asarray(hidden), mask.astype(np.float32))
+            else:
+                out[picked] = self.runner.embed(ids, mask)  # pooled and normalised inside the graph
+        return out
 
 
 class OpenAICompatibleEmbedder:

@@ -262,6 +262,7 @@ def _stage(candidate: Path, staged: Path) -> None:
     stage = driver_connect(str(staged))
     try:
         inspect_store(stage)
+        sql.renew_generation(stage)  # every process's vector copy of the store it replaces rebuilds
     except DRIVER.Error as exc:
         raise RestoreRefused(f"{candidate} is damaged ({exc})") from exc
     finally:

@@ -14,9 +14,11 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from memoryhub.embeddings import get_embedder
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_import_item, import_memories
 from memoryhub.models import Category, Memory, MemoryEvent
+from memoryhub.retrieval import vector_index
 
 
 def iso(value: datetime | None) -> str | None:
@@ -172,4 +174,7 @@ def import_items(
         with transaction.atomic():
             for new, target in links:
                 Memory.objects.filter(pk=new).update(merged_into_id=target)
+    # This process's vector copy reads the new rows now: the import pays for that, not the next search.
+    embedder = get_embedder()
+    vector_index.prepare(embedder.model_id, embedder.dimensions)
     return ids

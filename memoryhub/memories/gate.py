@@ -31,6 +31,7 @@ from memoryhub.memories.secrets import (
 )
 from memoryhub.memories.store import clean_fields, create_memory, reinforce, update_memory
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
+from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import similar_in_scope
 
 
@@ -201,7 +202,9 @@ def gate_write(
     warning = multi_fact_warning(text)
     warnings = [warning] if warning else []
 
-    vector = get_embedder().embed([text])[0]
+    embedder = get_embedder()
+    vector = embedder.embed([text])[0]
+    vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
     # The twin is looked for inside the write transaction: IMMEDIATE takes SQLite's write lock at BEGIN,
     # so a second server process on the same store waits here instead of storing the same fact beside it.
     with _write_lock, transaction.atomic():
@@ -289,9 +292,11 @@ def promote_gate_entry(*, entry: GateLogEntry, actor: str) -> Memory:
             "this write was stored already" + (f" as memory #{entry.memory_id}" if entry.memory_id else "")
         )
     payload = entry.payload or {}
+    content = entry.content.strip()
+    vector = get_embedder().embed([content])[0]  # before the write lock, never under it
     with transaction.atomic():
         memory = create_memory(
-            content=entry.content, project=entry.project, category=payload.get("category") or "",
+            content=content, vector=vector, project=entry.project, category=payload.get("category") or "",
             tier=payload.get("tier") or "", tags=payload.get("tags") or [], metadata=payload.get("metadata") or {},
             importance=payload.get("importance"), source=entry.source, actor=actor,
         )  # fmt: skip

@@ -539,5 +539,4 @@ def search_memories(
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
     if reinforce_results and hits:
         reinforce(memory_ids=[h.memory.pk for h in hits])
-        vector_index.acknowledge_own_write()  # counts and dates changed, no vector did
     return hits

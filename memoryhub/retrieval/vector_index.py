@@ -10,24 +10,28 @@ those (numpy popcount, ~1 ms per 100k), the best few thousand rescored exactly (
 KNN 0.999 on 10k MiniLM vectors). float32, not float16: converting the candidates cost 2-3 ms a search, more
 than the 75 MB per 100k vectors it saved. 100k vectors take ~160 MB per process.
 
-Freshness: before each search the connection's change token (PRAGMA data_version, total_changes()) is
-compared with the one the copy was built at; on a change, rows added since (id above the highest known) and
-rows with a history event since (every domain edit records one) are read again. Everything is rebuilt every
-REBUILD_SECONDS anyway, which catches vectors rewritten behind the domain's back (raw SQL, `reembed` of old
-rows). A row deleted or moved out of scope stays in the copy until then, but every candidate passes the SQL
-filter before it is returned.
+Freshness by position: migration 0004's change log names every memory row whose text, project, status, model
+or vector changed, in commit order (triggers on the memory table, and the functions writing vec0 rows). The
+copy remembers the last entry it applied; before each search one indexed statement reads the store's
+generation and the log's head, and only the rows named after the copy's position are read again (a row
+deleted, moved or archived is masked or re-masked at once, a new one appended). Nothing depends on a clock
+or on which connection asks. The copy rebuilds when its position no longer exists as it saw it: another
+generation (a restore or `reembed --all`, in any process), its entry pruned from the log, or its entry's
+random tag changed (it had applied a transaction that was then rolled back, and the seq was handed out again).
+
+Size: above MEMORYHUB_VECTOR_COPY_INT8_ABOVE vectors the rescoring copy holds int8 codes (each row scaled by
+its largest component) instead of float32: 384 MB instead of 1.5 GB per million vectors, and a cosine off by
+less than 0.005. Arrays grow by half again when full, so appending a batch of new rows costs that batch, not a
+copy of the store.
 """
 
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
 
 import numpy as np
 from django.conf import settings
-from django.utils import timezone
 
 from memoryhub.storage import sql
 from memoryhub.storage.resets import on_store_replaced
@@ -38,20 +42,55 @@ _lock = threading.Lock()
 @dataclass
 class _Copy:
     dims: int
+    int8: bool = False
+    size: int = 0  # rows in use; the arrays below have room for more
     ids: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))  # ascending
-    bits: np.ndarray | None = None  # [n, dims / 64] uint64
-    codes: np.ndarray | None = None  # [n, dims] float32
-    projects: np.ndarray | None = None  # [n] int32: 0 for a global memory, else a code from project_codes
-    statuses: np.ndarray | None = None  # [n] int8: a code from status_codes; -1 for another model's vector
+    bits: np.ndarray = field(default_factory=lambda: np.zeros((0, 6), dtype=np.uint64))  # [n, dims / 64]
+    codes: np.ndarray = field(default_factory=lambda: np.zeros((0, 384), dtype=np.float32))  # float32 or int8
+    scales: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))  # int8 code -> value
+    projects: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))  # 0: global
+    statuses: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))  # -1: not searchable
     project_codes: dict[str, int] = field(default_factory=dict)
     status_codes: dict[str, int] = field(default_factory=dict)
-    token: tuple | None = None
-    built_at: float = 0.0
-    seen_at: datetime | None = None
+    ready: bool = False
+    generation: str = ""
+    seq: int = 0  # the last change log entry applied
+    tag: int | None = None  # that entry's tag
+    dead: int = 0  # rows masked because their vector or row is gone (a rebuild drops them)
 
-    @property
-    def max_id(self) -> int:
-        return int(self.ids[-1]) if len(self.ids) else 0
+    def allocate(self, capacity: int) -> None:
+        """Room for `capacity` rows, keeping the rows in use."""
+        old = (self.ids, self.bits, self.codes, self.scales, self.projects, self.statuses)
+        self.ids = np.zeros(capacity, dtype=np.int64)
+        self.bits = np.zeros((capacity, self.dims // 64), dtype=np.uint64)
+        self.codes = np.zeros((capacity, self.dims), dtype=np.int8 if self.int8 else np.float32)
+        self.scales = np.ones(capacity, dtype=np.float32)
+        self.projects = np.zeros(capacity, dtype=np.int32)
+        self.statuses = np.full(capacity, -1, dtype=np.int8)
+        n = min(self.size, capacity)
+        for new, previous in zip(
+            (self.ids, self.bits, self.codes, self.scales, self.projects, self.statuses), old, strict=True
+        ):
+            if len(previous) and n:
+                new[:n] = previous[:n]
+
+    def room(self, extra: int) -> None:
+        if self.size + extra > len(self.ids):
+            self.allocate(max(self.size + extra, int(len(self.ids) * 1.5) + 1024))
+
+    def put(self, at: slice | np.ndarray, vectors: np.ndarray, bits: np.ndarray) -> None:
+        self.bits[at] = bits
+        if not self.int8:
+            self.codes[at] = vectors
+            return
+        # Each row scaled so its largest component is 127: a cosine error well under 0.005 for unit vectors.
+        peak = np.maximum(np.abs(vectors).max(axis=1), 1e-12)
+        self.codes[at] = np.rint(vectors * (127.0 / peak)[:, None]).astype(np.int8)
+        self.scales[at] = peak / 127.0
+
+    def scope(self, project: str | None, status: str, embed_model: str, model_id: str) -> tuple[int, int]:
+        project_code = 0 if project is None else _code(self.project_codes, project, 1)
+        return project_code, _code(self.status_codes, status, 0) if embed_model == model_id else -1
 
 
 _copies: dict[tuple[str, str, int], _Copy] = {}
@@ -63,13 +102,6 @@ def _dot(codes: np.ndarray, vector: np.ndarray) -> np.ndarray:
     return np.einsum("ij,j->i", codes, vector)
 
 
-def _encode(rows: list[tuple[int, np.ndarray, bytes]], dims: int) -> tuple[np.ndarray, ...]:
-    ids = np.array([r[0] for r in rows], dtype=np.int64)
-    bits = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.uint64).reshape(len(rows), dims // 64)
-    floats = np.vstack([r[1] for r in rows]) if rows else np.zeros((0, dims), dtype=np.float32)
-    return ids, bits, floats.astype(np.float32)
-
-
 def binary_code(vector: np.ndarray) -> bytes:
     """The vector's bits exactly as vec0's vec_quantize_binary makes them: set for a positive value, lowest first."""
     return np.packbits(np.asarray(vector) > 0, bitorder="little").tobytes()
@@ -79,62 +111,132 @@ def _code(codes: dict[str, int], value: str, first: int) -> int:
     return codes.setdefault(value, first + len(codes))
 
 
-def _scopes(copy: _Copy, ids: np.ndarray, model_id: str) -> tuple[np.ndarray, np.ndarray]:
-    """(project codes, status codes) for these ids, read from the memory rows."""
-    projects = np.zeros(len(ids), dtype=np.int32)
-    statuses = np.full(len(ids), -1, dtype=np.int8)
-    where = {int(mid): i for i, mid in enumerate(ids)}
-    for mid, project, status, embed_model in sql.memory_scopes(None if len(ids) > 20_000 else ids.tolist()):
-        at = where.get(mid)
-        if at is None:
-            continue
-        projects[at] = 0 if project is None else _code(copy.project_codes, project, 1)
-        statuses[at] = _code(copy.status_codes, status, 0) if embed_model == model_id else -1
-    return projects, statuses
+def _rows(batch: list[tuple[int, np.ndarray, bytes]], dims: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    ids = np.array([r[0] for r in batch], dtype=np.int64)
+    vectors = np.vstack([r[1] for r in batch]).astype(np.float32, copy=False)
+    bits = np.frombuffer(b"".join(r[2] for r in batch), dtype=np.uint64).reshape(len(batch), dims // 64)
+    return ids, vectors, bits
 
 
-def _rebuild(copy: _Copy, token: tuple, model_id: str) -> None:
-    started = timezone.now()
-    parts, batch = [], []
-    # Encoded a few thousand rows at a time: the float vectors (1.5 KB each) are never all in memory at once.
+def _rebuild(copy: _Copy, model_id: str) -> None:
+    """Every vector read again, a few thousand at a time (the float vectors are never all in memory at once)."""
+    position = sql.change_position(copy.seq)
+    generation, high = (position[0], position[1]) if position else ("", 0)
+    position = sql.change_position(high)  # the tag of the head entry: the copy's position from now on
+    count = sql.count_vectors(copy.dims)
+    copy.int8 = count > settings.MEMORYHUB_VECTOR_COPY_INT8_ABOVE
+    copy.size, copy.dead = 0, 0
+    copy.project_codes, copy.status_codes = {}, {}
+    for name in ("ids", "bits", "codes", "scales", "projects", "statuses"):
+        setattr(copy, name, getattr(copy, name)[:0].copy())  # let the old arrays go before the new ones are filled
+    copy.allocate(count + count // 20 + 1024)
+    batch: list = []
     for row in sql.iter_vectors(copy.dims):
         batch.append(row)
         if len(batch) == 5000:
-            parts.append(_encode(batch, copy.dims))
+            _append(copy, *_rows(batch, copy.dims))
             batch = []
-    parts.append(_encode(batch, copy.dims))
-    ids, bits, codes = (np.concatenate([p[i] for p in parts]) for i in range(3))
-    order = np.argsort(ids, kind="stable")
-    copy.ids, copy.bits, copy.codes = ids[order], bits[order], codes[order]
-    copy.projects, copy.statuses = _scopes(copy, copy.ids, model_id)
-    copy.token, copy.built_at, copy.seen_at = token, time.monotonic(), started
+    if batch:
+        _append(copy, *_rows(batch, copy.dims))
+    n = copy.size
+    if n and np.any(np.diff(copy.ids[:n]) <= 0):
+        order = np.argsort(copy.ids[:n], kind="stable")
+        for array in (copy.ids, copy.bits, copy.codes, copy.scales):
+            array[:n] = array[:n][order]
+    copy.statuses[:n] = -1
+    for chunk in _chunks(sql.memory_scopes(None), 5000):
+        ids = np.array([r[0] for r in chunk], dtype=np.int64)
+        at = np.searchsorted(copy.ids[:n], ids)
+        inside = at < n
+        inside[inside] = copy.ids[at[inside]] == ids[inside]
+        for i in np.flatnonzero(inside):
+            _, project, status, embed_model = chunk[i]
+            copy.projects[at[i]], copy.statuses[at[i]] = copy.scope(project, status, embed_model, model_id)
+    copy.generation = generation if position is None else position[0]
+    copy.seq, copy.tag = (high, position[2]) if position else (0, None)
+    copy.ready = position is not None
 
 
-def _update(copy: _Copy, token: tuple, model_id: str) -> None:
-    started = timezone.now()
-    # A minute of overlap: an event is stamped when recorded but visible only once its transaction commits.
-    since = copy.seen_at - timedelta(seconds=60)
-    new, changed = sql.memory_ids_changed_since(after_id=copy.max_id, updated_since=since, embed_model=model_id)
-    rows = list(sql.iter_vectors(copy.dims, new + changed)) if new or changed else []
-    if rows:
-        ids, bits, codes = _encode(rows, copy.dims)
-        projects, statuses = _scopes(copy, ids, model_id)
-        positions = np.searchsorted(copy.ids, ids)
-        known = (positions < len(copy.ids)) & (copy.ids[np.minimum(positions, len(copy.ids) - 1)] == ids)
-        if known.any():
-            at = positions[known]
-            copy.bits[at], copy.codes[at] = bits[known], codes[known]
-            copy.projects[at], copy.statuses[at] = projects[known], statuses[known]
-        fresh = ~known
-        if fresh.any():
-            all_ids = np.concatenate([copy.ids, ids[fresh]])
-            order = np.argsort(all_ids, kind="stable")
-            copy.ids = all_ids[order]
-            copy.bits = np.concatenate([copy.bits, bits[fresh]])[order]
-            copy.codes = np.concatenate([copy.codes, codes[fresh]])[order]
-            copy.projects = np.concatenate([copy.projects, projects[fresh]])[order]
-            copy.statuses = np.concatenate([copy.statuses, statuses[fresh]])[order]
-    copy.token, copy.seen_at = token, started
+def _chunks(rows, size: int):
+    chunk = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk
+
+
+def _append(copy: _Copy, ids: np.ndarray, vectors: np.ndarray, bits: np.ndarray) -> None:
+    copy.room(len(ids))
+    at = slice(copy.size, copy.size + len(ids))
+    copy.ids[at] = ids
+    copy.put(at, vectors, bits)
+    copy.projects[at], copy.statuses[at] = 0, -1
+    copy.size += len(ids)
+
+
+def _apply(copy: _Copy, memory_ids: list[int], model_id: str) -> None:
+    """Read these rows again: update the ones the copy has, mask the ones gone, add the new ones."""
+    scopes = {int(r[0]): r[1:] for r in sql.memory_scopes(memory_ids)}
+    found = [r for r in sql.iter_vectors(copy.dims, memory_ids) if r[0] in scopes]
+    live = {r[0] for r in found}
+    n = copy.size
+    wanted = np.asarray(memory_ids, dtype=np.int64)
+    at = np.searchsorted(copy.ids[:n], wanted)
+    known = at < n
+    known[known] = copy.ids[at[known]] == wanted[known]
+    for i in np.flatnonzero(known):
+        if int(wanted[i]) not in live and copy.statuses[at[i]] >= 0:
+            copy.statuses[at[i]] = -1  # deleted, or its vector is gone: it leaves the copy's answers now
+            copy.dead += 1
+    if not found:
+        return
+    ids, vectors, bits = _rows(found, copy.dims)
+    at = np.searchsorted(copy.ids[:n], ids)
+    known = at < n
+    known[known] = copy.ids[at[known]] == ids[known]
+    if known.any():
+        copy.put(at[known], vectors[known], bits[known])
+    fresh = ~known
+    if fresh.any():
+        # New rows have the highest ids: appended in place. An older id coming back (a vector written again
+        # for a row that had none) is appended too, then the rows are put back in order.
+        _append(copy, ids[fresh], vectors[fresh], bits[fresh])
+        n = copy.size
+        if np.any(np.diff(copy.ids[:n]) <= 0):
+            order = np.argsort(copy.ids[:n], kind="stable")
+            for name in ("ids", "bits", "codes", "scales", "projects", "statuses"):
+                array = getattr(copy, name)
+                reordered = array.copy()  # new arrays: views handed out earlier keep the old order intact
+                reordered[:n] = array[:n][order]
+                setattr(copy, name, reordered)
+    n = copy.size
+    at = np.searchsorted(copy.ids[:n], ids)
+    for i, mid in enumerate(ids.tolist()):
+        project, status, embed_model = scopes[mid]
+        copy.projects[at[i]], copy.statuses[at[i]] = copy.scope(project, status, embed_model, model_id)
+
+
+def _refresh(copy: _Copy, model_id: str) -> None:
+    position = sql.change_position(copy.seq)
+    if position is None or not copy.ready:
+        _rebuild(copy, model_id)  # no log (a store not yet migrated): every search rebuilds, slow but right
+        return
+    generation, high, tag, low = position
+    moved = generation != copy.generation or tag != copy.tag or low > copy.seq + 1 or high < copy.seq
+    if moved or copy.dead > max(1000, copy.size // 4):
+        _rebuild(copy, model_id)
+        return
+    if high == copy.seq:
+        return
+    memory_ids, head_tag = sql.changed_ids(copy.seq, high)
+    if len(memory_ids) > max(50_000, copy.size // 2):
+        _rebuild(copy, model_id)
+        return
+    _apply(copy, memory_ids, model_id)
+    copy.seq, copy.tag = high, head_tag
 
 
 @dataclass(frozen=True)
@@ -146,6 +248,7 @@ class View:
     ids: np.ndarray
     bits: np.ndarray
     codes: np.ndarray
+    scales: np.ndarray | None  # int8 codes: their scale per row; None for float32
     projects: np.ndarray
     statuses: np.ndarray
     project_codes: dict[str, int]
@@ -164,6 +267,11 @@ class View:
                 seen |= self.projects == code
             mask &= seen
         return mask
+
+    def _similarity(self, rows: np.ndarray, vector: np.ndarray) -> np.ndarray:
+        if self.scales is None:
+            return _dot(self.codes[rows], vector)
+        return _dot(self.codes[rows].astype(np.float32), vector) * self.scales[rows]
 
     def nearest(
         self,
@@ -186,7 +294,7 @@ class View:
             query_bits = np.frombuffer(binary_code(vector), dtype=np.uint64)
             hamming = np.bitwise_count(self.bits[rows] ^ query_bits).sum(axis=1, dtype=np.int32)
             rows = rows[np.argpartition(hamming, wide - 1)[:wide]]
-        similarity = _dot(self.codes[rows], vector)
+        similarity = self._similarity(rows, vector)
         order = np.argsort(-similarity, kind="stable")[:candidates]
         return self.ids[rows[order]], (1.0 - similarity[order]).astype(np.float32)
 
@@ -198,7 +306,7 @@ class View:
         inside = positions < len(self.ids)
         positions = positions[inside]
         positions = positions[self.ids[positions] == wanted[inside]]
-        similarity = _dot(self.codes[positions], vector)
+        similarity = self._similarity(positions, vector)
         order = np.argsort(-similarity, kind="stable")[:k]
         return [(int(self.ids[positions[i]]), float(1.0 - similarity[i])) for i in order]
 
@@ -207,30 +315,24 @@ def view(model_id: str, dims: int) -> View:
     """The copy for this model, brought up to date with the store (reads the database: call it on the thread
     that owns the connection)."""
     key = (str(sql.connection.settings_dict.get("NAME")), model_id, dims)
-    changes = sql.change_token()  # opens the connection if needed, so its identity below is the live one
-    token = (id(sql.connection.connection), *changes)
     with _lock:
         copy = _copies.setdefault(key, _Copy(dims))
-        stale = time.monotonic() - copy.built_at > settings.MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS
-        if copy.bits is None or stale:
-            _rebuild(copy, token, model_id)
-        elif copy.token != token:
-            _update(copy, token, model_id)
+        _refresh(copy, model_id)
+        n = copy.size
+        # Slices, not copies: a later append writes past `n`, and a rebuild allocates new arrays.
         return View(
-            copy.ids, copy.bits, copy.codes, copy.projects, copy.statuses, copy.project_codes, copy.status_codes
-        )
+            copy.ids[:n], copy.bits[:n], copy.codes[:n], copy.scales[:n] if copy.int8 else None,
+            copy.projects[:n], copy.statuses[:n], dict(copy.project_codes), dict(copy.status_codes),
+        )  # fmt: skip
 
 
-def acknowledge_own_write() -> None:
-    """This connection just wrote something that changes no vector (reinforcing results): keep the copy as is."""
-    changes = sql.change_token()
-    token = (id(sql.connection.connection), *changes)
-    with _lock:
-        for (name, _, _), copy in _copies.items():
-            mine = name == str(sql.connection.settings_dict.get("NAME")) and copy.token is not None
-            # Only when nobody else committed meanwhile (same data_version): their writes still need reading.
-            if mine and copy.token[:2] == token[:2]:
-                copy.token = token
+def prepare(model_id: str, dims: int) -> None:
+    """Bring the copy up to date now, when a write transaction that will search it is about to open (the gate's
+    duplicate check): inside it the copy then reads at most the rows written in between, never rebuilds under
+    the write lock. A store too small to have a copy is left without one."""
+    key = (str(sql.connection.settings_dict.get("NAME")), model_id, dims)
+    if key in _copies or sql.count_vectors(dims) > settings.MEMORYHUB_EXACT_KNN_MAX:
+        view(model_id, dims)
 
 
 def nearest(vector: np.ndarray, model_id: str, candidates: int, **scope) -> tuple[np.ndarray, np.ndarray]:

@@ -169,15 +169,16 @@ MEMORYHUB_KEYWORD_COMMON_DOCS = envint("MEMORYHUB_KEYWORD_COMMON_DOCS", 1000, mi
 # Candidates per ranked list (at least 5 x k).
 MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
 # Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/retrieval/vector_index.py: a Hamming pass
-# over the bit[] codes, the best 2% (QUANTIZED_RESCORE / 2 to QUANTIZED_RESCORE) rescored in float32, rebuilt
-# every REBUILD_SECONDS at the latest.
+# over the bit[] codes, the best 2% (QUANTIZED_RESCORE / 2 to QUANTIZED_RESCORE) rescored from a per-process copy
+# kept up to date through the change log; above COPY_INT8_ABOVE vectors that copy holds int8 codes, not float32
+# (a quarter of the memory: 0.4 GB instead of 1.5 GB per million vectors).
 # Filters that leave at most FILTER_IDS_MAX rows rank exactly those rows; wider ones widen the pool (at most
 # KNN_MAX_FETCH rows from vec0).
 # 1000: above that the in-process copy, ranked on the embedding thread, beats vec0's exact KNN on the caller's
 # (hybrid p50 12.9 against 17.6 ms at 2000 memories); below, vec0 answers in about a millisecond.
 MEMORYHUB_EXACT_KNN_MAX = envint("MEMORYHUB_EXACT_KNN_MAX", 1000, minimum=0)
 MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimum=10)
-MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS = envint("MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS", 300, minimum=1)
+MEMORYHUB_VECTOR_COPY_INT8_ABOVE = envint("MEMORYHUB_VECTOR_COPY_INT8_ABOVE", 200_000, minimum=0)
 MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
 MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
 

@@ -104,8 +104,8 @@ def test_an_import_that_fails_partway_stores_nothing_and_can_simply_be_sent_agai
                 raise embeddings.EmbeddingError("the embedder went away mid-import")
             return real.embed(texts)
 
-    items = [{"content": f"Imported fact number {n} about the queue", "project": "p"} for n in range(100)]
-    embeddings.set_embedder(FailsOnTheSecondBatch())  # the import embeds 64 at a time
+    items = [{"content": f"Imported fact number {n} about the queue", "project": "p"} for n in range(600)]
+    embeddings.set_embedder(FailsOnTheSecondBatch())  # the import embeds 512 at a time
     try:
         failed = curator.post("memories/import", {"memories": items})
     finally:
@@ -113,5 +113,5 @@ def test_an_import_that_fails_partway_stores_nothing_and_can_simply_be_sent_agai
     assert failed.status_code == 503, failed.content
     assert Memory.objects.count() == 0
     again = curator.post("memories/import", {"memories": items})
-    assert again.status_code == 201 and len(again.json()["ids"]) == 100
-    assert Memory.objects.count() == 100
+    assert again.status_code == 201 and len(again.json()["ids"]) == 600
+    assert Memory.objects.count() == 600

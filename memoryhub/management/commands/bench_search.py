@@ -11,6 +11,7 @@ embedded with the active model when the corpus was, and their embedding time is 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -45,16 +46,34 @@ class RandomProjectionEmbedder:
     model_id = "bench-random-projection"
     dimensions = 384
 
-    def _word(self, word: str) -> np.ndarray:
-        seed = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
-        return np.random.default_rng(seed).standard_normal(self.dimensions).astype(np.float32)
-
     def embed(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for i, text in enumerate(texts):
             for word in _WORD.findall(text.lower()) or ["(empty)"]:
-                out[i] += self._word(word)
+                out[i] += _word_vector(word)
         return out / np.clip(np.linalg.norm(out, axis=1, keepdims=True), 1e-12, None)
+
+
+@functools.lru_cache(maxsize=200_000)
+def _word_vector(word: str) -> np.ndarray:
+    seed = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+    return np.random.default_rng(seed).standard_normal(RandomProjectionEmbedder.dimensions).astype(np.float32)
+
+
+class TimingEmbedder(RandomProjectionEmbedder):
+    """For `--timing-only`: the store holds random-projection vectors (embedding a million texts with the model
+    takes hours here), but every query is also embedded with the real model first, so each figure still pays for
+    a real query embedding. Rankings and recall mean nothing; the latencies and the memory do."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        self.model.embed(texts)
+        return super().embed(texts)
+
+    def project(self, texts: list[str]) -> np.ndarray:
+        return super().embed(texts)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -120,22 +139,37 @@ class Command(BaseCommand):
         parser.add_argument("--keep-dir", help="keep the built stores here and reuse them on the next run")
         parser.add_argument("--fake-vectors", action="store_true", help="random-projection vectors, not the model")
         parser.add_argument("--no-http", action="store_true", help="skip the HTTP API measurement")
+        parser.add_argument("--n", type=int, help="one store of this size (instead of --sizes)")
+        parser.add_argument(
+            "--timing-only",
+            action="store_true",
+            help="synthetic store vectors (random projection), queries still embedded by the model: for 1M",
+        )
 
     def handle(self, *args, sizes: str, queries: int, k: int, keep_dir: str | None, fake_vectors: bool,
-               no_http: bool, **options):  # fmt: skip
+               no_http: bool, n: int | None = None, timing_only: bool = False, **options):  # fmt: skip
         try:
-            counts = [int(s) for s in sizes.split(",") if s.strip()]
+            counts = [n] if n else [int(s) for s in sizes.split(",") if s.strip()]
         except ValueError as exc:
             raise CommandError("--sizes must be whole numbers separated by commas") from exc
+        self.timing_only = timing_only
         if not counts or min(counts) < 100 or queries < 1:
             raise CommandError("--sizes must be at least 100 each, --queries at least 1")
         previous = get_embedder()
-        if fake_vectors:
+        if timing_only:
+            set_embedder(TimingEmbedder(previous))
+        elif fake_vectors:
             set_embedder(RandomProjectionEmbedder())
         embedder = get_embedder()
         self.stdout.write(
             f"vectors: {embedder.model_id}"
             + (" (FAKE: random projection of words, not a language model)" if fake_vectors else "")
+            + (
+                " (TIMING ONLY: the store's vectors are a random projection of words; each query is embedded "
+                "by the model too, so its cost is in every figure; rankings and recall mean nothing)"
+                if timing_only
+                else ""
+            )
             + f"; cpus: {os.cpu_count()}; load average: {os.getloadavg()[0]:.2f}"
         )
         try:
@@ -160,19 +194,26 @@ class Command(BaseCommand):
         from memoryhub.memories.store import clean_fields
         from memoryhub.models import Memory
 
-        corpus = bench_corpus.memories(count)
+        # Made 100k at a time (each its own seed), so a million memories never sit in this process at once; the
+        # queries come from the first part.
+        part = 100_000
+        first = bench_corpus.memories(min(count, part))
         have = Memory.objects.count()
         if have == count:
             self.stdout.write(f"  reusing the {count} memories already in the store")
-            return corpus
+            return first
         if have:
             raise CommandError(f"the kept store holds {have} memories, not {count}: delete it or use another dir")
         embedder = get_embedder()
+        embed = embedder.project if isinstance(embedder, TimingEmbedder) else embedder.embed
         started = time.perf_counter()
         batch = 1000
+        corpus = first
         for start in range(0, count, batch):
-            items = corpus[start : start + batch]
-            vectors = embedder.embed([item["content"] for item in items])
+            if start and start % part == 0:
+                corpus = bench_corpus.memories(min(part, count - start), seed=7 + start // part)
+            items = corpus[start % part : start % part + batch]
+            vectors = embed([item["content"] for item in items])
             rows = []
             for item in items:
                 fields = clean_fields({key: item[key] for key in ("content", "project", "category", "tags",
@@ -188,20 +229,25 @@ class Command(BaseCommand):
             self.stdout.write(f"\r  stored {done}/{count} ({rate:.0f}/s)", ending="")
             self.stdout.flush()
         self.stdout.write(f"\n  built {count} memories in {time.perf_counter() - started:.0f} s")
-        return corpus
+        _word_vector.cache_clear()
+        return first
 
     def _bench(self, count: int, n_queries: int, k: int, db_path: str, no_http: bool) -> None:
         self.stdout.write(f"\n== {count} memories ({db_path})")
         corpus = self._build(count)
         pairs = bench_corpus.queries(n_queries, corpus)
         embedder = get_embedder()
+        started = time.perf_counter()
         search_memories(query="warm up the model and the page cache", project=bench_corpus.PROJECTS[0])
+        warm = time.perf_counter() - started
         total = sql.count_memories("m.embed_model = %s", [embedder.model_id])
         quantized = total > settings.MEMORYHUB_EXACT_KNN_MAX
+        codes = "int8" if total > settings.MEMORYHUB_VECTOR_COPY_INT8_ABOVE else "float32"
         self.stdout.write(
             f"  {len(pairs)} queries, k={k}, each scoped to a project (its memories + globals); vector search: "
             + (
-                "bit[] Hamming pass over the scope + float32 rescore, in process (vector_index)"
+                f"bit[] Hamming pass over the scope + {codes} rescore, in process (vector_index; the first search "
+                f"read the copy in {warm:.1f} s; {memory_note()})"
                 if quantized
                 else "exact float KNN (vec0)"
             )
@@ -232,6 +278,10 @@ class Command(BaseCommand):
             f"  {len(copied)} queries are text copied from a memory (identifiers, error messages): the first result "
             "holds it for " + ", ".join(f"{n}/{len(copied)} ({mode})" for mode, n in verbatim_first.items())
         )
+        self.stdout.write(f"  after the searches: {memory_note()}")
+        if self.timing_only:
+            self.stdout.write("  recall and HTTP: skipped in --timing-only mode (synthetic vectors)")
+            return
         self._recall(pairs, k, total)
         if not no_http:
             self._http(pairs, k, db_path)

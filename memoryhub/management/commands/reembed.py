@@ -4,6 +4,7 @@ from tqdm import tqdm
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import reembed
 from memoryhub.models import Memory
+from memoryhub.storage import sql
 
 
 class Command(BaseCommand):
@@ -19,6 +20,7 @@ class Command(BaseCommand):
         embedder = get_embedder()
         if all:
             Memory.objects.update(embed_model="")  # vectors stay until each row's new one is written
+            sql.renew_generation()  # every process's vector copy rebuilds once, instead of reading each row's entry
         pending = Memory.objects.exclude(embed_model=embedder.model_id).count()
         if not pending:
             self.stdout.write(f"All memories are embedded with {embedder.model_id}.")

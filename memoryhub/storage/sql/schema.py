@@ -151,3 +151,53 @@ def ensure_vec_table(dimensions: int) -> None:
     with connection.cursor() as cursor:
         for statement in vec_create_statements(dimensions):
             cursor.execute(statement)
+
+
+# The change log (migration 0004): which memory rows may have changed, in the order they did. The in-process
+# vector copy remembers the highest `seq` it applied and re-reads only the rows named after it, so its freshness
+# depends on neither a clock nor the connection asking. Triggers log what changes on the memory table; the
+# functions writing vec0 rows log those themselves (SQLite cannot put a trigger on a virtual table).
+# `tag` is random: a copy that applied entries of a transaction later rolled back finds its position's tag gone
+# (AUTOINCREMENT hands the same seq out again) and rebuilds. `generation` (a meta row) is replaced by whatever
+# swaps the vectors wholesale (a restore, `reembed --all`): every copy of the old one rebuilds.
+CHANGE_TABLE = "memory_changes"
+
+
+STORE_META_TABLE = "memory_store_meta"
+
+
+# Entries older than a day go, a thousand at a time, on every thousandth entry (deleting twice as fast as
+# entries come keeps the log bounded whatever the write rate). A copy whose position was pruned rebuilds.
+CHANGE_LOG_SECONDS = 86_400
+
+
+def _log_entry(row: str) -> str:
+    return f"INSERT INTO {CHANGE_TABLE}(memory_id) VALUES ({row}.id);"
+
+
+CHANGE_LOG_UP = [
+    f"""CREATE TABLE {CHANGE_TABLE} (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        memory_id INTEGER NOT NULL,
+        tag INTEGER NOT NULL DEFAULT (random()),
+        at INTEGER NOT NULL DEFAULT (unixepoch()))""",
+    f"CREATE TABLE {STORE_META_TABLE} (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    f"INSERT INTO {STORE_META_TABLE}(key, value) VALUES ('generation', lower(hex(randomblob(16))))",
+    f"CREATE TRIGGER {CHANGE_TABLE}_ai AFTER INSERT ON {MEMORY_TABLE} BEGIN {_log_entry('new')} END",
+    f"CREATE TRIGGER {CHANGE_TABLE}_ad AFTER DELETE ON {MEMORY_TABLE} BEGIN {_log_entry('old')} END",
+    f"""CREATE TRIGGER {CHANGE_TABLE}_au AFTER UPDATE OF content, project, status, embed_model ON {MEMORY_TABLE}
+        WHEN old.content IS NOT new.content OR old.project IS NOT new.project OR old.status IS NOT new.status
+          OR old.embed_model IS NOT new.embed_model
+        BEGIN {_log_entry("new")} END""",
+    f"""CREATE TRIGGER {CHANGE_TABLE}_prune AFTER INSERT ON {CHANGE_TABLE} WHEN new.seq % 1000 = 0 BEGIN
+        DELETE FROM {CHANGE_TABLE} WHERE seq IN (SELECT seq FROM {CHANGE_TABLE} ORDER BY seq LIMIT 2000)
+            AND at < new.at - {CHANGE_LOG_SECONDS};
+    END""",
+]
+
+
+CHANGE_LOG_DOWN = [
+    *(f"DROP TRIGGER IF EXISTS {CHANGE_TABLE}_{s}" for s in ("prune", "au", "ad", "ai")),
+    f"DROP TABLE IF EXISTS {STORE_META_TABLE}",
+    f"DROP TABLE IF EXISTS {CHANGE_TABLE}",
+]

@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from memoryhub.storage.sql.schema import (
+    CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
     MEMORY_TABLE,
+    STORE_META_TABLE,
     ensure_vec_table,
     existing_vec_dimensions,
     vec_table,
@@ -34,12 +36,14 @@ def write_vector(memory_id: int, vector: Sequence[float] | np.ndarray) -> None:
             f"INSERT INTO {table}(memory_id, embedding, embedding_bits) VALUES (%s, %s, vec_quantize_binary(%s))",
             [memory_id, blob, blob],
         )
+    log_changes([memory_id])
 
 
 def delete_vectors(memory_ids: Sequence[int]) -> None:
     with connection.cursor() as cursor:
         for dims in existing_vec_dimensions():
             cursor.executemany(f"DELETE FROM {vec_table(dims)} WHERE memory_id = %s", [[i] for i in memory_ids])
+    log_changes(memory_ids)
 
 
 def read_vectors(memory_ids: Sequence[int], dimensions: int = DEFAULT_DIMENSIONS) -> dict[int, np.ndarray]:
@@ -67,6 +71,12 @@ def knn(vector: np.ndarray, k: int) -> list[tuple[int, float]]:
             [blob, int(k)],
         )
         return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+
+
+def count_vectors(dimensions: int = DEFAULT_DIMENSIONS) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {vec_table(dimensions)}")
+        return int(cursor.fetchone()[0])
 
 
 def vector_ids(dimensions: int = DEFAULT_DIMENSIONS) -> set[int]:
@@ -129,6 +139,7 @@ def insert_new_vectors(pairs: Sequence[tuple[int, np.ndarray]]) -> None:
             "VALUES (%s, %s, vec_quantize_binary(%s))",
             [[int(mid), to_blob(v), to_blob(v)] for mid, v in pairs],
         )
+    log_changes([mid for mid, _ in pairs])
 
 
 def quantize_binary(vector: np.ndarray) -> bytes:
@@ -161,7 +172,8 @@ def memory_scopes(memory_ids: Sequence[int] | None = None):
     with connection.cursor() as cursor:
         if memory_ids is None:
             cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}")
-            yield from cursor.fetchall()
+            while rows := cursor.fetchmany(5000):  # never a million tuples at once
+                yield from rows
             return
         for start in range(0, len(memory_ids), 500):
             chunk = [int(i) for i in memory_ids[start : start + 500]]
@@ -170,17 +182,55 @@ def memory_scopes(memory_ids: Sequence[int] | None = None):
             yield from cursor.fetchall()
 
 
-def memory_ids_changed_since(*, after_id: int, updated_since, embed_model: str) -> tuple[list[int], list[int]]:
-    """(ids above `after_id` with vectors of `embed_model`, ids at or below it with a history event since
-    `updated_since`). Events, not updated_at: that column has no index, the events' created_at has, and every
-    domain write that can change a vector records one (reinforcing, the common write, records none)."""
+def log_changes(memory_ids: Sequence[int]) -> None:
+    """Note in the change log that these rows' vectors changed (the memory table's triggers note the rest)."""
+    if memory_ids:
+        with connection.cursor() as cursor:
+            cursor.executemany(f"INSERT INTO {CHANGE_TABLE}(memory_id) VALUES (%s)", [[int(i)] for i in memory_ids])
+
+
+def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
+    """(the store's generation, the highest seq in the change log, the tag of entry `seq` (None if it is gone),
+    the lowest seq still logged), read in one statement so the four agree; None on a store without the log."""
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute(
+                f"""SELECT (SELECT value FROM {STORE_META_TABLE} WHERE key = 'generation'),
+                           (SELECT max(seq) FROM {CHANGE_TABLE}),
+                           (SELECT tag FROM {CHANGE_TABLE} WHERE seq = %s),
+                           (SELECT min(seq) FROM {CHANGE_TABLE}),
+                           (SELECT seq FROM sqlite_sequence WHERE name = '{CHANGE_TABLE}')""",
+                [int(seq)],
+            )
+        except DatabaseError:
+            return None  # a store from before migration 0004 (a restore of an old backup, not yet migrated)
+        generation, high, tag, low, counter = cursor.fetchone()
+    # An empty log (everything pruned) still has its counter: the next entry comes after it.
+    high = int(counter or 0) if high is None else int(high)
+    return str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low)
+
+
+def changed_ids(after: int, upto: int) -> tuple[list[int], int | None]:
+    """(the memory ids the change log names in (after, upto], the tag of entry `upto`)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT id FROM {MEMORY_TABLE} WHERE id > %s AND embed_model = %s ORDER BY id", [after_id, embed_model]
+            f"SELECT memory_id, seq, tag FROM {CHANGE_TABLE} WHERE seq > %s AND seq <= %s", [int(after), int(upto)]
         )
-        new = [int(r[0]) for r in cursor.fetchall()]
-        cursor.execute(
-            "SELECT DISTINCT memory_id FROM memoryhub_memoryevent WHERE created_at >= %s AND memory_id <= %s",
-            [connection.ops.adapt_datetimefield_value(updated_since), after_id],
-        )
-        return new, [int(r[0]) for r in cursor.fetchall()]
+        rows = cursor.fetchall()
+    tag = next((int(r[2]) for r in rows if int(r[1]) == int(upto)), None)
+    return sorted({int(r[0]) for r in rows}), tag
+
+
+def renew_generation(conn=None) -> None:
+    """Give the store a new generation: every process's vector copy of it rebuilds on its next search. `conn`: a
+    driver connection (a restore stages its file through one); by default Django's."""
+    statement = f"UPDATE {STORE_META_TABLE} SET value = lower(hex(randomblob(16))) WHERE key = 'generation'"
+    if conn is not None:
+        try:
+            conn.execute(statement)
+            conn.commit()
+        except conn.Error:
+            pass  # a backup from before the change log: the copies notice the missing log instead
+        return
+    with connection.cursor() as cursor:
+        cursor.execute(statement)

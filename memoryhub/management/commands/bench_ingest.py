@@ -1,0 +1,158 @@
+"""Ingest over the REST API, end to end: the real server on a scratch store, N synthetic memories posted to
+`memories/import` (embeddings included), then hybrid searches over HTTP starting the moment the import returns.
+
+    python manage.py bench_ingest                      # 10k memories in requests of 1000, one client
+    python manage.py bench_ingest --clients 2          # two requests in flight: one embeds while one writes
+
+The store is a fresh file in a temporary directory (the configured store is never touched), deleted afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from memoryhub.bench import corpus as bench_corpus
+from memoryhub.management.commands.bench_search import _free_port, memory_note, percentile
+
+
+class Command(BaseCommand):
+    help = "Benchmark ingest over POST /api/v1/memories/import (memories/s), then search right after it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--n", type=int, default=10_000, help="memories to import")
+        parser.add_argument("--batch", type=int, default=1000, help="memories per request")
+        parser.add_argument("--clients", type=int, default=1, help="requests in flight at once")
+        parser.add_argument("--queries", type=int, default=240, help="hybrid searches right after the import")
+        parser.add_argument("--port", type=int, default=0, help="the server's port (default: a free one)")
+        parser.add_argument(
+            "--idle-after", type=float, default=65.0, help="then wait this long and search again, at rest (0: skip)"
+        )
+
+    def handle(self, *args, n: int, batch: int, clients: int, queries: int, port: int, idle_after: float, **options):
+        if n < 1 or not 1 <= batch <= 10_000 or clients < 1:
+            raise CommandError("--n at least 1, --batch from 1 to 10000, --clients at least 1")
+        import httpx
+
+        items = [
+            {key: item[key] for key in ("content", "project", "category", "tags")} for item in bench_corpus.memories(n)
+        ]
+        chars = statistics.mean(len(i["content"]) for i in items)
+        self.stdout.write(f"{n} memories ({chars:.0f} characters on average) in requests of {batch}, {clients} "
+                          f"client(s); cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
+        with tempfile.TemporaryDirectory(prefix="memoryhub-bench-ingest-") as scratch:
+            db = Path(scratch) / "store.sqlite3"
+            env = {**os.environ, "MEMORYHUB_DB": str(db), "MEMORYHUB_BACKUP_DIR": str(Path(scratch) / "backups"),
+                   "MEMORYHUB_AUTO_BACKUP": "0"}  # fmt: skip
+            manage = str(Path(settings.BASE_DIR) / "manage.py")
+            run = lambda *a: subprocess.run([sys.executable, manage, *a], env=env, capture_output=True, text=True)  # noqa: E731
+            made = run("migrate", "--no-input", "-v", "0")
+            token = run("create_token", "bench-ingest").stdout.strip().splitlines()[-1:]
+            if made.returncode != 0 or not token:
+                raise CommandError(f"could not prepare the store: {made.stderr[-300:]}")
+            port = port or _free_port()
+            server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], env=env,
+                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+            base = f"http://127.0.0.1:{port}/api/v1"
+            headers = {"Authorization": f"Bearer {token[0]}"}
+            try:
+                with httpx.Client(headers=headers, timeout=600) as client:
+                    self._wait(client, base)
+                    client.post(f"{base}/search", json={"query": "warm up the model"})
+                    self._ingest(base, headers, items, batch, clients)
+                    self._search_after(client, base, queries, n, "from the moment the import returned")
+                    if idle_after > 0:
+                        time.sleep(idle_after)
+                        self._search_after(client, base, queries, n, f"at rest, {idle_after:.0f} s later")
+                self.stdout.write(f"  server: {memory_note(server.pid)}")
+            finally:
+                server.terminate()
+                try:
+                    server.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+
+    def _wait(self, client, base: str) -> None:
+        import httpx
+
+        for _ in range(240):
+            try:
+                if client.get(f"{base}/health").status_code == 200:
+                    return
+            except httpx.TransportError:
+                pass
+            time.sleep(0.5)
+        raise CommandError("the server did not come up")
+
+    def _ingest(self, base: str, headers: dict, items: list[dict], batch: int, clients: int) -> None:
+        import httpx
+
+        requests = [items[at : at + batch] for at in range(0, len(items), batch)]
+        failures: list[str] = []
+        took: list[float] = []
+        lock = threading.Lock()
+
+        def worker() -> None:
+            with httpx.Client(headers=headers, timeout=600) as client:
+                while True:
+                    with lock:
+                        if not requests:
+                            return
+                        chunk = requests.pop(0)
+                    started = time.perf_counter()
+                    answer = client.post(f"{base}/memories/import", json={"memories": chunk})
+                    took.append(time.perf_counter() - started)
+                    if answer.status_code != 201:
+                        failures.append(f"{answer.status_code} {answer.text[:200]}")
+
+        started = time.perf_counter()
+        threads = [threading.Thread(target=worker) for _ in range(clients)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        seconds = time.perf_counter() - started
+        if failures:
+            raise CommandError(f"{len(failures)} import requests failed, first: {failures[0]}")
+        self.stdout.write(f"  ingest: {len(items)} memories in {seconds:.1f} s = {len(items) / seconds:.0f} memories/s "
+                          f"(a request of {batch}: median {statistics.median(took):.2f} s); load average "
+                          f"{os.getloadavg()[0]:.2f}")  # fmt: skip
+
+    def _search_after(self, client, base: str, count: int, n: int, when: str) -> None:
+        if count < 1:
+            return
+        pairs = bench_corpus.queries(count, bench_corpus.memories(n))
+        times = []
+        started = time.perf_counter()
+        for text, project in pairs:
+            began = time.perf_counter()
+            answer = client.post(f"{base}/search", json={"query": text, "project": project, "mode": "hybrid"})
+            times.append((time.perf_counter() - began) * 1000)
+            if answer.status_code != 200:
+                raise CommandError(f"search answered {answer.status_code}: {answer.text[:200]}")
+        first_second = [t for t, at in zip(times, _elapsed(times), strict=True) if at <= 1000]
+        self.stdout.write(
+            f"  hybrid search over HTTP {when}: p50 {percentile(times, 0.5):.1f} / p95 "
+            f"{percentile(times, 0.95):.1f} ms over {len(times)} queries in {time.perf_counter() - started:.1f} s; "
+            f"the first second's {len(first_second)}: p50 {percentile(first_second, 0.5):.1f} / p95 "
+            f"{percentile(first_second, 0.95):.1f} ms, the very first {times[0]:.1f} ms; load average "
+            f"{os.getloadavg()[0]:.2f}"
+        )
+
+
+def _elapsed(times: list[float]) -> list[float]:
+    """When each query started, in ms after the first started (they run one after another)."""
+    out, total = [], 0.0
+    for t in times:
+        out.append(total)
+        total += t
+    return out

@@ -1,0 +1,148 @@
+"""The in-process vector copy follows the store by position: a row written, moved, archived, edited or deleted is
+seen as it now is by the very next search on another thread, and a restore made by another process is seen
+by a running server's next search. The stores here are above the exact-KNN limit, so the copy answers."""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import numpy as np
+import pytest
+from django.db import connection, transaction
+
+from memoryhub.embeddings import get_embedder
+from memoryhub.memories.backup import backup_database
+from memoryhub.memories.lifecycle import archive_memory
+from memoryhub.memories.store import create_memory, delete_memory, import_memories, update_memory
+from memoryhub.models import Memory
+from memoryhub.retrieval import vector_index
+from memoryhub.retrieval.search import search_memories
+from memoryhub.storage import sql
+from tests.live_server import LiveServer, create_token, manage, migrated_store
+
+GARDEN = [f"Water the tomato bed number {n} before nine in the morning" for n in range(30)]
+
+
+def on_another_thread(work):
+    """Run `work` on a new thread (its own database connection) and return what it returned."""
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            out["value"] = work()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the test's thread
+            out["error"] = exc
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(timeout=120)
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def semantic(query: str, **options) -> list[int]:
+    hits = search_memories(query=query, mode="semantic", k=50, reinforce_results=False, **options)
+    assert all(h.explain["knn"] == "quantized" for h in hits)  # the copy answered, not vec0
+    return [h.memory.pk for h in hits]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_next_search_on_another_thread_sees_each_write_as_it_now_is(settings):
+    settings.MEMORYHUB_EXACT_KNN_MAX = 5
+    settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
+    import_memories(items=[{"content": text, "project": "p"} for text in GARDEN], source="test")
+    query = "when does the zebra crossing sensor reboot"
+    assert on_another_thread(lambda: semantic(query, project="p"))  # the copy is built, before the writes
+
+    written = create_memory(content="The zebra crossing sensor reboots at midnight", project="p")
+    assert on_another_thread(lambda: semantic(query, project="p"))[0] == written.pk
+
+    update_memory(memory=written, changes={"project": "q"})  # moved
+    assert written.pk not in on_another_thread(lambda: semantic(query, project="p"))
+    assert on_another_thread(lambda: semantic(query, project="q")) == [written.pk]
+
+    archive_memory(memory=Memory.objects.get(pk=written.pk), actor="test")
+    assert on_another_thread(lambda: semantic(query, project="q")) == []
+    assert on_another_thread(lambda: semantic(query, project="q", status="archived")) == [written.pk]
+
+    edited = update_memory(
+        memory=Memory.objects.get(pk=written.pk),
+        changes={"content": "The llama feeder opens at dawn", "status": "active", "project": "p"},
+    )
+    assert on_another_thread(lambda: semantic("when does the llama feeder open", project="p"))[0] == edited.pk
+
+    delete_memory(memory=Memory.objects.get(pk=written.pk))
+    assert written.pk not in on_another_thread(lambda: semantic("when does the llama feeder open", project="p"))
+    model = get_embedder()
+    view = vector_index.view(model.model_id, model.dimensions)
+    # Deleted rows leave the copy's answers at once, not only the SQL that checks them afterwards.
+    assert written.pk not in view.ids[view.statuses >= 0].tolist()
+    assert len(view.ids[view.statuses >= 0]) == len(GARDEN)
+
+
+def copied_vector(memory_id: int) -> np.ndarray:
+    model = get_embedder()
+    view = vector_index.view(model.model_id, model.dimensions)
+    at = int(np.searchsorted(view.ids, memory_id))
+    assert view.ids[at] == memory_id and view.statuses[at] >= 0
+    return view.codes[at].astype(np.float32) * (1.0 if view.scales is None else view.scales[at])
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("int8", [False, True])
+def test_a_write_the_copy_saw_and_that_was_rolled_back_leaves_no_trace(settings, int8):
+    settings.MEMORYHUB_EXACT_KNN_MAX = 5
+    settings.MEMORYHUB_VECTOR_COPY_INT8_ABOVE = 0 if int8 else 1_000_000
+    import_memories(items=[{"content": text, "project": "p"} for text in GARDEN], source="test")
+    with pytest.raises(RuntimeError), transaction.atomic():
+        ghost = create_memory(content="The zebra crossing sensor reboots at midnight", project="p")
+        assert semantic("zebra crossing sensor", project="p")[0] == ghost.pk  # the copy applied it, uncommitted
+        raise RuntimeError("the request failed after its search")
+    # SQLite hands the same row id and the same change log positions out again.
+    real = create_memory(content="The llama feeder opens at dawn", project="p")
+    stored = sql.read_vectors([real.pk])[real.pk]
+    copied = on_another_thread(lambda: copied_vector(real.pk))
+    assert float(np.dot(copied, stored)) > 0.995
+    assert on_another_thread(lambda: semantic("llama feeder opens", project="p"))[0] == real.pk
+
+
+def test_a_restore_by_another_process_is_what_the_servers_next_search_ranks(store_template, tmp_path):
+    db = migrated_store(store_template, tmp_path / "live")
+    token = create_token(db, "agent")
+    env = {"MEMORYHUB_EXACT_KNN_MAX": "5", "MEMORYHUB_KNN_FILTER_IDS_MAX": "0"}
+    with (
+        LiveServer(db, threads=4, env=env) as server,
+        httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=120) as http,
+    ):
+
+        def search(query: str, project: str, **extra) -> list[int]:
+            body = {"query": query, "project": project, "mode": "semantic", "k": 50, **extra}
+            answer = http.post("/api/v1/search", json=body).json()
+            assert all(r["explain"]["knn"] == "quantized" for r in answer["results"])
+            return [r["id"] for r in answer["results"]]
+
+        items = [{"content": text, "project": "p"} for text in GARDEN]
+        items += [
+            {"content": "The zebra crossing sensor reboots at midnight", "project": "p"},
+            {"content": "The llama feeder opens at dawn", "project": "p"},
+        ]
+        made = http.post("/api/v1/memories/import", json={"memories": items})
+        assert made.status_code in (200, 201), made.text
+        *_, zebra, llama = made.json()["ids"]
+        assert search("zebra crossing sensor", "p")[0] == zebra
+        backup = backup_database(reason="before the mistake", dest_dir=tmp_path / "made", source=str(db))
+
+        assert http.delete(f"/api/v1/memories/{zebra}").status_code in (200, 204)
+        assert http.patch(f"/api/v1/memories/{llama}", json={"project": "q"}).status_code == 200
+        assert zebra not in search("zebra crossing sensor", "p")
+        assert llama not in search("llama feeder", "p")
+        assert search("llama feeder", "q") == [llama]  # the server's copy follows the move
+
+        manage(db, "restore", "--no-input", str(backup))  # another process replaces the store under the server
+        assert search("zebra crossing sensor", "p")[0] == zebra
+        assert search("llama feeder", "p")[0] == llama
+        assert llama not in search("llama feeder", "q")
