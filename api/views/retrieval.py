@@ -62,8 +62,12 @@ class RecallView(AgentAPIMixin, APIView):
     @extend_schema(
         summary="A compact block of what the agent should already know",
         description=(
-            "Within `budget_chars` (default 400): the person's preferences and environment (globals), the project's "
-            "confirmed and recently used important facts, then what matches `query`. One line per memory with its id."
+            "Within `budget_chars` (default 400), answer first: with a `query`, its best matches that clear the "
+            "search relevance floor come first, best first (at most 5); what is left of the budget then holds the "
+            "always-on facts: the person's global preferences and environment, and the project's confirmed, "
+            "important or recently used facts, by effective importance. Without a `query` (or when nothing "
+            "matches it) the block is only the always-on facts. One line per memory, trimmed to fit, ending with "
+            "its id; `memory_ids` lists the ids in the order shown. Never longer than `budget_chars`."
         ),
         request=s.RecallRequestSerializer,
         responses={200: s.RecallResponseSerializer, **errors(400, 403, 413, 503)},
