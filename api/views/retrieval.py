@@ -36,7 +36,13 @@ class SearchView(AgentAPIMixin, APIView):
         summary="Hybrid search (keyword + semantic), best first",
         description=(
             "Searches `project` and the global memories (globals only without `project`), within the token's "
-            "scope. Results carry every memory field plus `score` and `explain`; returning them reinforces them."
+            "scope. Results carry every memory field plus `score` (their order) and `explain`; returning them "
+            "reinforces them. Only results that clear the relevance floor are returned, so a query that matches "
+            'nothing answers `{"results": []}`: `explain.match` (0-1) is how well the memory matches whatever '
+            "else the store holds, and `explain.channels` names the channels that matched and how strongly: "
+            "`words` (share of the query's words it holds), `identifier` (share of the query's identifiers found "
+            "verbatim) and `meaning` (embedding similarity, 0 at what unrelated text gets). `min_score` sets the "
+            "floor for one request (default: the MEMORYHUB_SEARCH_MIN_SCORE setting)."
         ),
         request=s.SearchRequestSerializer,
         responses={200: s.SearchResponseSerializer, **errors(400, 403, 413, 503)},
@@ -52,6 +58,7 @@ class SearchView(AgentAPIMixin, APIView):
             query=data["query"], project=project, k=data["k"], mode=data["mode"], category=data.get("category"),
             tier=data.get("tier"), tags=data.get("tags") or None, source=data.get("source") or None,
             status=None if status == "any" else status, allowed_projects=agent.projects, reinforce_results=True,
+            min_score=data.get("min_score"),
         )  # fmt: skip
         results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} for h in hits]
         record_usage(agent, "search", project=project, timer=timer)

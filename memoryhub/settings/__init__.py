@@ -282,3 +282,12 @@ MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimu
 MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS = envint("MEMORYHUB_VECTOR_INDEX_REBUILD_SECONDS", 300, minimum=1)
 MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
 MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
+
+# --- Relevance floor and fusion (issue 14; memoryhub/retrieval/fusion.py, docs/search.md) ---
+# Search returns only results whose match strength (explain["match"]: the strongest of word share, identifier
+# share and calibrated meaning, each 0-1) reaches this; a request's `min_score` overrides it, 0 keeps everything.
+MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.25, minimum=0.0, maximum=1.0)
+# Share of score-normalised fusion (BM25 / best BM25, calibrated cosine) beside rank fusion; 0 = ranks only.
+MEMORYHUB_FUSION_NORMALISED = envfloat("MEMORYHUB_FUSION_NORMALISED", 0.0, minimum=0.0, maximum=1.0)
+# The meaning list's weight is multiplied by this for a query naming identifiers or pasting an error message.
+MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE = envfloat("MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE", 1.0, minimum=0.0)
