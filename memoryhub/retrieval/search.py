@@ -358,6 +358,34 @@ def _visible_projects(project: str | None, every_project: bool, allowed: list[st
     return seen if allowed is None else [p for p in seen if p is None or p in allowed]
 
 
+def _plan(filters: dict) -> tuple[str, list, dict]:
+    """The SQL filter of a search and what the vector side needs to know of it."""
+    project, every_project = filters["project"], filters["every_project"]
+    where, params = sql.memory_filter_sql(**filters)
+    rest, rest_params = sql.memory_filter_sql(**filters, include_scope=False)
+    scope = {
+        "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
+        "rest": rest,
+        "rest_params": rest_params,
+        # What the in-process vector copy can rule out by itself: projects and status.
+        "projects": _visible_projects(project, every_project, filters["allowed_projects"]),
+        "status": filters["status"],
+        "narrower": any(filters[name] for name in _NARROWER),
+    }
+    return where, params, scope
+
+
+def project_candidates(query: str, *, project: str, k: int = 10):
+    """Evaluations: the hybrid candidates of an active-memory search in `project`, before fusion, so that one
+    retrieval can be fused under many settings in memory."""
+    sql.prepare_reads()
+    filters = {name: None for name in _NARROWER} | {
+        "project": project, "every_project": False, "allowed_projects": None, "status": Status.ACTIVE}  # fmt: skip
+    where, params, scope = _plan(filters)
+    return candidates(query[: query_text.MAX_QUERY_CHARS], scope, where, params, mode="hybrid", k=k,
+                      project=project, every_project=False)  # fmt: skip
+
+
 def search_memories(
     *,
     query: str,
@@ -411,17 +439,7 @@ def search_memories(
         "accessed_after": accessed_after,
         "accessed_before": accessed_before,
     }
-    where, params = sql.memory_filter_sql(**filters)
-    rest, rest_params = sql.memory_filter_sql(**filters, include_scope=False)
-    scope = {
-        "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
-        "rest": rest,
-        "rest_params": rest_params,
-        # What the in-process vector copy can rule out by itself: projects and status.
-        "projects": _visible_projects(project, every_project, allowed_projects),
-        "status": filters["status"],
-        "narrower": any(filters[name] for name in _NARROWER),
-    }
+    where, params, scope = _plan(filters)
     floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
     if not 0.0 <= floor <= 1.0:
         raise ValueError("min_score must be from 0 to 1")
