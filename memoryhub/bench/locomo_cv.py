@@ -97,15 +97,16 @@ def measure(conv: Conversation, params: fusion.Params, mode: str, floor: float, 
     return totals
 
 
-def grid(mode: str) -> list[fusion.Params]:  # noqa: D401
+def grid(mode: str) -> list[fusion.Params]:
     """Coarse: a few values of each lever that matters for the mode."""
     base = fusion.Params.from_settings()
     if mode == "keyword":
-        values = itertools.product((3, 5, 10, 30), (0.0, 0.5, 1.0, 2.0), (0.3, 0.7, 0.9))
-        return [replace(base, rrf_k=k, coverage_weight=c, score_absolute=a, normalised=0.0) for k, c, a in values]
-    values = itertools.product((3, 5, 10, 30), (0.5, 0.8, 1.1, 1.5), (0.5, 1.0, 2.0), (0.5, 0.7, 0.9), (0.0, 0.5))
-    return [replace(base, rrf_k=k, semantic_weight=s, coverage_weight=c, score_absolute=a, normalised=n)
-            for k, s, c, a, n in values]  # fmt: skip
+        values = itertools.product((3, 5, 10, 30), (0.0, 0.5, 1.0, 2.0), (0.3, 0.7, 0.9), (0.0, 1.0))
+        return [replace(base, rrf_k=k, coverage_weight=c, score_absolute=a, rare_words=r, normalised=0.0)
+                for k, c, a, r in values]  # fmt: skip
+    values = itertools.product((3, 10), (0.5, 0.8, 1.1), (0.5, 1.0, 2.0), (0.5, 0.9), (0.0, 0.3, 0.6), (0.0, 1.0))
+    return [replace(base, rrf_k=k, semantic_weight=s, coverage_weight=c, score_absolute=a, normalised=n,
+                    rare_words=r) for k, s, c, a, n, r in values]  # fmt: skip
 
 
 def _objective(totals: dict[str, float]) -> float:

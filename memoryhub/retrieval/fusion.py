@@ -23,6 +23,7 @@ Weights and thresholds are in the settings block "Relevance floor and fusion (is
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, fields
 from typing import Any
@@ -57,6 +58,8 @@ class Params:
     normalised: float = 0.0
     # The meaning list's weight is multiplied by this for a query that names identifiers or pastes an error.
     typed_semantic_scale: float = 1.0
+    # Word coverage weighs each query word by its rarity among the candidates (1) or counts words alike (0).
+    rare_words: float = 0.0
     importance_weight: float = 0.15
     confirmed_bonus: float = 0.05
 
@@ -71,6 +74,7 @@ class Params:
             "score_absolute": settings.MEMORYHUB_SCORE_ABSOLUTE,
             "normalised": settings.MEMORYHUB_FUSION_NORMALISED,
             "typed_semantic_scale": settings.MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE,
+            "rare_words": settings.MEMORYHUB_COVERAGE_RARE_WORDS,
             "importance_weight": settings.MEMORYHUB_IMPORTANCE_WEIGHT,
             "confirmed_bonus": settings.MEMORYHUB_CONFIRMED_BONUS,
         }
@@ -95,6 +99,37 @@ def coverage(terms: tuple[str, ...], content: str) -> float:
 
 def _scaled(value: float | None, zero: float, full: float) -> float:
     return 0.0 if value is None else min(1.0, max(0.0, (value - zero) / (full - zero)))
+
+
+def _word_set(content: str) -> set[str]:
+    return set(_WORD.findall(content.lower()))
+
+
+def rarity_weights(terms: tuple[str, ...], contents: list[str]) -> dict[str, float]:
+    """Each query word's weight by how few of the candidates hold it (an IDF over the candidates): a name every
+    turn of a conversation carries counts less than the one word that says what was asked."""
+    if not terms or not contents:
+        return {}
+    held = []
+    for content in contents:
+        words = _word_set(content)
+        held.append((words, {w[:5] for w in words if len(w) >= 5}))
+    n = len(held)
+    out = {}
+    for term in terms:
+        df = sum(1 for words, prefixes in held if term in words or (len(term) >= 5 and term[:5] in prefixes))
+        out[term] = math.log(1.0 + n / (1.0 + df))
+    return out
+
+
+def weighted_coverage(terms: tuple[str, ...], content: str, weights: dict[str, float]) -> float:
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    words = _word_set(content)
+    prefixes = {w[:5] for w in words if len(w) >= 5}
+    found = sum(w for t, w in weights.items() if t in words or (len(t) >= 5 and t[:5] in prefixes))
+    return found / total
 
 
 def meaning(similarity: float | None) -> float:
@@ -160,6 +195,9 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
     # better), and the calibrated cosine.
     best_bm25 = min((s.bm25 for s in signals.values() if s.bm25 is not None), default=None)
     normaliser = (weights["keyword"] + weights["semantic"]) or 1.0
+    rarity = {}
+    if p.rare_words and coverage_weight and kq.terms:
+        rarity = rarity_weights(kq.terms, [row.content for row in rows.values()])
     scored = []
     for mid, row in rows.items():
         s = signals[mid]
@@ -171,7 +209,8 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
         if s.vector_rank and weights["semantic"]:
             fused += weights["semantic"] / (k + s.vector_rank)
         rank_part = min(1.0, fused / best)
-        similarity = None if s.distance is None else max(0.0, 1.0 - s.distance)
+        distance = s.distance if s.distance is not None else s.outside_distance
+        similarity = None if distance is None else max(0.0, 1.0 - distance)
         closeness = _scaled(similarity, RANK_COSINE_ZERO, RANK_COSINE_FULL) if mode != "keyword" else 0.0
         meant = meaning(similarity) if mode != "keyword" else 0.0
         if p.normalised:
@@ -192,12 +231,16 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
         exact = s.exact_match and mode != "semantic"
         if exact:
             identifier = 1.0
-        match = match_strength(words, identifier, meant)
+        # Keyword mode measures no meaning: the words found are the whole evidence, counted as they are.
+        match = max(identifier, words) if mode == "keyword" else match_strength(words, identifier, meant)
         if match < min_match:
             continue
         # Ranks order; the absolute part keeps "first of nothing good" from looking like a good match.
         absolute = max(closeness, words) if mode == "hybrid" else (closeness if mode == "semantic" else words)
-        relevance = (rank_part + coverage_weight * words) / (1.0 + coverage_weight)
+        ranked_words = words
+        if rarity and found_by_words:
+            ranked_words = (1 - p.rare_words) * words + p.rare_words * weighted_coverage(kq.terms, row.content, rarity)
+        relevance = (rank_part + coverage_weight * ranked_words) / (1.0 + coverage_weight)
         relevance *= (1.0 - p.score_absolute) + p.score_absolute * absolute
         factor = importance_factor(row.confirmed, row.effective, p)
         score = relevance * factor

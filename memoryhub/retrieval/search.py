@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from memoryhub.embeddings import get_embedder
@@ -54,6 +55,8 @@ class _Signals:
     exact_match: bool = False
     vector_rank: int | None = None
     distance: float | None = None
+    # The cosine distance of a candidate outside the vector list (found by words only), measured afterwards.
+    outside_distance: float | None = None
 
 
 # --- Keyword side ---------------------------------------------------------------------------------------------
@@ -225,7 +228,23 @@ def _semantic(
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
+    _measure_the_rest(vector, model_id, signals)
     return {"embed_ms": round(embedded.embed_ms, 2), "knn": how}
+
+
+def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals]) -> None:
+    """The cosine distance of candidates only the word lists found (no vector rank): their meaning is known, just
+    not among the nearest, and the floor and the absolute part of the score should not count it as none.
+    Vectors of another model (not yet re-embedded) stay unmeasured."""
+    missing = [mid for mid, s in signals.items() if s.distance is None]
+    if not missing:
+        return
+    query = np.asarray(vector, dtype=np.float32)
+    query = query / (float(np.linalg.norm(query)) or 1.0)
+    active = sql.filter_memory_ids(missing, "m.embed_model = %s", [model_id])
+    for mid, stored in sql.read_vectors([m for m in missing if m in active], len(query)).items():
+        norm = float(np.linalg.norm(stored)) or 1.0
+        signals[mid].outside_distance = round(1.0 - float(stored @ query) / norm, 6)
 
 
 def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list) -> list[tuple[int, float]]:

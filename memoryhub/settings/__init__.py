@@ -291,3 +291,5 @@ MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.25, minimu
 MEMORYHUB_FUSION_NORMALISED = envfloat("MEMORYHUB_FUSION_NORMALISED", 0.0, minimum=0.0, maximum=1.0)
 # The meaning list's weight is multiplied by this for a query naming identifiers or pasting an error message.
 MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE = envfloat("MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE", 1.0, minimum=0.0)
+# Word coverage in the ranking weighs words by their rarity among the candidates (1) or alike (0).
+MEMORYHUB_COVERAGE_RARE_WORDS = envfloat("MEMORYHUB_COVERAGE_RARE_WORDS", 0.0, minimum=0.0, maximum=1.0)

@@ -238,7 +238,7 @@ class Command(BaseCommand):
             self.stdout.write(f"\n{mode}, best in-sample: {best[0].described()}")
             for conv, pick in zip(convs, picks, strict=True):
                 changed = {f: getattr(pick[0], f) for f in ("rrf_k", "semantic_weight", "coverage_weight",
-                                                            "score_absolute", "normalised")}  # fmt: skip
+                                                            "score_absolute", "normalised", "rare_words")}  # fmt: skip
                 self.stdout.write(f"  held out {conv.name}: {changed}")
         self.stdout.write(f"({time.perf_counter() - started:.0f} s)")
 
