@@ -113,7 +113,7 @@ def _objective(totals: dict[str, float]) -> float:
     return (totals["MRR"] + totals["hit@10"]) / max(totals["n"], 1.0)
 
 
-def _add(rows: list[dict[str, float]]) -> dict[str, float]:
+def add_up(rows: list[dict[str, float]]) -> dict[str, float]:
     return {key: sum(r[key] for r in rows) for key in rows[0]}
 
 
@@ -127,15 +127,15 @@ def cross_validate(convs: list[Conversation], settings_list: list[Setting], mode
     table = []  # per setting: per conversation totals
     for params, prf in settings_list:
         table.append([measure(c, params, mode, floor, prf) for c in convs])
-    totals = [_add(per) for per in table]
+    totals = [add_up(per) for per in table]
     best = max(range(len(table)), key=lambda i: _objective(totals[i]))
     held_out, chosen = [], []
     for held in range(len(convs)):
-        others = [_add([per[j] for j in range(len(convs)) if j != held]) for per in table]
+        others = [add_up([per[j] for j in range(len(convs)) if j != held]) for per in table]
         pick = max(range(len(table)), key=lambda i: _objective(others[i]))
         held_out.append(table[pick][held])
         chosen.append(settings_list[pick])
-    return (totals[best], settings_list[best]), _add(held_out), chosen
+    return (totals[best], settings_list[best]), add_up(held_out), chosen
 
 
 def means(totals: dict[str, float]) -> dict[str, float]:

@@ -9,6 +9,10 @@ ranks of its evidence turns are scored:
 - hit@k: the share of questions with at least one evidence turn in the first k;
 - MRR: 1 / rank of the first evidence turn within the first 10 (0 when none), averaged.
 
+`--cv` tunes fusion leaving one conversation out (memoryhub/bench/locomo_cv.py): each question is retrieved
+once and a coarse grid of settings is re-fused in memory; the setting best on the other conversations is
+measured on the held-out one, and that cross-validated figure is printed beside the in-sample one.
+
 `--baseline` runs plain reciprocal rank fusion instead of the tuned settings (k=60, words and meaning weighed
 alike, no word coverage, no absolute relevance). It measures hit@10 0.649 and MRR 0.402 here: the issue's
 "plain baseline R@10 0.65, MRR 0.40", so the issue's R@10 is what this command calls hit@10 (a question
@@ -222,9 +226,9 @@ class Command(BaseCommand):
             self.stdout.write(text)
 
         for mode in ("keyword", "hybrid"):
-            current = locomo_cv._add([locomo_cv.measure(c, now, mode, floor) for c in convs])
+            current = locomo_cv.add_up([locomo_cv.measure(c, now, mode, floor) for c in convs])
             line(f"{mode}, current settings", current, None)
-        plain = locomo_cv._add([locomo_cv.measure(c, now, "hybrid", 0.0) for c in convs])
+        plain = locomo_cv.add_up([locomo_cv.measure(c, now, "hybrid", 0.0) for c in convs])
         line("hybrid, current, no floor", plain, None)
         chosen = {}
         for mode in ("keyword", "hybrid"):
