@@ -44,6 +44,7 @@ class Conversation:
     ids: np.ndarray | None = None  # every turn's memory id, in the order of `vectors`
     vectors: np.ndarray | None = None  # normalised
     rows: dict = field(default_factory=dict)  # every turn's fusion row, for PRF's new candidates
+    context: dict = field(default_factory=dict)  # what each turn's metadata says it leaves implicit (the date)
 
 
 def score(ranked: list[str], evidence: set[str]) -> dict[str, float]:
@@ -79,10 +80,10 @@ def _prf_signals(asked: Asked, conv: Conversation, first: list[int], beta: float
 def ranked_dia(asked: Asked, conv: Conversation, params: fusion.Params, mode: str, floor: float,
                prf: tuple[float, int] | None = None) -> list[str]:  # fmt: skip
     """The dia_ids of the first 10 results of `asked` fused with `params` (and PRF: (beta, max content words))."""
-    out = fusion.fuse(asked.rows, asked.signals, asked.kq, mode, 10, params, min_match=floor)
+    out = fusion.fuse(asked.rows, asked.signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context)
     if prf and mode != "keyword" and len(asked.kq.terms) <= prf[1]:
         signals, rows = _prf_signals(asked, conv, [mid for _, mid, _ in out[:3]], prf[0], 50)
-        out = fusion.fuse(rows, signals, asked.kq, mode, 10, params, min_match=floor)
+        out = fusion.fuse(rows, signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context)
     return [conv.dia[mid] for _, mid, _ in out]
 
 

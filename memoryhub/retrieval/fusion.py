@@ -97,6 +97,11 @@ def coverage(terms: tuple[str, ...], content: str) -> float:
     return found / len(terms)
 
 
+def with_context(content: str, context: str | None) -> str:
+    """The memory's text and what its metadata says it leaves implicit (who, when), for word coverage."""
+    return f"{content} ({context})" if context else content
+
+
 def _scaled(value: float | None, zero: float, full: float) -> float:
     return 0.0 if value is None else min(1.0, max(0.0, (value - zero) / (full - zero)))
 
@@ -173,13 +178,15 @@ def importance_factor(confirmed: bool, effective: float, params: Params | None =
 
 
 def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | None = None,
-         min_match: float = 0.0) -> list[tuple]:  # fmt: skip
+         min_match: float = 0.0, context: dict[int, str] | None = None) -> list[tuple]:  # fmt: skip
     """Order and score the candidates; keep those whose match strength reaches `min_match`. Returns the best
     `k_top` as (score, id, explain), best first.
 
     `rows` maps ids to objects with `content`, `effective`, `confirmed` and a cached `coverage` (or None);
-    `signals` maps ids to their ranks, BM25 and distances in each list.
+    `signals` maps ids to their ranks, BM25 and distances in each list; `context` what a memory's metadata
+    says its text leaves implicit (speaker, date), counted as its words.
     """
+    context = context or {}
     p = params or Params.from_settings()
     k = p.rrf_k
     semantic_weight = p.semantic_weight * (p.typed_semantic_scale if is_typed(kq) else 1.0)
@@ -197,7 +204,7 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
     normaliser = (weights["keyword"] + weights["semantic"]) or 1.0
     rarity = {}
     if p.rare_words and coverage_weight and kq.terms:
-        rarity = rarity_weights(kq.terms, [row.content for row in rows.values()])
+        rarity = rarity_weights(kq.terms, [with_context(row.content, context.get(mid)) for mid, row in rows.items()])
     scored = []
     for mid, row in rows.items():
         s = signals[mid]
@@ -221,7 +228,7 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
         words = 0.0
         if found_by_words:
             if row.coverage is None:
-                row.coverage = coverage(kq.terms, row.content)
+                row.coverage = coverage(kq.terms, with_context(row.content, context.get(mid)))
             words = row.coverage
         identifier = identifier_share(kq, row.content) if found_by_words and is_typed(kq) else 0.0
         # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
@@ -239,7 +246,8 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
         absolute = max(closeness, words) if mode == "hybrid" else (closeness if mode == "semantic" else words)
         ranked_words = words
         if rarity and found_by_words:
-            ranked_words = (1 - p.rare_words) * words + p.rare_words * weighted_coverage(kq.terms, row.content, rarity)
+            text = with_context(row.content, context.get(mid))
+            ranked_words = (1 - p.rare_words) * words + p.rare_words * weighted_coverage(kq.terms, text, rarity)
         relevance = (rank_part + coverage_weight * ranked_words) / (1.0 + coverage_weight)
         relevance *= (1.0 - p.score_absolute) + p.score_absolute * absolute
         factor = importance_factor(row.confirmed, row.effective, p)

@@ -462,11 +462,11 @@ def search_memories(
     floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
     if not 0.0 <= floor <= 1.0:
         raise ValueError("min_score must be from 0 to 1")
-    rows, signals, kq, vector_info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
-                                                every_project=every_project)  # fmt: skip
-    ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor)
+    rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
+                                         every_project=every_project)  # fmt: skip
+    ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"])
     memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
-    extra = {"mode": mode, **({"knn": vector_info["knn"]} if "knn" in vector_info else {})}
+    extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
     if reinforce_results and hits:
         reinforce(memory_ids=[h.memory.pk for h in hits])
@@ -477,21 +477,47 @@ def search_memories(
 def candidates(
     query: str, scope: dict, where: str, params: list, *, mode: str, k: int, project: str | None, every_project: bool
 ) -> tuple[dict[int, _Row], dict[int, _Signals], query_text.KeywordQuery, dict]:
-    """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways)."""
+    """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
+
+    The last item holds how the vector side ran and, under "context", what each candidate's metadata says that
+    its text leaves implicit (see `implicit_context`)."""
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
-    vector_info: dict[str, Any] = {}
+    info: dict[str, Any] = {}
     embedding = _start_semantic(query, pool, scope) if mode != "keyword" else None
     rows: dict[int, _Row] = {}
+    context: dict[int, str] = {}
     if mode in ("hybrid", "keyword"):
         scope_match = query_text.scope_expression(project=project, every_project=every_project)
         _keyword(kq, pool, where, params, scope_match, signals)
         # While the worker still embeds: the keyword candidates' rows and word coverage.
         rows = _rows(list(signals))
-        for row in rows.values():
-            row.coverage = fusion.coverage(kq.terms, row.content)
+        context = implicit_context(list(rows))
+        for mid, row in rows.items():
+            row.coverage = fusion.coverage(kq.terms, fusion.with_context(row.content, context.get(mid)))
     if mode in ("hybrid", "semantic"):
-        vector_info = _semantic(embedding, pool, where, params, scope, signals)
-        rows |= _rows([mid for mid in signals if mid not in rows])
-    return rows, signals, kq, vector_info
+        info = _semantic(embedding, pool, where, params, scope, signals)
+        more = _rows([mid for mid in signals if mid not in rows])
+        context |= implicit_context(list(more))
+        rows |= more
+    info["context"] = context
+    return rows, signals, kq, info
+
+
+IMPLICIT_METADATA = ("speaker", "date")
+
+
+def implicit_context(ids: list[int]) -> dict[int, str]:
+    """What a memory's metadata says that its text may leave implicit (who said it, when), by id, for word
+    coverage: "what did Melanie paint on 13 October 2023" should count the date of the session a turn was in,
+    which the turn itself never says. Only the keys in IMPLICIT_METADATA."""
+    if not ids:
+        return {}
+    out = {}
+    for pk, metadata in Memory.objects.filter(pk__in=ids).exclude(metadata={}).values_list("pk", "metadata"):
+        if isinstance(metadata, dict):
+            values = [str(metadata[key]) for key in IMPLICIT_METADATA if metadata.get(key)]
+            if values:
+                out[pk] = " ".join(values)
+    return out

@@ -173,7 +173,7 @@ class Command(BaseCommand):
         """Store each conversation once, retrieve each question once, and keep what fusion needs in memory."""
         from memoryhub.embeddings import get_embedder
         from memoryhub.models import Memory
-        from memoryhub.retrieval.search import _rows, project_candidates
+        from memoryhub.retrieval.search import _rows, implicit_context, project_candidates
         from memoryhub.storage import sql
 
         embedder = get_embedder()
@@ -190,6 +190,7 @@ class Command(BaseCommand):
             matrix = np.array([vectors[i] for i in conv.ids.tolist()], dtype=np.float32)
             conv.vectors = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
             conv.rows = _rows(list(dia))
+            conv.context = implicit_context(list(dia))
             known = set(dia.values())
             asked = [q for q in questions if q["evidence"] & known]
             query_vectors = embedder.embed([q["question"] for q in asked]) if asked else []
