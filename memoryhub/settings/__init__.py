@@ -288,14 +288,16 @@ MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
 # fusion.match_strength; 0-1) reaches this; a request's `min_score` overrides it, 0 keeps everything. Tuned with
 # eval_recall: 90% of made-up queries answer nothing, no agent question answered in the top 3 is lost.
 MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.25, minimum=0.0, maximum=1.0)
-# Fusion chosen by `eval_locomo --cv` (leave one conversation out): the same values won on 3 to 5 of the 5
-# held-out folds. They replace the earlier defaults of these four settings in the "Search fusion" block above.
+# Fusion chosen by `eval_locomo --cv` (leave one conversation out): tuned on four conversations, these values
+# won for each of the five held out. They replace the earlier defaults of these four settings in the "Search
+# fusion" block above.
 MEMORYHUB_RRF_K = envint("MEMORYHUB_RRF_K", 3, minimum=1)
 MEMORYHUB_SEMANTIC_WEIGHT = envfloat("MEMORYHUB_SEMANTIC_WEIGHT", 1.1, minimum=0.0)
 MEMORYHUB_COVERAGE_WEIGHT = envfloat("MEMORYHUB_COVERAGE_WEIGHT", 1.0, minimum=0.0)
 MEMORYHUB_SCORE_ABSOLUTE = envfloat("MEMORYHUB_SCORE_ABSOLUTE", 0.5, minimum=0.0, maximum=1.0)
 # Share of score-normalised fusion (BM25 / best BM25, calibrated cosine) beside rank fusion; 0 = ranks only.
-MEMORYHUB_FUSION_NORMALISED = envfloat("MEMORYHUB_FUSION_NORMALISED", 0.3, minimum=0.0, maximum=1.0)
+# It helped (0.3) until word coverage counted the date a memory's metadata carries; since then no fold picks it.
+MEMORYHUB_FUSION_NORMALISED = envfloat("MEMORYHUB_FUSION_NORMALISED", 0.0, minimum=0.0, maximum=1.0)
 # Word coverage in the ranking weighs words by their rarity among the candidates (1) or alike (0).
 MEMORYHUB_COVERAGE_RARE_WORDS = envfloat("MEMORYHUB_COVERAGE_RARE_WORDS", 1.0, minimum=0.0, maximum=1.0)
 # The meaning list's weight is multiplied by this for a query naming identifiers or pasting an error message
