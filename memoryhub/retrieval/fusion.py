@@ -23,6 +23,7 @@ Weights and thresholds are in the settings block "Relevance floor and fusion (is
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass, fields
@@ -177,6 +178,13 @@ def importance_factor(confirmed: bool, effective: float, params: Params | None =
     )
 
 
+def _tied_ranks(values: dict[int, float]) -> dict[int, int]:
+    """1 + how many are strictly better (lower): a tie is a tie. Two memories with the same text have the same
+    BM25 and distance, and the order a list happened to return them in must not split them by a rank."""
+    ordered = sorted(values.values())
+    return {mid: bisect.bisect_left(ordered, value) + 1 for mid, value in values.items()}
+
+
 def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | None = None,
          min_match: float = 0.0, context: dict[int, str] | None = None) -> list[tuple]:  # fmt: skip
     """Order and score the candidates; keep those whose match strength reaches `min_match`. Returns the best
@@ -205,16 +213,18 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
     rarity = {}
     if p.rare_words and coverage_weight and kq.terms:
         rarity = rarity_weights(kq.terms, [with_context(row.content, context.get(mid)) for mid, row in rows.items()])
+    word_ranks = _tied_ranks({m: x.bm25 for m, x in signals.items() if x.keyword_rank and x.bm25 is not None})
+    vector_ranks = _tied_ranks({m: x.distance for m, x in signals.items() if x.vector_rank and x.distance is not None})
     scored = []
     for mid, row in rows.items():
         s = signals[mid]
         fused = 0.0
         if s.keyword_rank and weights["keyword"]:
-            fused += weights["keyword"] / (k + s.keyword_rank)
+            fused += weights["keyword"] / (k + word_ranks.get(mid, s.keyword_rank))
         if s.substring_rank and weights["substring"]:
             fused += weights["substring"] / (k + s.substring_rank)
         if s.vector_rank and weights["semantic"]:
-            fused += weights["semantic"] / (k + s.vector_rank)
+            fused += weights["semantic"] / (k + vector_ranks.get(mid, s.vector_rank))
         rank_part = min(1.0, fused / best)
         distance = s.distance if s.distance is not None else s.outside_distance
         similarity = None if distance is None else max(0.0, 1.0 - distance)
