@@ -289,7 +289,7 @@ MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
 # eval_recall: 90% of made-up queries answer nothing, no agent question answered in the top 3 is lost.
 MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.25, minimum=0.0, maximum=1.0)
 # Fusion chosen by `eval_locomo --cv` (leave one conversation out): tuned on four conversations, these values
-# won for each of the five held out. They replace the earlier defaults of these four settings in the "Search
+# won for four of the five held out. They replace the earlier defaults of these four settings in the "Search
 # fusion" block above.
 MEMORYHUB_RRF_K = envint("MEMORYHUB_RRF_K", 3, minimum=1)
 MEMORYHUB_SEMANTIC_WEIGHT = envfloat("MEMORYHUB_SEMANTIC_WEIGHT", 1.1, minimum=0.0)
