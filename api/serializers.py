@@ -124,6 +124,11 @@ class SearchRequestSerializer(serializers.Serializer):
     project = _project(help_text="Search this project and the global memories; omit for global memories only.")
     k = serializers.IntegerField(required=False, default=10, min_value=1, max_value=100)
     mode = serializers.ChoiceField(choices=[(m, m) for m in MODES], required=False, default="hybrid")
+    min_score = serializers.FloatField(
+        required=False, allow_null=True, min_value=0.0, max_value=1.0,
+        help_text="The relevance floor: the least `explain.match` a result needs (0-1). Default: the "
+        "MEMORYHUB_SEARCH_MIN_SCORE setting; 0 returns the k best whatever their relevance.",
+    )  # fmt: skip
     category = serializers.ChoiceField(choices=Category.choices, required=False, allow_null=True)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False, allow_null=True)
     tags = _tags(help_text="Only memories carrying all these tags (whole tags, in any case).")

@@ -37,7 +37,13 @@ class SearchView(AgentAPIMixin, APIView):
         summary="Hybrid search (keyword + semantic), best first",
         description=(
             "Searches `project` and the global memories (globals only without `project`), within the token's "
-            "scope. Results carry every memory field plus `score` and `explain`; returning them reinforces them."
+            "scope. Results carry every memory field plus `score` (their order) and `explain`; returning them "
+            "reinforces them. Only results that clear the relevance floor are returned, so a query that matches "
+            'nothing answers `{"results": []}`: `explain.match` (0-1) is how well the memory matches whatever '
+            "else the store holds, and `explain.channels` names the channels that matched and how strongly: "
+            "`words` (share of the query's words it holds), `identifier` (share of the query's identifiers found "
+            "verbatim) and `meaning` (embedding similarity, 0 at what unrelated text gets). `min_score` sets the "
+            "floor for one request (default: the MEMORYHUB_SEARCH_MIN_SCORE setting)."
         ),
         request=s.SearchRequestSerializer,
         responses={200: s.SearchResponseSerializer, **errors(400, 403, 413, 503)},
@@ -53,6 +59,7 @@ class SearchView(AgentAPIMixin, APIView):
             query=data["query"], project=project, k=data["k"], mode=data["mode"], category=data.get("category"),
             tier=data.get("tier"), tags=data.get("tags") or None, source=data.get("source") or None,
             status=None if status == "any" else status, allowed_projects=agent.projects, reinforce_results=True,
+            min_score=data.get("min_score"),
         )  # fmt: skip
         results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} for h in hits]
         record_usage(agent, "search", project=project, timer=timer)
@@ -64,8 +71,12 @@ class RecallView(AgentAPIMixin, APIView):
         summary="A compact block of what the agent should already know",
         description=(
             f"Within `budget_chars` (default {settings.MEMORYHUB_RECALL_BUDGET_CHARS}, the server's "
-            "MEMORYHUB_RECALL_BUDGET_CHARS): the person's preferences and environment (globals), the project's "
-            "confirmed and recently used important facts, then what matches `query`. One line per memory with its id."
+            "MEMORYHUB_RECALL_BUDGET_CHARS), answer first: with a `query`, its best matches that clear the "
+            "search relevance floor come first, best first (at most 5); what is left of the budget then holds the "
+            "always-on facts: the person's global preferences and environment, and the project's confirmed, "
+            "important or recently used facts, by effective importance. Without a `query` (or when nothing "
+            "matches it) the block is only the always-on facts. One line per memory, trimmed to fit, ending with "
+            "its id; `memory_ids` lists the ids in the order shown. Never longer than `budget_chars`."
         ),
         request=s.RecallRequestSerializer,
         responses={200: s.RecallResponseSerializer, **errors(400, 403, 413, 503)},

@@ -202,3 +202,90 @@ def queries(count: int, corpus: list[dict], seed: int = 11) -> list[tuple[str, s
         else:
             out.append((" ".join(words[: rng.randrange(3, 7)]), memory["project"]))
     return out
+
+
+# --- Coding-agent memories with the questions they answer (eval_recall, the relevance floor) ---------------------
+
+AGENT_PROJECT = "acme-web"
+# (memory an agent stored, a question a later turn asks that it answers). Questions are phrased as a person asks
+# them, mostly not in the memory's words.
+AGENT_CASES: list[tuple[str, str]] = [
+    ("The API uses cursor pagination", "how do we paginate?"),
+    ("Run the test suite with `make test`; it needs Docker for the Postgres fixture", "how do I run the tests"),
+    ("Deploys go out with `fly deploy` from the main branch after CI is green", "how do we ship to production"),
+    ("The frontend is a Next.js 14 app using the app router", "which framework does the web client use"),
+    ("Database migrations are written with Alembic; never edit an applied migration", "how are schema changes made"),
+    ("Feature flags live in LaunchDarkly; the SDK key is in the FLAGS_SDK_KEY variable", "where are feature flags"),
+    ("Background jobs run on Celery with Redis as the broker", "what runs the background jobs"),
+    ("Logging goes through structlog and ships to Datadog", "where do the logs end up"),
+    ("Auth uses short-lived JWTs (15 minutes) with refresh tokens in an httpOnly cookie", "how long do tokens last"),
+    ("Money is stored as integer cents, never floats", "how do we represent prices"),
+    ("All timestamps are stored in UTC and converted in the browser", "what timezone are dates saved in"),
+    ("The staging environment resets its database every night at 02:00", "why did my staging data disappear"),
+    ("Emails are sent through Postmark; templates are in templates/email", "which service sends emails"),
+    ("Images are uploaded to S3 with presigned URLs, never through our servers", "how do file uploads work"),
+    ("Use pnpm, not npm or yarn, in the frontend repo", "which package manager for javascript"),
+    ("Python code is formatted with ruff format and linted with ruff check in pre-commit", "what formatter do we use"),
+    ("The search endpoint is rate limited to 30 requests per minute per user", "how many searches can a user do"),
+    ("Errors are reported to Sentry; the DSN comes from SENTRY_DSN", "where do exceptions get tracked"),
+    ("The mobile app talks to the API through the /v2 prefix; /v1 is frozen", "which API version does mobile call"),
+    ("Secrets are managed with Doppler and injected at runtime", "where do we keep secrets"),
+    ("Tenant isolation is enforced with Postgres row level security policies", "how are customers' data separated"),
+    ("The cache is Redis with a 10 minute TTL for product pages", "how long are product pages cached"),
+    ("Stripe webhooks are verified with the signing secret before processing", "how are payment callbacks checked"),
+    ("Translations are managed in Crowdin and pulled weekly", "how do we handle i18n"),
+    ("The CI pipeline runs on GitHub Actions and takes about 12 minutes", "how long does CI take"),
+    ("Code review needs two approvals for anything touching billing", "how many reviewers for billing changes"),
+    ("The design system components live in packages/ui and use Tailwind", "where are the shared UI components"),
+    ("Search is powered by Meilisearch, reindexed on every product update", "what search engine do we use"),
+    ("Dependency updates come from Renovate every Monday", "who bumps our dependencies"),
+    ("Load tests use k6 scripts in perf/; run them against staging only", "how do we load test"),
+    ("The monorepo is managed with Turborepo", "what tool runs builds across the monorepo"),
+    ("Sessions expire after 30 days of inactivity", "when does a login session end"),
+    ("The on-call rotation is in PagerDuty; incidents get a Slack channel", "who gets paged at night"),
+    ("Admin pages require the staff role and two-factor authentication", "who can open the admin area"),
+    ("Backups of the production database are taken every 6 hours and kept 30 days", "how often is prod backed up"),
+    ("We vendor no dependencies; lock files are committed", "do we commit lockfiles"),
+]
+ALWAYS_ON = [
+    ("The user prefers concise answers with code first", None),
+    ("The user works on macOS with zsh and VS Code", None),
+    ("Always write tests before changing behaviour", None),
+    (f"{AGENT_PROJECT} is a Django and Next.js e-commerce site for a furniture shop", AGENT_PROJECT),
+    (f"{AGENT_PROJECT} main branch is protected; open a pull request for every change", AGENT_PROJECT),
+    (f"{AGENT_PROJECT} production runs on Fly.io in the Amsterdam region", AGENT_PROJECT),
+]
+# Made-up queries: real English words that no memory is about. Some (quota, cache, session, token) are words the
+# corpus uses, as a person's unrelated words sometimes are.
+_MADE_UP_WORDS = ("purple elephant trampoline quota banana violin glacier pillow tornado saxophone cathedral "
+                  "pancake meadow lighthouse walrus origami tangerine volcano harmonica cactus umbrella jellyfish "
+                  "marathon sunflower penguin carousel avalanche lullaby porcupine meringue kayak chandelier "
+                  "dinosaur lemonade hammock zeppelin orchestra waffle telescope pumpkin blizzard flamingo "
+                  "cache session token balloon castle poetry knitting bakery wizard").split()  # fmt: skip
+
+
+def made_up_queries(count: int, seed: int = 5) -> list[str]:
+    """Queries of two to five real English words about nothing in the corpus ("purple elephant trampoline quota")."""
+    rng = random.Random(seed)
+    return [" ".join(rng.sample(_MADE_UP_WORDS, rng.randrange(2, 6))) for _ in range(count)]
+
+
+def agent_store(others: int = 3000, seed: int = 7) -> tuple[list[dict], list[tuple[int, str]]]:
+    """A store of coding-agent memories among `others` generated ones: (items for import_memories, (index of the
+    answering item, question) pairs). The always-on facts are confirmed and important, so they compete for the
+    recall block; about an eighth of the others share the agent's project."""
+    items = []
+    for content, project in ALWAYS_ON:
+        category = "preference" if project is None else "fact"
+        items.append({"content": content, "project": project, "category": category, "confirmed": True,
+                      "importance": 0.9})  # fmt: skip
+    questions = []
+    for content, question in AGENT_CASES:
+        questions.append((len(items), question))
+        items.append({"content": content, "project": AGENT_PROJECT, "category": "fact", "importance": 0.6})
+    rng = random.Random(seed)
+    for item in memories(others, seed=seed):
+        if item["project"] is not None and rng.random() < 0.125:
+            item = item | {"project": AGENT_PROJECT}
+        items.append(item)
+    return items, questions

@@ -1,8 +1,14 @@
 """Recall: a compact block an agent injects at the start of a turn, within a character budget.
 
-Three sources, in this order: the person's global preferences and environment, the project's confirmed and
-recently used important facts, then what matches the turn's query. Every source gets a first pick before any
-source fills the rest, so a long list of preferences cannot crowd out the query's answer.
+Answer first. With a query, the query's best matches that clear search's relevance floor go in first, best
+first; what is left of the budget then holds the always-on facts: the person's global preferences and
+environment and the project's confirmed, important or recently used facts, by effective importance (globals
+and project each get a first pick so neither crowds the other out). Without a query (or when nothing clears the
+floor), the block is only the always-on facts. One line per memory, trimmed to fit, ids in the order shown;
+never over budget.
+
+Why this order: the block is tier 1 of the design (tier 2 is the tools). An agent reads it before every turn,
+and a 400-character block filled with preferences before any match drops the memory that answers the turn.
 """
 
 from __future__ import annotations
@@ -18,9 +24,11 @@ from memoryhub.retrieval.search import search_memories
 
 HEADER = "Memory (already in your context; search only for what is not here):"
 GLOBAL_CATEGORIES = ("preference", "person", "environment")
-FIRST_PICK = {"globals": 3, "project": 4, "query": 3}
+QUERY_MATCHES = 5  # the most query matches shown: past the best few, matches are the search tool's job
+FIRST_PICK = {"globals": 3, "project": 4}  # always-on sources, each served this many before either fills the rest
 # What the API accepts as budget_chars (and MEMORYHUB_RECALL_BUDGET_CHARS).
 BUDGET_CHARS_MIN, BUDGET_CHARS_MAX = 100, 20000
+MIN_LINE_CONTENT = 40  # a line trimmed shorter than this says too little to be worth its characters
 
 
 @dataclass
@@ -58,6 +66,30 @@ def _project_facts(project: str | None, limit: int = 50) -> list[Memory]:
     return [m for m in _ranked(candidates) if m.confirmed or m.effective_importance >= floor][:limit]
 
 
+class _Block:
+    """Lines chosen so far, and the characters they use (the header and a newline before each line)."""
+
+    def __init__(self, budget: int):
+        self.budget = budget
+        self.line_limit = max(60, budget // 3)
+        self.lines: list[tuple[Memory, str]] = []
+        self.seen: set[int] = set()
+        self.used = len(HEADER)
+
+    def add(self, memory: Memory) -> bool:
+        if memory.pk in self.seen:
+            return False
+        room = self.budget - self.used - 1 - len(f"- … [#{memory.pk}]")
+        limit = min(self.line_limit, room + 1)  # +1: the ellipsis is counted in the limit
+        if limit < min(MIN_LINE_CONTENT, len(" ".join(memory.content.split()))):
+            return False  # a shorter line further down may still fit
+        line = _line(memory, limit)
+        self.lines.append((memory, line))
+        self.seen.add(memory.pk)
+        self.used += 1 + len(line)
+        return True
+
+
 def build_recall(
     *,
     project: str | None,
@@ -65,8 +97,9 @@ def build_recall(
     budget_chars: int | None = None,
     allowed_projects: list[str] | None = None,
 ) -> RecallBlock:
-    """The recall block for `project` (and `query`), never longer than `budget_chars`
-    (None: MEMORYHUB_RECALL_BUDGET_CHARS, what every caller that names no size gets).
+    """The recall block for `project` (and `query`), never longer than `budget_chars` (None:
+    MEMORYHUB_RECALL_BUDGET_CHARS): the query's best matches first, then the always-on facts (see the module
+    docstring).
 
     `allowed_projects` is the caller's token scope; the caller checks that `project` is inside it.
     """
@@ -75,41 +108,26 @@ def build_recall(
         return RecallBlock(text="", memory_ids=[])  # no room for a single line
     if project and allowed_projects is not None and project not in allowed_projects:
         return RecallBlock(text="", memory_ids=[])
-    sources: dict[str, list[Memory]] = {"globals": _globals(), "project": _project_facts(project), "query": []}
+    block = _Block(budget)
+    matched: list[int] = []
     if query and query.strip():
-        hits = search_memories(query=query, project=project, k=10, allowed_projects=allowed_projects)
-        sources["query"] = [h.memory for h in hits]
-    line_limit = max(60, budget // 3)
-    chosen: dict[str, list[tuple[Memory, str]]] = {name: [] for name in sources}
-    seen: set[int] = set()
-    used = len(HEADER)
-
-    def take(name: str, count: int | None) -> None:
-        nonlocal used
+        # search_memories applies the relevance floor: a turn that matches nothing adds no lines.
+        hits = search_memories(query=query, project=project, k=QUERY_MATCHES, allowed_projects=allowed_projects)
+        matched = [h.memory.pk for h in hits if block.add(h.memory)]
+    always_on = {"globals": _globals(), "project": _project_facts(project)}
+    for name, memories in always_on.items():
         taken = 0
-        for memory in sources[name]:
-            if count is not None and taken >= count:
-                return
-            if memory.pk in seen:
-                continue
-            line = _line(memory, line_limit)
-            if used + 1 + len(line) > budget:
-                continue  # a shorter line further down may still fit
-            chosen[name].append((memory, line))
-            seen.add(memory.pk)
-            used += 1 + len(line)
-            taken += 1
-
-    for name in sources:
-        take(name, FIRST_PICK[name])
-    for name in sources:
-        take(name, None)
-    ordered = [pair for name in sources for pair in chosen[name]]
-    if not ordered:
+        for memory in memories:
+            if taken >= FIRST_PICK[name]:
+                break
+            taken += block.add(memory)
+    for memories in always_on.values():
+        for memory in memories:
+            block.add(memory)
+    if not block.lines:
         return RecallBlock(text="", memory_ids=[])
-    query_ids = [m.pk for m, _ in chosen["query"]]
-    if query_ids:
+    if matched:
         # What matched the query was retrieved for this turn: that is a use, as in search.
-        reinforce(memory_ids=query_ids)
-    text = "\n".join([HEADER] + [line for _, line in ordered])
-    return RecallBlock(text=text, memory_ids=[m.pk for m, _ in ordered])
+        reinforce(memory_ids=matched)
+    text = "\n".join([HEADER] + [line for _, line in block.lines])
+    return RecallBlock(text=text, memory_ids=[m.pk for m, _ in block.lines])

@@ -1,49 +1,43 @@
-"""Hybrid search: BM25 over FTS5 and KNN over the vectors, fused by weighted rank, then weighed by effective
-importance.
+"""Hybrid search: BM25 over FTS5 and KNN over the vectors, fused (fusion.py), floored, weighed by importance.
 
 The one search function the API, recall, the tools and the dashboard all call.
 
-Three ranked lists are fused with weighted reciprocal rank fusion (RRF): words (porter FTS5, stopwords out, an
-identifier of several words as their phrase), identifier substrings (trigram FTS5, only for an identifier the
-word index does not hold whole: `UserId` inside `getUserId`) and meaning (vec0's exact KNN on the query's
-embedding; from 1000 vectors the in-process copy of vec0's vectors, see vector_index.py). The fused value,
-normalised by the best any memory could get, is blended with the share of the query's words the memory holds,
-then scaled by an absolute relevance (cosine similarity, word coverage) so the `score` says how good a match is
-and not only how it ranked, and multiplied by an importance factor (effective importance after decay,
-confirmation). Results are ordered by that score, so `score` and order always agree; a memory holding the query
-verbatim scores 1 + that and comes first.
+Three ranked lists are gathered here: words (porter FTS5, stopwords out, an identifier of several words as
+their phrase), identifier substrings (trigram FTS5, only for an identifier the word index does not hold whole:
+`UserId` inside `getUserId`) and meaning (vec0's exact KNN on the query's embedding; from 1000 vectors the
+in-process copy of vec0's vectors, see vector_index.py). fusion.py orders the candidates (`score`) and keeps
+only those whose calibrated match strength clears the relevance floor (`min_score`), so a query that matches
+nothing returns nothing.
 
 Large stores stay fast three ways: the word index holds each row's scope as a token, so FTS5 scores only what
 the search may see; common words are planned around (`_word_hits`); and the query is embedded, and the vector
 copy ranked, on a worker thread while this thread runs the keyword SQL.
 
-Tuned on LoCoMo (eval_locomo) with general levers only: stopwords, list weights, a small RRF constant
-(ranks near the top matter most), word coverage; see the settings block "Search".
+Tuned with eval_locomo (leave one conversation out, --cv) and eval_recall; see the settings blocks "Search" and
+"Relevance floor and fusion".
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import numpy as np
 from django.conf import settings
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import reinforce
 from memoryhub.models import Memory, Status
-from memoryhub.retrieval import query_text, vector_index
+from memoryhub.retrieval import fusion, query_text, vector_index
 from memoryhub.storage import sql
 from memoryhub.storage.resets import on_store_replaced
 
 MODES = ("hybrid", "keyword", "semantic")
 MAX_K = 100
-_WORD = re.compile(r"\w+", re.UNICODE)
-_SPACES = re.compile(r"\s+")
 
 
 @dataclass
@@ -61,6 +55,8 @@ class _Signals:
     exact_match: bool = False
     vector_rank: int | None = None
     distance: float | None = None
+    # The cosine distance of a candidate outside the vector list (found by words only), measured afterwards.
+    outside_distance: float | None = None
 
 
 # --- Keyword side ---------------------------------------------------------------------------------------------
@@ -232,7 +228,23 @@ def _semantic(
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
+    _measure_the_rest(vector, model_id, signals)
     return {"embed_ms": round(embedded.embed_ms, 2), "knn": how}
+
+
+def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals]) -> None:
+    """The cosine distance of candidates only the word lists found (no vector rank): their meaning is known, just
+    not among the nearest, and the floor and the absolute part of the score should not count it as none.
+    Vectors of another model (not yet re-embedded) stay unmeasured."""
+    missing = [mid for mid, s in signals.items() if s.distance is None]
+    if not missing:
+        return
+    query = np.asarray(vector, dtype=np.float32)
+    query = query / (float(np.linalg.norm(query)) or 1.0)
+    active = sql.filter_memory_ids(missing, "m.embed_model = %s", [model_id])
+    for mid, stored in sql.read_vectors([m for m in missing if m in active], len(query)).items():
+        norm = float(np.linalg.norm(stored)) or 1.0
+        signals[mid].outside_distance = round(1.0 - float(stored @ query) / norm, 6)
 
 
 def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list) -> list[tuple[int, float]]:
@@ -328,27 +340,7 @@ def similar_in_scope(
     return words, {mid: 1.0 - distance for mid, distance in found}
 
 
-# --- Fusion ---------------------------------------------------------------------------------------------------
-
-
-def _coverage(terms: tuple[str, ...], content: str) -> float:
-    """Share of the query's content words found in the memory (a word or, for longer words, its stem-ish prefix)."""
-    if not terms:
-        return 0.0
-    words = set(_WORD.findall(content.lower()))
-    missing = [t for t in terms if t not in words]
-    found = len(terms) - len(missing)
-    if any(len(t) >= 5 for t in missing):
-        prefixes = {w[:5] for w in words if len(w) >= 5}
-        found += sum(1 for t in missing if len(t) >= 5 and t[:5] in prefixes)
-    return found / len(terms)
-
-
-def importance_factor(confirmed: bool, effective: float) -> float:
-    """1.0 for a confirmed memory at full importance; lower as importance decays. Never zero: relevance leads."""
-    weight = settings.MEMORYHUB_IMPORTANCE_WEIGHT
-    bonus = settings.MEMORYHUB_CONFIRMED_BONUS
-    return (1.0 - weight - bonus) + weight * effective + (bonus if confirmed else 0.0)
+# --- Candidates for fusion (fusion.py orders them) -----------------------------------------------------------
 
 
 @dataclass
@@ -375,78 +367,6 @@ def _rows(ids: list[int]) -> dict[int, _Row]:
     return out
 
 
-def _fuse(rows: dict[int, _Row], signals: dict[int, _Signals], kq, mode: str, k_top: int) -> list[tuple]:
-    """Order and score the candidates; see the module docstring. Returns the best `k_top` as (score, id,
-    explain), best first."""
-    k = settings.MEMORYHUB_RRF_K
-    weights = {
-        "keyword": settings.MEMORYHUB_KEYWORD_WEIGHT if mode != "semantic" else 0.0,
-        "substring": settings.MEMORYHUB_SUBSTRING_WEIGHT if mode != "semantic" and kq.substrings else 0.0,
-        "semantic": settings.MEMORYHUB_SEMANTIC_WEIGHT if mode != "keyword" else 0.0,
-    }
-    best = sum(weights.values()) / (k + 1) or 1.0
-    coverage_weight = settings.MEMORYHUB_COVERAGE_WEIGHT if mode != "semantic" else 0.0
-    phrase = kq.phrase.casefold() if kq.phrase else ""
-    absolute_share = settings.MEMORYHUB_SCORE_ABSOLUTE
-    scored = []
-    for mid, row in rows.items():
-        s = signals[mid]
-        fused = 0.0
-        if s.keyword_rank:
-            fused += weights["keyword"] / (k + s.keyword_rank)
-        if s.substring_rank:
-            fused += weights["substring"] / (k + s.substring_rank)
-        if s.vector_rank:
-            fused += weights["semantic"] / (k + s.vector_rank)
-        rank_part = min(1.0, fused / best)
-        coverage = 0.0
-        if coverage_weight and (s.keyword_rank or s.substring_rank):
-            if row.coverage is None:
-                row.coverage = _coverage(kq.terms, row.content)
-            coverage = row.coverage
-        # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
-        # Checked on the candidates, which the word and substring lists already found: a trigram phrase query
-        # over the whole store cost up to 100 ms for a pasted error message.
-        s.exact_match = bool(phrase) and phrase in _SPACES.sub(" ", row.content).casefold()
-        similarity = None if s.distance is None else max(0.0, 1.0 - s.distance)
-        # Absolute relevance, readable on its own: how close in meaning (MiniLM: unrelated texts sit near 0.1,
-        # paraphrases above 0.7), how many of the query's words are there.
-        closeness = 0.0 if similarity is None else min(1.0, max(0.0, (similarity - 0.1) / 0.6))
-        absolute = max(closeness, coverage) if mode == "hybrid" else (closeness if mode == "semantic" else coverage)
-        # Ranks order; the absolute part keeps "first of nothing good" from looking like a good match.
-        relevance = (rank_part + coverage_weight * coverage) / (1.0 + coverage_weight)
-        relevance *= (1.0 - absolute_share) + absolute_share * absolute
-        factor = importance_factor(row.confirmed, row.effective)
-        score = relevance * factor
-        exact = s.exact_match and mode != "semantic"
-        if exact:
-            # Typed verbatim (an identifier, a file name, an error message): above anything that only resembles
-            # the query, whatever its importance. Such scores are 1 + the usual score.
-            score += 1.0
-        scored.append((round(score, 6), mid, (s, exact, similarity, coverage, fused, relevance, row, factor)))
-    scored.sort(key=lambda item: (-item[0], item[1]))
-    # The explanation only for what is returned: building it for every candidate cost more than the ranking.
-    return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
-
-
-def _explain(s: _Signals, exact, similarity, coverage, fused, relevance, row: _Row, factor) -> dict[str, Any]:
-    return {
-        "keyword_rank": s.keyword_rank,
-        "bm25": s.bm25,
-        "substring_rank": s.substring_rank,
-        "exact_match": exact,
-        "vector_rank": s.vector_rank,
-        "distance": s.distance,
-        "similarity": None if similarity is None else round(similarity, 4),
-        "word_coverage": round(coverage, 4),
-        "fused": round(fused, 6),
-        "relevance": round(relevance, 6),
-        "effective_importance": row.effective,
-        "confirmed": row.confirmed,
-        "importance_factor": round(factor, 4),
-    }
-
-
 _NARROWER = ("category", "tier", "source", "tags", "created_after", "created_before", "accessed_after",
              "accessed_before")  # fmt: skip
 
@@ -457,6 +377,34 @@ def _visible_projects(project: str | None, every_project: bool, allowed: list[st
         return None if allowed is None else [*allowed, None]
     seen = [project, None] if project else [None]
     return seen if allowed is None else [p for p in seen if p is None or p in allowed]
+
+
+def _plan(filters: dict) -> tuple[str, list, dict]:
+    """The SQL filter of a search and what the vector side needs to know of it."""
+    project, every_project = filters["project"], filters["every_project"]
+    where, params = sql.memory_filter_sql(**filters)
+    rest, rest_params = sql.memory_filter_sql(**filters, include_scope=False)
+    scope = {
+        "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
+        "rest": rest,
+        "rest_params": rest_params,
+        # What the in-process vector copy can rule out by itself: projects and status.
+        "projects": _visible_projects(project, every_project, filters["allowed_projects"]),
+        "status": filters["status"],
+        "narrower": any(filters[name] for name in _NARROWER),
+    }
+    return where, params, scope
+
+
+def project_candidates(query: str, *, project: str, k: int = 10):
+    """Evaluations: the hybrid candidates of an active-memory search in `project`, before fusion, so that one
+    retrieval can be fused under many settings in memory."""
+    sql.prepare_reads()
+    filters = {name: None for name in _NARROWER} | {
+        "project": project, "every_project": False, "allowed_projects": None, "status": Status.ACTIVE}  # fmt: skip
+    where, params, scope = _plan(filters)
+    return candidates(query[: query_text.MAX_QUERY_CHARS], scope, where, params, mode="hybrid", k=k,
+                      project=project, every_project=False)  # fmt: skip
 
 
 def search_memories(
@@ -477,8 +425,13 @@ def search_memories(
     created_before: datetime | None = None,
     accessed_after: datetime | None = None,
     accessed_before: datetime | None = None,
+    min_score: float | None = None,
 ) -> list[SearchHit]:
-    """Best first. `project` sees its own memories and the globals (no project: globals only, unless
+    """Best first, only what clears the relevance floor: `min_score` (default MEMORYHUB_SEARCH_MIN_SCORE; 0 keeps
+    every candidate) is the least match strength, `explain["match"]`, the strongest of the calibrated channels
+    (words, identifier, meaning; see fusion.py). A query that matches nothing returns [].
+
+    `project` sees its own memories and the globals (no project: globals only, unless
     `every_project`); `allowed_projects` is a token's limit; `status=None` searches archived ones too.
 
     `reinforce_results=True` is for agents: what they were given counts as used. Browsing passes False.
@@ -506,37 +459,65 @@ def search_memories(
         "accessed_after": accessed_after,
         "accessed_before": accessed_before,
     }
-    where, params = sql.memory_filter_sql(**filters)
-    rest, rest_params = sql.memory_filter_sql(**filters, include_scope=False)
-    scope = {
-        "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
-        "rest": rest,
-        "rest_params": rest_params,
-        # What the in-process vector copy can rule out by itself: projects and status.
-        "projects": _visible_projects(project, every_project, allowed_projects),
-        "status": filters["status"],
-        "narrower": any(filters[name] for name in _NARROWER),
-    }
+    where, params, scope = _plan(filters)
+    floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
+    if not 0.0 <= floor <= 1.0:
+        raise ValueError("min_score must be from 0 to 1")
+    rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
+                                         every_project=every_project)  # fmt: skip
+    ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"])
+    memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
+    extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
+    hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
+    if reinforce_results and hits:
+        reinforce(memory_ids=[h.memory.pk for h in hits])
+    return hits
+
+
+def candidates(
+    query: str, scope: dict, where: str, params: list, *, mode: str, k: int, project: str | None, every_project: bool
+) -> tuple[dict[int, _Row], dict[int, _Signals], query_text.KeywordQuery, dict]:
+    """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
+
+    The last item holds how the vector side ran and, under "context", what each candidate's metadata says that
+    its text leaves implicit (see `implicit_context`)."""
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
-    vector_info: dict[str, Any] = {}
+    info: dict[str, Any] = {}
     embedding = _start_semantic(query, pool, scope) if mode != "keyword" else None
     rows: dict[int, _Row] = {}
+    context: dict[int, str] = {}
     if mode in ("hybrid", "keyword"):
         scope_match = query_text.scope_expression(project=project, every_project=every_project)
         _keyword(kq, pool, where, params, scope_match, signals)
         # While the worker still embeds: the keyword candidates' rows and word coverage.
         rows = _rows(list(signals))
-        for row in rows.values():
-            row.coverage = _coverage(kq.terms, row.content)
+        context = implicit_context(list(rows))
+        for mid, row in rows.items():
+            row.coverage = fusion.coverage(kq.terms, fusion.with_context(row.content, context.get(mid)))
     if mode in ("hybrid", "semantic"):
-        vector_info = _semantic(embedding, pool, where, params, scope, signals)
-        rows |= _rows([mid for mid in signals if mid not in rows])
-    ranked = _fuse(rows, signals, kq, mode, k)
-    memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
-    extra = {"mode": mode, **({"knn": vector_info["knn"]} if "knn" in vector_info else {})}
-    hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
-    if reinforce_results and hits:
-        reinforce(memory_ids=[h.memory.pk for h in hits])
-    return hits
+        info = _semantic(embedding, pool, where, params, scope, signals)
+        more = _rows([mid for mid in signals if mid not in rows])
+        context |= implicit_context(list(more))
+        rows |= more
+    info["context"] = context
+    return rows, signals, kq, info
+
+
+IMPLICIT_METADATA = ("speaker", "date")
+
+
+def implicit_context(ids: list[int]) -> dict[int, str]:
+    """What a memory's metadata says that its text may leave implicit (who said it, when), by id, for word
+    coverage: "what did Melanie paint on 13 October 2023" should count the date of the session a turn was in,
+    which the turn itself never says. Only the keys in IMPLICIT_METADATA."""
+    if not ids:
+        return {}
+    out = {}
+    for pk, metadata in Memory.objects.filter(pk__in=ids).exclude(metadata={}).values_list("pk", "metadata"):
+        if isinstance(metadata, dict):
+            values = [str(metadata[key]) for key in IMPLICIT_METADATA if metadata.get(key)]
+            if values:
+                out[pk] = " ".join(values)
+    return out

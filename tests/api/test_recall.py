@@ -1,4 +1,4 @@
-"""POST /recall: a block within budget, globals then project facts then query matches, with ids."""
+"""POST /recall: a block within budget, the query's matches first, then globals and project facts, with ids."""
 
 from __future__ import annotations
 

@@ -1,0 +1,144 @@
+"""Leave-one-conversation-out tuning of fusion on LoCoMo (`eval_locomo --cv`).
+
+Each question is retrieved once (hybrid candidates: word, substring and meaning lists with their ranks, BM25
+and distances; fusion.py then orders them), and every setting of a small grid re-fuses those candidates in
+memory, so the grid costs no embedding and no SQL. For each conversation in turn, the setting with the best
+MRR + hit@10 on the other conversations is chosen and measured on the held-out one: that is the
+cross-validated figure. The in-sample figure (the best setting chosen and measured on all of them) is printed
+beside it, to show how much of it is fit.
+
+Pseudo-relevance feedback is tried the same way: for a short question, the query vector is moved toward the
+mean of its first results' vectors and the meaning list re-ranked over the conversation's vectors.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from memoryhub.retrieval import fusion
+
+CUTOFFS = (1, 3, 10)
+
+
+@dataclass
+class Asked:
+    """One question, retrieved once: its candidates and what counts as its answer."""
+
+    conversation: str
+    evidence: set[str]
+    rows: dict
+    signals: dict
+    kq: Any
+    vector: np.ndarray | None = None
+
+
+@dataclass
+class Conversation:
+    name: str
+    dia: dict[int, str]  # memory id -> dia_id
+    questions: list[Asked] = field(default_factory=list)
+    ids: np.ndarray | None = None  # every turn's memory id, in the order of `vectors`
+    vectors: np.ndarray | None = None  # normalised
+    rows: dict = field(default_factory=dict)  # every turn's fusion row, for PRF's new candidates
+    context: dict = field(default_factory=dict)  # what each turn's metadata says it leaves implicit (the date)
+
+
+def score(ranked: list[str], evidence: set[str]) -> dict[str, float]:
+    out = {f"hit@{k}": float(bool(evidence & set(ranked[:k]))) for k in CUTOFFS}
+    first = next((i for i, d in enumerate(ranked[:10], 1) if d in evidence), None)
+    out["MRR"] = 1.0 / first if first else 0.0
+    return out
+
+
+def _prf_signals(asked: Asked, conv: Conversation, first: list[int], beta: float, pool: int) -> tuple[dict, dict]:
+    """Signals and rows with the meaning list re-ranked for the query vector moved toward its first results."""
+    from memoryhub.retrieval.search import _Signals
+
+    index = {mid: i for i, mid in enumerate(conv.ids.tolist())}
+    top = [index[m] for m in first if m in index]
+    if asked.vector is None or not top:
+        return asked.signals, asked.rows
+    moved = asked.vector + beta * conv.vectors[top].mean(axis=0)
+    moved /= np.linalg.norm(moved) or 1.0
+    sims = conv.vectors @ moved
+    order = np.argsort(-sims)[:pool]
+    signals = {mid: replace(s, vector_rank=None, distance=None) for mid, s in asked.signals.items()}
+    rows = dict(asked.rows)
+    for rank, i in enumerate(order.tolist(), 1):
+        mid = int(conv.ids[i])
+        s = signals.setdefault(mid, _Signals())
+        s.vector_rank, s.distance = rank, round(float(1.0 - sims[i]), 6)
+        if mid not in rows:
+            rows[mid] = replace(conv.rows[mid], coverage=None)
+    return signals, rows
+
+
+def ranked_dia(asked: Asked, conv: Conversation, params: fusion.Params, mode: str, floor: float,
+               prf: tuple[float, int] | None = None) -> list[str]:  # fmt: skip
+    """The dia_ids of the first 10 results of `asked` fused with `params` (and PRF: (beta, max content words))."""
+    out = fusion.fuse(asked.rows, asked.signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context)
+    if prf and mode != "keyword" and len(asked.kq.terms) <= prf[1]:
+        signals, rows = _prf_signals(asked, conv, [mid for _, mid, _ in out[:3]], prf[0], 50)
+        out = fusion.fuse(rows, signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context)
+    return [conv.dia[mid] for _, mid, _ in out]
+
+
+def measure(conv: Conversation, params: fusion.Params, mode: str, floor: float, prf=None) -> dict[str, float]:
+    """Sums over the conversation's questions (divide by the count for means)."""
+    totals = {f"hit@{k}": 0.0 for k in CUTOFFS} | {"MRR": 0.0, "n": 0.0}
+    for asked in conv.questions:
+        figures = score(ranked_dia(asked, conv, params, mode, floor, prf), asked.evidence)
+        for key, value in figures.items():
+            totals[key] += value
+        totals["n"] += 1
+    return totals
+
+
+def grid(mode: str) -> list[fusion.Params]:
+    """Coarse: a few values of each lever that matters for the mode."""
+    base = fusion.Params.from_settings()
+    if mode == "keyword":
+        values = itertools.product((3, 5, 10, 30), (0.0, 0.5, 1.0, 2.0), (0.3, 0.7, 0.9), (0.0, 1.0))
+        return [replace(base, rrf_k=k, coverage_weight=c, score_absolute=a, rare_words=r, normalised=0.0)
+                for k, c, a, r in values]  # fmt: skip
+    values = itertools.product((3, 10), (0.5, 0.8, 1.1), (0.5, 1.0, 2.0), (0.5, 0.9), (0.0, 0.3, 0.6), (0.0, 1.0))
+    return [replace(base, rrf_k=k, semantic_weight=s, coverage_weight=c, score_absolute=a, normalised=n,
+                    rare_words=r) for k, s, c, a, n, r in values]  # fmt: skip
+
+
+def _objective(totals: dict[str, float]) -> float:
+    return (totals["MRR"] + totals["hit@10"]) / max(totals["n"], 1.0)
+
+
+def add_up(rows: list[dict[str, float]]) -> dict[str, float]:
+    return {key: sum(r[key] for r in rows) for key in rows[0]}
+
+
+Setting = tuple[fusion.Params, "tuple[float, int] | None"]
+
+
+def cross_validate(convs: list[Conversation], settings_list: list[Setting], mode: str, floor: float):
+    """(in-sample totals and setting, held-out totals, the setting chosen for each held-out conversation).
+
+    A setting is (fusion parameters, PRF as (beta, most content words) or None)."""
+    table = []  # per setting: per conversation totals
+    for params, prf in settings_list:
+        table.append([measure(c, params, mode, floor, prf) for c in convs])
+    totals = [add_up(per) for per in table]
+    best = max(range(len(table)), key=lambda i: _objective(totals[i]))
+    held_out, chosen = [], []
+    for held in range(len(convs)):
+        others = [add_up([per[j] for j in range(len(convs)) if j != held]) for per in table]
+        pick = max(range(len(table)), key=lambda i: _objective(others[i]))
+        held_out.append(table[pick][held])
+        chosen.append(settings_list[pick])
+    return (totals[best], settings_list[best]), add_up(held_out), chosen
+
+
+def means(totals: dict[str, float]) -> dict[str, float]:
+    n = max(totals["n"], 1.0)
+    return {key: value / n for key, value in totals.items() if key != "n"}

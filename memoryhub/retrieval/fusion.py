@@ -1,0 +1,294 @@
+"""Fusion: one score per candidate from the ranked lists, and a calibrated match strength for the floor.
+
+Two separate questions, answered separately:
+
+- **Order** (`score`): weighted reciprocal rank fusion of the word, identifier-substring and meaning lists,
+  blended with score-normalised fusion (BM25 over the best BM25, cosine rescaled), with the share of the
+  query's words the memory holds, scaled by the absolute relevance and the importance factor. Ranks say which
+  candidate is better than which; they say nothing about whether the first one is any good.
+- **Whether it matches at all** (`explain["match"]`, the relevance floor): the strongest of three calibrated
+  channels, each readable on its own and independent of what else is in the store:
+  - words: the share of the query's content words the memory holds;
+  - identifier: the share of the query's identifiers (`getUserId`, `AWS_REGION`) found in it verbatim
+    (1 when the whole query is there verbatim);
+  - meaning: the cosine similarity rescaled so that 0 is what the nearest unrelated memory gets with the
+    embedding model and 1 is a close paraphrase;
+  combined by `match_strength`.
+  A made-up query of real English words ("purple elephant trampoline quota") always has nearest neighbours,
+  so a floor on ranks or on rank-derived scores would pass them; on these channels it does not.
+
+Weights and thresholds are in the settings block "Relevance floor and fusion (issue 14)" and were tuned with
+`eval_locomo --cv` (leave one conversation out) and `eval_recall`; see docs/search.md.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+import re
+from dataclasses import dataclass, fields
+from typing import Any
+
+from django.conf import settings
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+_SPACES = re.compile(r"\s+")
+
+# The ranking's cosine scale (tuned with the fusion weights): unrelated sentences sit near 0.1, paraphrases above 0.7.
+RANK_COSINE_ZERO = 0.1
+RANK_COSINE_FULL = 0.7
+# The floor's meaning channel, measured with eval_recall on MiniLM (all-MiniLM-L6-v2): the nearest of a few
+# thousand memories to a made-up query of real words sits at 0.2-0.35 (rarely up to 0.45 when one of its words
+# names a tool the store knows); the memory that answers a question at 0.3-0.7. Meaning strength is 0 at
+# MEANING_ZERO and 1 at MEANING_FULL.
+MEANING_ZERO = 0.25
+MEANING_FULL = 0.55
+
+
+@dataclass(frozen=True)
+class Params:
+    """Every fusion weight and threshold; `from_settings()` in service, other values in evaluation grids."""
+
+    rrf_k: int = 5
+    keyword_weight: float = 1.0
+    substring_weight: float = 1.0
+    semantic_weight: float = 0.8
+    coverage_weight: float = 1.0
+    score_absolute: float = 0.7
+    # Share of score-normalised fusion (BM25 / best BM25, rescaled cosine) in the rank part; 0 = ranks only.
+    normalised: float = 0.0
+    # The meaning list's weight is multiplied by this for a query that names identifiers or pastes an error.
+    typed_semantic_scale: float = 1.0
+    # Word coverage weighs each query word by its rarity among the candidates (1) or counts words alike (0).
+    rare_words: float = 0.0
+    importance_weight: float = 0.15
+    confirmed_bonus: float = 0.05
+
+    @classmethod
+    def from_settings(cls, **overrides: Any) -> Params:
+        values = {
+            "rrf_k": settings.MEMORYHUB_RRF_K,
+            "keyword_weight": settings.MEMORYHUB_KEYWORD_WEIGHT,
+            "substring_weight": settings.MEMORYHUB_SUBSTRING_WEIGHT,
+            "semantic_weight": settings.MEMORYHUB_SEMANTIC_WEIGHT,
+            "coverage_weight": settings.MEMORYHUB_COVERAGE_WEIGHT,
+            "score_absolute": settings.MEMORYHUB_SCORE_ABSOLUTE,
+            "normalised": settings.MEMORYHUB_FUSION_NORMALISED,
+            "typed_semantic_scale": settings.MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE,
+            "rare_words": settings.MEMORYHUB_COVERAGE_RARE_WORDS,
+            "importance_weight": settings.MEMORYHUB_IMPORTANCE_WEIGHT,
+            "confirmed_bonus": settings.MEMORYHUB_CONFIRMED_BONUS,
+        }
+        return cls(**(values | overrides))
+
+    def described(self) -> str:
+        return ", ".join(f"{f.name}={getattr(self, f.name)}" for f in fields(self))
+
+
+def coverage(terms: tuple[str, ...], content: str) -> float:
+    """Share of the query's content words found in the memory (a word or, for longer words, its stem-ish prefix)."""
+    if not terms:
+        return 0.0
+    words = set(_WORD.findall(content.lower()))
+    missing = [t for t in terms if t not in words]
+    found = len(terms) - len(missing)
+    if any(len(t) >= 5 for t in missing):
+        prefixes = {w[:5] for w in words if len(w) >= 5}
+        found += sum(1 for t in missing if len(t) >= 5 and t[:5] in prefixes)
+    return found / len(terms)
+
+
+def with_context(content: str, context: str | None) -> str:
+    """The memory's text and what its metadata says it leaves implicit (who, when), for word coverage."""
+    return f"{content} ({context})" if context else content
+
+
+def _scaled(value: float | None, zero: float, full: float) -> float:
+    return 0.0 if value is None else min(1.0, max(0.0, (value - zero) / (full - zero)))
+
+
+def _word_set(content: str) -> set[str]:
+    return set(_WORD.findall(content.lower()))
+
+
+def rarity_weights(terms: tuple[str, ...], contents: list[str]) -> dict[str, float]:
+    """Each query word's weight by how few of the candidates hold it (an IDF over the candidates): a name every
+    turn of a conversation carries counts less than the one word that says what was asked."""
+    if not terms or not contents:
+        return {}
+    held = []
+    for content in contents:
+        words = _word_set(content)
+        held.append((words, {w[:5] for w in words if len(w) >= 5}))
+    n = len(held)
+    out = {}
+    for term in terms:
+        df = sum(1 for words, prefixes in held if term in words or (len(term) >= 5 and term[:5] in prefixes))
+        out[term] = math.log(1.0 + n / (1.0 + df))
+    return out
+
+
+def weighted_coverage(terms: tuple[str, ...], content: str, weights: dict[str, float]) -> float:
+    total = sum(weights.values())
+    if not total:
+        return 0.0
+    words = _word_set(content)
+    prefixes = {w[:5] for w in words if len(w) >= 5}
+    found = sum(w for t, w in weights.items() if t in words or (len(t) >= 5 and t[:5] in prefixes))
+    return found / total
+
+
+def meaning(similarity: float | None) -> float:
+    """Cosine similarity on the floor's calibrated 0-1 scale (see MEANING_ZERO)."""
+    return _scaled(similarity, MEANING_ZERO, MEANING_FULL)
+
+
+def match_strength(words: float, identifier: float, closeness: float) -> float:
+    """How well a memory matches, 0-1, whatever else the store holds: the floor's measure.
+
+    Identifiers found verbatim count alone. Otherwise words and meaning are two witnesses, combined as
+    1 - (1 - words^2)(1 - meaning): either can carry a match alone, and each strengthens the other. Words are
+    squared because one word of a three-word query (a third) is what made-up queries share with any store; all
+    of them (1) is a match.
+    """
+    return max(identifier, 1.0 - (1.0 - words * words) * (1.0 - closeness))
+
+
+def identifier_share(kq, content: str) -> float:
+    """Share of the query's identifiers found verbatim (case-insensitive) in the memory."""
+    named = list(dict.fromkeys([*kq.substrings, *kq.phrases]))
+    if not named:
+        return 0.0
+    text = content.casefold()
+    return sum(1 for name in named if name.casefold() in text) / len(named)
+
+
+def is_typed(kq) -> bool:
+    """An identifier, a path or a pasted error: words typed exactly as written, not a question about meaning."""
+    return bool(kq.substrings or kq.phrases)
+
+
+def importance_factor(confirmed: bool, effective: float, params: Params | None = None) -> float:
+    """1.0 for a confirmed memory at full importance; lower as importance decays. Never zero: relevance leads."""
+    p = params or Params.from_settings()
+    return (
+        (1.0 - p.importance_weight - p.confirmed_bonus)
+        + p.importance_weight * effective
+        + (p.confirmed_bonus if confirmed else 0.0)
+    )
+
+
+def _tied_ranks(values: dict[int, float]) -> dict[int, int]:
+    """1 + how many are strictly better (lower): a tie is a tie. Two memories with the same text have the same
+    BM25 and distance, and the order a list happened to return them in must not split them by a rank."""
+    ordered = sorted(values.values())
+    return {mid: bisect.bisect_left(ordered, value) + 1 for mid, value in values.items()}
+
+
+def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | None = None,
+         min_match: float = 0.0, context: dict[int, str] | None = None) -> list[tuple]:  # fmt: skip
+    """Order and score the candidates; keep those whose match strength reaches `min_match`. Returns the best
+    `k_top` as (score, id, explain), best first.
+
+    `rows` maps ids to objects with `content`, `effective`, `confirmed` and a cached `coverage` (or None);
+    `signals` maps ids to their ranks, BM25 and distances in each list; `context` what a memory's metadata
+    says its text leaves implicit (speaker, date), counted as its words.
+    """
+    context = context or {}
+    p = params or Params.from_settings()
+    k = p.rrf_k
+    semantic_weight = p.semantic_weight * (p.typed_semantic_scale if is_typed(kq) else 1.0)
+    weights = {
+        "keyword": p.keyword_weight if mode != "semantic" else 0.0,
+        "substring": p.substring_weight if mode != "semantic" and kq.substrings else 0.0,
+        "semantic": semantic_weight if mode != "keyword" else 0.0,
+    }
+    best = sum(weights.values()) / (k + 1) or 1.0
+    coverage_weight = p.coverage_weight if mode != "semantic" else 0.0
+    phrase = kq.phrase.casefold() if kq.phrase else ""
+    # Score-normalised parts: BM25 over the best BM25 among the candidates (FTS5's bm25 is negative, lower is
+    # better), and the calibrated cosine.
+    best_bm25 = min((s.bm25 for s in signals.values() if s.bm25 is not None), default=None)
+    normaliser = (weights["keyword"] + weights["semantic"]) or 1.0
+    rarity = {}
+    if p.rare_words and coverage_weight and kq.terms:
+        rarity = rarity_weights(kq.terms, [with_context(row.content, context.get(mid)) for mid, row in rows.items()])
+    word_ranks = _tied_ranks({m: x.bm25 for m, x in signals.items() if x.keyword_rank and x.bm25 is not None})
+    vector_ranks = _tied_ranks({m: x.distance for m, x in signals.items() if x.vector_rank and x.distance is not None})
+    scored = []
+    for mid, row in rows.items():
+        s = signals[mid]
+        fused = 0.0
+        if s.keyword_rank and weights["keyword"]:
+            fused += weights["keyword"] / (k + word_ranks.get(mid, s.keyword_rank))
+        if s.substring_rank and weights["substring"]:
+            fused += weights["substring"] / (k + s.substring_rank)
+        if s.vector_rank and weights["semantic"]:
+            fused += weights["semantic"] / (k + vector_ranks.get(mid, s.vector_rank))
+        rank_part = min(1.0, fused / best)
+        distance = s.distance if s.distance is not None else s.outside_distance
+        similarity = None if distance is None else max(0.0, 1.0 - distance)
+        closeness = _scaled(similarity, RANK_COSINE_ZERO, RANK_COSINE_FULL) if mode != "keyword" else 0.0
+        meant = meaning(similarity) if mode != "keyword" else 0.0
+        if p.normalised:
+            words_norm = s.bm25 / best_bm25 if s.bm25 is not None and best_bm25 and weights["keyword"] else 0.0
+            score_part = (weights["keyword"] * words_norm + weights["semantic"] * closeness) / normaliser
+            rank_part = (1.0 - p.normalised) * rank_part + p.normalised * score_part
+        found_by_words = bool(s.keyword_rank or s.substring_rank) and mode != "semantic"
+        words = 0.0
+        if found_by_words:
+            if row.coverage is None:
+                row.coverage = coverage(kq.terms, with_context(row.content, context.get(mid)))
+            words = row.coverage
+        identifier = identifier_share(kq, row.content) if found_by_words and is_typed(kq) else 0.0
+        # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
+        # Checked on the candidates, which the word and substring lists already found: a trigram phrase query
+        # over the whole store cost up to 100 ms for a pasted error message.
+        s.exact_match = bool(phrase) and phrase in _SPACES.sub(" ", row.content).casefold()
+        exact = s.exact_match and mode != "semantic"
+        if exact:
+            identifier = 1.0
+        # Keyword mode measures no meaning: the words found are the whole evidence, counted as they are.
+        match = max(identifier, words) if mode == "keyword" else match_strength(words, identifier, meant)
+        if match < min_match:
+            continue
+        # Ranks order; the absolute part keeps "first of nothing good" from looking like a good match.
+        absolute = max(closeness, words) if mode == "hybrid" else (closeness if mode == "semantic" else words)
+        ranked_words = words
+        if rarity and found_by_words:
+            text = with_context(row.content, context.get(mid))
+            ranked_words = (1 - p.rare_words) * words + p.rare_words * weighted_coverage(kq.terms, text, rarity)
+        relevance = (rank_part + coverage_weight * ranked_words) / (1.0 + coverage_weight)
+        relevance *= (1.0 - p.score_absolute) + p.score_absolute * absolute
+        factor = importance_factor(row.confirmed, row.effective, p)
+        score = relevance * factor
+        if exact:
+            # Typed verbatim (an identifier, a file name, an error message): above anything that only resembles
+            # the query, whatever its importance. Such scores are 1 + the usual score.
+            score += 1.0
+        channels = {"words": words, "identifier": identifier, "meaning": meant}
+        parts = (s, exact, similarity, words, fused, relevance, row, factor, match, channels)
+        scored.append((round(score, 6), mid, parts))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    # The explanation only for what is returned: building it for every candidate cost more than the ranking.
+    return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
+
+
+def _explain(s, exact, similarity, words, fused, relevance, row, factor, match, channels) -> dict[str, Any]:
+    return {
+        "match": round(match, 4),
+        "channels": {name: round(value, 4) for name, value in channels.items() if value > 0},
+        "keyword_rank": s.keyword_rank,
+        "bm25": s.bm25,
+        "substring_rank": s.substring_rank,
+        "exact_match": exact,
+        "vector_rank": s.vector_rank,
+        "distance": s.distance,
+        "similarity": None if similarity is None else round(similarity, 4),
+        "word_coverage": round(words, 4),
+        "fused": round(fused, 6),
+        "relevance": round(relevance, 6),
+        "effective_importance": row.effective,
+        "confirmed": row.confirmed,
+        "importance_factor": round(factor, 4),
+    }

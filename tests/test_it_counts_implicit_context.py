@@ -1,0 +1,35 @@
+"""Word coverage counts what a memory's metadata says its text leaves implicit: who said it, and when."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryhub.memories.store import import_memories
+from memoryhub.retrieval.search import implicit_context, search_memories
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_turn_from_the_asked_date_ranks_above_the_same_words_on_another_day():
+    other_day, asked_day = import_memories(
+        items=[
+            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
+             "metadata": {"date": "8 May, 2023", "dia_id": "D1:3"}},
+            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
+             "metadata": {"date": "13 October, 2023", "dia_id": "D9:4"}},
+        ]
+    )  # fmt: skip
+    hits = search_memories(query="What did Melanie paint on 13 October, 2023?", project="chat")
+    assert [h.memory.pk for h in hits][:2] == [asked_day, other_day]
+    assert hits[0].explain["word_coverage"] > hits[1].explain["word_coverage"]
+
+
+def test_only_the_implicit_keys_are_read_and_memories_without_them_have_none():
+    plain, tagged = import_memories(
+        items=[
+            {"content": "The API uses cursor pagination", "project": "p", "metadata": {"ticket": "API-12"}},
+            {"content": "We paired on the flaky test", "project": "p",
+             "metadata": {"speaker": "Dana", "date": "3 June 2024", "ticket": "QA-7"}},
+        ]
+    )  # fmt: skip
+    assert implicit_context([plain, tagged]) == {tagged: "Dana 3 June 2024"}
