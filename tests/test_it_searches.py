@@ -274,8 +274,12 @@ def test_hostile_queries_are_searched_as_text_and_leave_the_store_as_it_was(corp
         words = re.findall(r"\w+", query.lower())
         assert all(any(word in h.memory.content.lower() for word in words) for h in hits), ids(hits)
     else:
-        # Hybrid always has the meaning to go on: every memory in scope comes back, ranked.
-        assert set(ids(hits)) == in_scope(corpus)
+        # The floor keeps only real matches; without it hybrid always has the meaning to go on: every memory in
+        # scope comes back, ranked.
+        assert set(ids(hits)) <= in_scope(corpus)
+        everything = search_memories(query=query, project="alpha", mode=mode, min_score=0)
+        assert_sound(everything)
+        assert set(ids(everything)) == in_scope(corpus)
     assert Memory.objects.count() == len(corpus)
     sql.fts_integrity_check()
 
@@ -290,9 +294,12 @@ def test_arbitrary_text_never_raises_in_keyword_search(corpus, query):
 @hypothesis_settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=80))
 def test_arbitrary_text_in_hybrid_search_ranks_every_memory_in_scope(corpus, query):
-    hits = search_memories(query=query, project="alpha", mode="hybrid")
+    hits = search_memories(query=query, project="alpha", mode="hybrid", min_score=0)
     assert_sound(hits)
     assert set(ids(hits)) == (in_scope(corpus) if query.strip() else set())
+    floored = search_memories(query=query, project="alpha", mode="hybrid")
+    assert_sound(floored)
+    assert set(ids(floored)) <= set(ids(hits))
 
 
 @given(text=st.text(max_size=500))

@@ -45,7 +45,8 @@ def on_another_thread(work):
 
 
 def semantic(query: str, **options) -> list[int]:
-    hits = search_memories(query=query, mode="semantic", k=50, reinforce_results=False, **options)
+    # Freshness, not relevance: every row the copy holds in scope may answer, so no floor.
+    hits = search_memories(query=query, mode="semantic", k=50, reinforce_results=False, min_score=0, **options)
     assert all(h.explain["knn"] == "quantized" for h in hits)  # the copy answered, not vec0
     return [h.memory.pk for h in hits]
 

@@ -399,7 +399,6 @@ def _plan(filters: dict) -> tuple[str, list, dict]:
 def project_candidates(query: str, *, project: str, k: int = 10):
     """Evaluations: the hybrid candidates of an active-memory search in `project`, before fusion, so that one
     retrieval can be fused under many settings in memory."""
-    sql.prepare_reads()
     filters = {name: None for name in _NARROWER} | {
         "project": project, "every_project": False, "allowed_projects": None, "status": Status.ACTIVE}  # fmt: skip
     where, params, scope = _plan(filters)

@@ -101,7 +101,7 @@ class Command(BaseCommand):
     help = "Recall@1/5/10 and MRR of keyword, semantic and hybrid search on LoCoMo (in a scratch database)."
 
     def add_arguments(self, parser):
-        parser.add_argument("path", help="a folder of LoCoMo conversation .json files (or one file)")
+        parser.add_argument("path", help="a folder of LoCoMo conversation .json files")
         parser.add_argument("--db", help="scratch database file to use and keep (default: a temporary file)")
         parser.add_argument("--modes", default=",".join(MODES), help="comma-separated: hybrid,keyword,semantic")
         parser.add_argument("--dump", help="write every question's ranked dia_ids per mode to this JSON file")
