@@ -25,7 +25,7 @@ from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import search_memories
 from memoryhub.storage.scratch import scratch_database
 
-FLOORS = (0.0, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5)
+FLOORS = (0.0, 0.15, 0.2, 0.22, 0.25, 0.3, 0.35, 0.4, 0.5)
 BUDGETS = (400, 800)
 
 
