@@ -187,8 +187,8 @@ MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
 
 # Search returns only results whose match strength (explain["match"]: words, identifier and meaning combined, see
 # fusion.match_strength; 0-1) reaches this; a request's `min_score` overrides it, 0 keeps everything. Tuned with
-# eval_recall: 90% of made-up queries answer nothing, no agent question answered in the top 3 is lost.
-MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.25, minimum=0.0, maximum=1.0)
+# eval_recall: 91% of made-up queries answer nothing, no agent question answered in the top 3 is lost.
+MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.22, minimum=0.0, maximum=1.0)
 # Share of score-normalised fusion (BM25 / best BM25, calibrated cosine) beside rank fusion; 0 = ranks only.
 # It helped (0.3) until word coverage counted the date a memory's metadata carries; since then no fold picks it.
 MEMORYHUB_FUSION_NORMALISED = envfloat("MEMORYHUB_FUSION_NORMALISED", 0.0, minimum=0.0, maximum=1.0)
