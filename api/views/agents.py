@@ -91,6 +91,16 @@ def default_project(agent: Agent, requested: str | None) -> str | None:
     return None
 
 
+def _checked_project(agent: Agent, data: dict) -> str | None:
+    """The project a request works in, checked against the token: a dry run only reads, a real run writes."""
+    project = default_project(agent, data.get("project"))
+    if data["dry_run"]:
+        agent.check_read(project)
+    else:
+        agent.check_write(project)
+    return project
+
+
 class ImportFromView(AgentAPIMixin, APIView):
     @extend_schema(
         summary="Import another tool's memories through the write gate",
@@ -106,11 +116,7 @@ class ImportFromView(AgentAPIMixin, APIView):
     def post(self, request):
         agent = agent_of(request)
         data = parse(ImportFromSerializer, request.data)
-        project = default_project(agent, data.get("project"))
-        if data["dry_run"]:
-            agent.check_read(project)
-        else:
-            agent.check_write(project)
+        project = _checked_project(agent, data)
         files = data.get("files") or [
             {"name": data.get("name") or f"upload.{data['format']}", "content": data["content"]}
         ]
@@ -183,11 +189,7 @@ class CaptureView(AgentAPIMixin, APIView):
     def post(self, request):
         agent = agent_of(request)
         data = parse(CaptureSerializer, request.data)
-        project = default_project(agent, data.get("project"))
-        if data["dry_run"]:
-            agent.check_read(project)
-        else:
-            agent.check_write(project)
+        project = _checked_project(agent, data)
         turns = [{"role": t["role"], "text": t["text"]} for t in data["turns"]]
         report = capture_session(turns=turns, project=project, session_id=data["session_id"], source=agent.name,
                                  dry_run=data["dry_run"])  # fmt: skip
