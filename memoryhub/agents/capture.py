@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 
 from memoryhub.agents.transcripts import bound_turns
 from memoryhub.consolidation.llm import LLMError, get_llm
-from memoryhub.memories.gate import find_secrets, gate_write, normalised, redact
-from memoryhub.memories.gate_preview import preview_write
+from memoryhub.memories.gate import normalised
+from memoryhub.memories.gate_preview import preview_write, write_through_gate
+from memoryhub.memories.secrets import find_secrets, redact
 
 logger = logging.getLogger(__name__)
 
@@ -259,13 +259,8 @@ def capture_session(
             )
             report.items.append(CapturedItem(candidate, outcome, reason, memory_id))
             continue
-        try:
-            result = gate_write(content=candidate.content, project=project, category=candidate.category or None,
-                                metadata=metadata, source=source)  # fmt: skip
-        except ValidationError as exc:
-            reason = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
-            report.items.append(CapturedItem(candidate, "rejected", f"refused: {reason}"))
-            continue
-        memory_id = result.memory.pk if result.memory is not None else None
-        report.items.append(CapturedItem(candidate, result.outcome, result.reason, memory_id))
+        outcome, reason, memory_id = write_through_gate(
+            content=candidate.content, project=project, category=candidate.category, metadata=metadata, source=source
+        )
+        report.items.append(CapturedItem(candidate, outcome, reason, memory_id))
     return report

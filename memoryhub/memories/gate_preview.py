@@ -1,4 +1,5 @@
-"""What the write gate would decide, without writing: for dry runs of imports and session capture.
+"""Items from another tool or a session, through the write gate: what it decides (`write_through_gate`) or, for a
+dry run, what it would decide without writing (`preview_write`).
 
 Secrets and noise are judged by the gate's own checks, duplicates by the gate's own search in the same scope, and
 texts repeated within one run by their normalised form. Whether a duplicate would be "merged" (it adds tags or
@@ -9,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError
+
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.gate import find_duplicate, normalised
+from memoryhub.memories.gate import find_duplicate, gate_write, normalised
 from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import secrets_in_fields
 
@@ -34,3 +37,23 @@ def preview_write(
     if found is not None:
         return "duplicate", f"duplicate of memory #{found[0].pk} ({found[1]})", found[0].pk
     return "created", "would be stored as a new memory", None
+
+
+def write_through_gate(
+    *,
+    content: str,
+    project: str | None,
+    category: str | None = None,
+    tags: Any = None,
+    metadata: Any = None,
+    source: str,
+) -> tuple[str, str, int | None]:
+    """(outcome, reason, memory id) of one item sent through the gate; bad fields are a "rejected" outcome
+    naming them, so one bad item does not stop the rest of an import or a capture."""
+    try:
+        result = gate_write(content=content, project=project, category=category or None, tags=tags,
+                            metadata=metadata, source=source)  # fmt: skip
+    except ValidationError as exc:
+        fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
+        return "rejected", f"refused: {fields}", None
+    return result.outcome, result.reason, result.memory.pk if result.memory is not None else None

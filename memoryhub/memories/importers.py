@@ -32,11 +32,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.core.exceptions import ValidationError
-
-from memoryhub.memories.gate import find_secrets, gate_write, redact
-from memoryhub.memories.gate_preview import preview_write
+from memoryhub.memories.gate_preview import preview_write, write_through_gate
 from memoryhub.memories.markdown_notes import is_markdown_file, markdown_files, parse_note
+from memoryhub.memories.secrets import find_secrets, redact
 from memoryhub.models import Category, Memory
 
 FORMATS = ("mcp-memory", "mem0", "markdown")
@@ -243,17 +241,15 @@ def import_from(
             )
             report.outcomes.append(ItemOutcome(item, outcome, reason, memory_id))
             continue
-        try:
-            result = gate_write(
-                content=item.content, project=project, category=item.category or None, tags=item.tags,
-                metadata=item.metadata, source=source,
-            )  # fmt: skip
-        except ValidationError as exc:
-            fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
-            report.outcomes.append(ItemOutcome(item, "rejected", f"refused: {fields}"))
-            continue
-        memory_id = result.memory.pk if result.memory is not None else None
-        report.outcomes.append(ItemOutcome(item, result.outcome, result.reason, memory_id))
+        outcome, reason, memory_id = write_through_gate(
+            content=item.content,
+            project=project,
+            category=item.category,
+            tags=item.tags,
+            metadata=item.metadata,
+            source=source,
+        )
+        report.outcomes.append(ItemOutcome(item, outcome, reason, memory_id))
     return report
 
 
