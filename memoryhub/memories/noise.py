@@ -33,7 +33,8 @@ _DIARY = re.compile(
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
     r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
     r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
-    r"(?:session (?:log|summary|notes)|summary of (?:what|the session|today|my work|the changes)|what i did|"
+    r"(?:session (?:log|summary|notes)|summary of (?:what|(?:the|this|today's) session|today|my work|the changes)|"
+    r"what i did|"
     r"here(?:'s| is) (?:the |a |my )?(?:summary|recap|update|overview|rundown)|dev ?log|"
     r"daily log|diary|standup|stand-up|progress update|work log)\b"
     r")",
@@ -52,14 +53,15 @@ _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i th
 _PROGRESS = re.compile(
     r"^\W*(?:back (?:from|to)\b|taking a break\b|brb\b|afk\b)|\b(?:lunch|coffee break|a break)\b|\.\.\.\s*$|"
     r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release)\b[^.]{0,30}?"
-    r"\b(?:succeeded|passed|failed|finished|completed|is green|is red|are green|are passing|is up|is merged|"
+    r"\b(?:succeeded|pass(?:ed|es)?|failed|finished|completed|is green|is red|are green|are passing|is up|is merged|"
     r"went through|is done|are done)\b",
     re.IGNORECASE,
 )
 # "Trying another approach now." is progress; "Testing uses the real database." states a fact (it has a verb).
 _GERUND_START = re.compile(
     r"^\W*(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
-    r"retrying|rerunning|re-running|building|deploying|fixing)\b",
+    r"retrying|rerunning|re-running|building|deploying|fixing|reviewing|committing|pushing|merging|refactoring|"
+    r"updating|cleaning up|setting up|installing|wrapping up|verifying)\b",
     re.IGNORECASE,
 )
 _FINITE_VERB = re.compile(
@@ -78,7 +80,10 @@ _STATUS = re.compile(
     r"(?:in progress|still (?:debugging|working|looking|investigating|trying|waiting)|"
     r"currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|nearly done|"
     r"task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|no luck|"
-    r"step \d+ (?:done|complete|finished))\b)|^\W*the build is (?:green|red|passing|failing)(?: again)?\W*$",
+    r"step \d+ (?:done|complete|finished)|made (?:some |good |a bit of |little )?progress|ready to "
+    r"(?:continue|start|go|proceed|begin)|(?:checking|verifying|seeing|testing) (?:whether|if)|"
+    r"(?:reviewing|checking|looking at) (?:pr|pull request|the pr|the diff|#)\S*)\b)|"
+    r"^\W*the build is (?:green|red|passing|failing)(?: again)?\W*$",
     re.IGNORECASE,
 )
 _ACK = re.compile(
