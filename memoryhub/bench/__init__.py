@@ -1,2 +1,3 @@
-"""Data made on purpose: synthetic corpora for the benchmarks (`corpus`, `consolidation`) and the demo memories a new
-store starts with (`demo`)."""
+"""Data made on purpose: synthetic corpora for the benchmarks (`corpus`, `consolidation`), the gate's labelled
+writes (`gate_set`), LoCoMo cross-validation (`locomo_cv`), and the demo memories a new store starts with
+(`demo`)."""
