@@ -5,6 +5,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
+from memoryhub.bench.measure import percentile
 from memoryhub.embeddings import get_embedder
 
 SAMPLE = [
@@ -17,11 +18,6 @@ SAMPLE = [
     "getUserId returns None for anonymous sessions in the middleware",
     "The staging database is refreshed from production every Sunday night",
 ]
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
 class Command(BaseCommand):

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from memoryhub.bench import corpus as bench_corpus
-from memoryhub.management.commands.bench_search import _free_port, memory_note, percentile
+from memoryhub.bench.measure import ServerDidNotStart, memory_note, percentile, served
 
 
 class Command(BaseCommand):
@@ -59,39 +59,18 @@ class Command(BaseCommand):
             token = run("create_token", "bench-ingest").stdout.strip().splitlines()[-1:]
             if made.returncode != 0 or not token:
                 raise CommandError(f"could not prepare the store: {made.stderr[-300:]}")
-            port = port or _free_port()
-            server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port)], env=env,
-                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-            base = f"http://127.0.0.1:{port}/api/v1"
             headers = {"Authorization": f"Bearer {token[0]}"}
             try:
-                with httpx.Client(headers=headers, timeout=600) as client:
-                    self._wait(client, base)
+                with served(env, port=port) as (server, base), httpx.Client(headers=headers, timeout=600) as client:
                     client.post(f"{base}/search", json={"query": "warm up the model"})
                     self._ingest(base, headers, items, batch, clients)
                     self._search_after(client, base, queries, n, "from the moment the import returned")
                     if idle_after > 0:
                         time.sleep(idle_after)
                         self._search_after(client, base, queries, n, f"at rest, {idle_after:.0f} s later")
-                self.stdout.write(f"  server: {memory_note(server.pid)}")
-            finally:
-                server.terminate()
-                try:
-                    server.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    server.kill()
-
-    def _wait(self, client, base: str) -> None:
-        import httpx
-
-        for _ in range(240):
-            try:
-                if client.get(f"{base}/health").status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.5)
-        raise CommandError("the server did not come up")
+                    self.stdout.write(f"  server: {memory_note(server.pid)}")
+            except ServerDidNotStart as exc:
+                raise CommandError(str(exc)) from exc
 
     def _ingest(self, base: str, headers: dict, items: list[dict], batch: int, clients: int) -> None:
         import httpx

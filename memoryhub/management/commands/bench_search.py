@@ -15,8 +15,6 @@ import functools
 import hashlib
 import os
 import re
-import resource
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +27,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from memoryhub.bench import corpus as bench_corpus
+from memoryhub.bench.measure import ServerDidNotStart, memory_note, peak_rss_mb, percentile, served
 from memoryhub.embeddings import get_embedder, set_embedder
 from memoryhub.retrieval.search import search_memories
 from memoryhub.storage import sql
@@ -76,34 +75,6 @@ class TimingEmbedder(RandomProjectionEmbedder):
         return super().embed(texts)
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
-
-
-def _status_mb(pid: int | str, field: str) -> float:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith(f"{field}:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return 0.0
-
-
-def peak_rss_mb(pid: int | None = None) -> float:
-    if pid is None:
-        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    return _status_mb(pid, "VmHWM")
-
-
-def memory_note(pid: int | str = "self") -> str:
-    """Peak resident memory counts the store's pages SQLite reads through mmap (the OS page cache, shared and
-    given back under pressure); the process's own memory is RssAnon."""
-    own = _status_mb(pid, "RssAnon")
-    return f"(the process's own memory, RssAnon, now {own:.0f} MB; the rest is the store file, mapped)"
-
-
 def _normal(text: str) -> str:
     return " ".join(text.split()).casefold()
 
@@ -121,12 +92,6 @@ def _copied_queries(pairs: list[tuple[str, str | None]], corpus: list[dict]) -> 
         if needle in scoped.get(project, "") or needle in scoped.get(None, ""):
             out[i] = needle
     return out
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Command(BaseCommand):
@@ -335,39 +300,24 @@ class Command(BaseCommand):
             self.stdout.write(f"  HTTP: skipped, create_token failed: {made.stderr.strip()[-200:]}")
             return
         token = made.stdout.strip().splitlines()[-1].strip()
-        port = _free_port()
-        server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port), "--threads", "4"], env=env,
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        base = f"http://127.0.0.1:{port}/api/v1"
         try:
-            with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
-                for _ in range(120):
-                    try:
-                        if client.get(f"{base}/health").status_code == 200:
-                            break
-                    except httpx.TransportError:
-                        time.sleep(0.5)
-                else:
-                    self.stdout.write("  HTTP: skipped, the server did not come up")
-                    return
-                client.post(f"{base}/search", json={"query": "warm up", "project": pairs[0][1]})
-                self.stdout.write(f"  {'HTTP API':<12}{'p50 ms':>9}{'p95 ms':>9}{'mean':>9}")
-                for mode in ("keyword", "semantic", "hybrid"):
-                    times = []
-                    for text, project in pairs:
-                        started = time.perf_counter()
-                        response = client.post(f"{base}/search", json={"query": text, "project": project, "k": k,
-                                                                       "mode": mode})  # fmt: skip
-                        times.append((time.perf_counter() - started) * 1000)
-                        if response.status_code != 200:
-                            self.stdout.write(f"  HTTP: {response.status_code} {response.text[:200]}")
-                            return
-                    self.stdout.write(f"  {mode:<12}{percentile(times, .5):>9.1f}{percentile(times, .95):>9.1f}"
-                                      f"{statistics.mean(times):>9.1f}")  # fmt: skip
-                self.stdout.write(f"  server peak memory: {peak_rss_mb(server.pid):.0f} MB {memory_note(server.pid)}")
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            with served(env, threads=4) as (server, base):
+                with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+                    client.post(f"{base}/search", json={"query": "warm up", "project": pairs[0][1]})
+                    self.stdout.write(f"  {'HTTP API':<12}{'p50 ms':>9}{'p95 ms':>9}{'mean':>9}")
+                    for mode in ("keyword", "semantic", "hybrid"):
+                        times = []
+                        for text, project in pairs:
+                            started = time.perf_counter()
+                            response = client.post(f"{base}/search", json={"query": text, "project": project, "k": k,
+                                                                           "mode": mode})  # fmt: skip
+                            times.append((time.perf_counter() - started) * 1000)
+                            if response.status_code != 200:
+                                self.stdout.write(f"  HTTP: {response.status_code} {response.text[:200]}")
+                                return
+                        self.stdout.write(f"  {mode:<12}{percentile(times, .5):>9.1f}{percentile(times, .95):>9.1f}"
+                                          f"{statistics.mean(times):>9.1f}")  # fmt: skip
+                    peak = peak_rss_mb(server.pid)
+                    self.stdout.write(f"  server peak memory: {peak:.0f} MB {memory_note(server.pid)}")
+        except ServerDidNotStart:
+            self.stdout.write("  HTTP: skipped, the server did not come up")

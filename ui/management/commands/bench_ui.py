@@ -17,15 +17,11 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from memoryhub.bench import corpus as bench_corpus
+from memoryhub.bench.measure import percentile
 from memoryhub.storage import sql
 from memoryhub.storage.scratch import scratch_database
 
 TARGET_MS = 150.0
-
-
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
 
 
 class Command(BaseCommand):

@@ -1,0 +1,85 @@
+"""What the benchmark commands share: percentiles, the memory a process holds, and a real server to measure
+through HTTP (`manage.py serve` on a free loopback port, stopped when the block ends)."""
+
+from __future__ import annotations
+
+import resource
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from django.conf import settings
+
+
+class ServerDidNotStart(RuntimeError):
+    pass
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The value at quantile `q` (nearest rank); 0 for no values."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
+
+
+def _status_mb(pid: int | str, field: str) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(f"{field}:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def peak_rss_mb(pid: int | None = None) -> float:
+    if pid is None:
+        return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return _status_mb(pid, "VmHWM")
+
+
+def memory_note(pid: int | str = "self") -> str:
+    """Peak resident memory counts the store's pages SQLite reads through mmap (the OS page cache, shared and
+    given back under pressure); the process's own memory is RssAnon."""
+    own = _status_mb(pid, "RssAnon")
+    return f"(the process's own memory, RssAnon, now {own:.0f} MB; the rest is the store file, mapped)"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def served(env: dict[str, str], *, port: int = 0, threads: int = 8, wait_seconds: float = 120.0) -> Iterator[tuple]:
+    """`manage.py serve` with this environment on 127.0.0.1; yields (process, API base URL) once /health answers.
+    Raises ServerDidNotStart when it does not within `wait_seconds`."""
+    import httpx
+
+    port = port or free_port()
+    manage = str(Path(settings.BASE_DIR) / "manage.py")
+    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port), "--threads", str(threads)],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    base = f"http://127.0.0.1:{port}/api/v1"
+    try:
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline or server.poll() is not None:
+                raise ServerDidNotStart("the server did not come up")
+            time.sleep(0.5)
+        yield server, base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
