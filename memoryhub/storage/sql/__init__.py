@@ -1,149 +1,25 @@
-"""Every raw SQL statement of MemoryHub, in one package: the schema (FTS5 and sqlite-vec tables, their triggers),
-the vector tables, the search queries, and the checks. Callers use `from memoryhub.storage import sql` and `sql.<name>`.
+"""Every raw SQL statement of MemoryHub, behind one set of names: callers use `from memoryhub.storage import sql`
+and `sql.<name>`, whichever database holds the store.
+
+One implementation per database, chosen once from the configured engine:
+- `memoryhub.storage.sqlite`: the default SQLite file (FTS5 word and trigram indexes, sqlite-vec's vec0 tables);
+- `memoryhub.storage.postgres`: a team's PostgreSQL (a generated `tsvector` column with GIN, pg_trgm, pgvector
+  with HNSW), chosen by `MEMORYHUB_DATABASE_URL`.
+Both export the same names (tests/test_it_runs_on_postgresql.py checks it), so the domain never asks which
+database it is on. Where they differ in what they can do, a flag says so (`FILTERED_KNN`: the database ranks
+vectors under any filter by itself).
 
 Always parameters, never text from a user spliced into SQL. Table names are built only from integers
-(vector dimensions) and constants here.
+(vector dimensions) and constants.
 """
 
 from django.db import connection
 
-from memoryhub.storage.sql.checks import (
-    fts_check_table,
-    fts_ids,
-    fts_integrity_check,
-    fts_rebuild,
-    index_ids,
-    integrity_messages,
-    page_size,
-    schema_names,
-    set_journal_mode,
-    vacuum,
-)
-from memoryhub.storage.sql.queries import (
-    change_token,
-    count_memories,
-    count_scoped,
-    filter_memory_ids,
-    fts_match,
-    fts_nth_newest,
-    fts_search,
-    fusion_rows,
-    has_tag,
-    ids_scoped,
-    memory_filter_sql,
-    memory_ids_where,
-    scope_alternatives,
-    set_synchronous,
-    synchronous,
-    tag_condition,
-)
-from memoryhub.storage.sql.schema import (
-    CHANGE_LOG_DOWN,
-    CHANGE_LOG_UP,
-    CHANGE_TABLE,
-    DEFAULT_DIMENSIONS,
-    FTS_CREATE_V1,
-    FTS_DROP_V1,
-    FTS_RANK,
-    FTS_SCOPE_DOWN,
-    FTS_SCOPE_UP,
-    FTS_SOURCE_VIEW,
-    FTS_TABLE,
-    GLOBAL_SCOPE_TOKEN,
-    MEMORY_TABLE,
-    STORE_META_TABLE,
-    TRIGRAM_TABLE,
-    ensure_vec_table,
-    existing_vec_dimensions,
-    scope_token,
-    vec_create_statements,
-    vec_drop_statements,
-    vec_table,
-)
-from memoryhub.storage.sql.vectors import (
-    change_position,
-    changed_ids,
-    count_vectors,
-    delete_vectors,
-    insert_new_vectors,
-    iter_vectors,
-    knn,
-    knn_among,
-    knn_binary_rescored_among,
-    log_changes,
-    memory_scopes,
-    quantize_binary,
-    read_vectors,
-    renew_generation,
-    to_blob,
-    vector_ids,
-    write_vector,
-)
+if connection.vendor == "postgresql":
+    from memoryhub.storage import postgres as _implementation
+else:
+    from memoryhub.storage import sqlite as _implementation
 
-__all__ = [
-    "connection",
-    "MEMORY_TABLE",
-    "FTS_TABLE",
-    "TRIGRAM_TABLE",
-    "DEFAULT_DIMENSIONS",
-    "vec_table",
-    "FTS_SOURCE_VIEW",
-    "GLOBAL_SCOPE_TOKEN",
-    "scope_token",
-    "FTS_CREATE_V1",
-    "FTS_DROP_V1",
-    "FTS_SCOPE_UP",
-    "FTS_SCOPE_DOWN",
-    "FTS_RANK",
-    "vec_create_statements",
-    "vec_drop_statements",
-    "existing_vec_dimensions",
-    "ensure_vec_table",
-    "to_blob",
-    "write_vector",
-    "delete_vectors",
-    "read_vectors",
-    "knn",
-    "vector_ids",
-    "knn_among",
-    "knn_binary_rescored_among",
-    "insert_new_vectors",
-    "quantize_binary",
-    "iter_vectors",
-    "memory_scopes",
-    "change_position",
-    "changed_ids",
-    "count_vectors",
-    "log_changes",
-    "renew_generation",
-    "CHANGE_TABLE",
-    "STORE_META_TABLE",
-    "CHANGE_LOG_UP",
-    "CHANGE_LOG_DOWN",
-    "fts_match",
-    "has_tag",
-    "memory_filter_sql",
-    "tag_condition",
-    "fts_search",
-    "fts_nth_newest",
-    "scope_alternatives",
-    "count_scoped",
-    "ids_scoped",
-    "filter_memory_ids",
-    "count_memories",
-    "memory_ids_where",
-    "synchronous",
-    "set_synchronous",
-    "change_token",
-    "fusion_rows",
-    "fts_integrity_check",
-    "fts_rebuild",
-    "fts_ids",
-    "schema_names",
-    "integrity_messages",
-    "fts_check_table",
-    "index_ids",
-    "set_journal_mode",
-    "vacuum",
-    "page_size",
-]
+__all__ = list(_implementation.__all__)
+globals().update({name: getattr(_implementation, name) for name in __all__})
+VENDOR = connection.vendor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import connection
 
-from memoryhub.storage.sql.schema import FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE, vec_table
+from memoryhub.storage.sqlite.schema import FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE, vec_table
 
 
 def fts_integrity_check() -> None:

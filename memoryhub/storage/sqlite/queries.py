@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from django.db import connection
 
-from memoryhub.storage.sql.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
+from memoryhub.storage.sqlite.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
 
 def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:
@@ -271,3 +271,17 @@ def fusion_rows(memory_ids: Sequence[int]):
                     )  # fmt: skip
                 )
     return out
+
+
+# --- Writers on several processes ------------------------------------------------------------------------------
+
+# vec0 ranks all rows or a list of ids; filters are applied by the caller (memoryhub/retrieval/search.py), which
+# keeps an in-process vector copy for large stores.
+FILTERED_KNN = False
+
+
+def serialize_writes(key: str) -> None:
+    """Make writers of `key` (a scope such as a project's twin check) take turns until the transaction ends.
+
+    Nothing to do on SQLite: transactions begin IMMEDIATE, so the store's one write lock is already held from
+    BEGIN, across processes. Must be called inside `transaction.atomic()` (the PostgreSQL form needs it)."""

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from django.db import DatabaseError, connection
 
-from memoryhub.storage.sql.schema import (
+from memoryhub.storage.sqlite.schema import (
     CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
     MEMORY_TABLE,
