@@ -25,6 +25,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.models import Category, Memory, Proposal, ProposalStatus, Status, Tier
+from memoryhub.storage import sql
 
 logger = logging.getLogger(__name__)
 
@@ -199,6 +200,7 @@ def run_consolidation(
                 logger.warning("consolidation: LLM failed on cluster %s, deterministic text used: %s", cluster.key, exc)
                 generator = f"{DETERMINISTIC} (LLM failed: {exc})"[:200]
         with transaction.atomic():
+            sql.serialize_writes("consolidation")  # runs in other server processes check and create in turn
             # Another run may have proposed the same cluster while the LLM was thinking.
             if proposed.filter(cluster_key=cluster.key).exists():
                 continue
@@ -313,6 +315,7 @@ def merge_memories(
     _backup_before_merge()
     vector = get_embedder().embed([fields["content"]])[0]  # before the write lock, never under it
     with transaction.atomic():
+        sql.serialize_writes("curation")  # merges, accepts and sweeps in every server process take turns
         # Re-check inside the write lock: another request may have archived or merged one meanwhile.
         memories = _load_sources(ids)
         proposal = Proposal.objects.create(
@@ -362,6 +365,7 @@ def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: st
     _backup_before_merge()
     vector = get_embedder().embed([fields["content"]])[0]  # before the write lock, never under it
     with transaction.atomic():
+        sql.serialize_writes("curation")
         current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
         try:
             memories = _load_sources(current.sources)

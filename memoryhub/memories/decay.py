@@ -24,6 +24,8 @@ from django.db.models import Case, ExpressionWrapper, F, FloatField, Func, Value
 from django.db.models.functions import Coalesce, Greatest, Least
 from django.utils import timezone
 
+from memoryhub.storage.functions import JulianDay
+
 # The decay clock: the first of these that is set is the moment the memory was last referenced.
 CLOCK_FIELDS = ("last_accessed_at", "updated_at", "created_at")
 # Effective importance is rounded to this many places. The SQL form is not rounded; a reader that compares it
@@ -112,9 +114,9 @@ def effective_importance(memory, now: datetime | None = None) -> float:
 
 
 def effective_importance_expression(now: datetime | None = None):
-    """The same rule as an ORM expression over the memory table, so SQLite orders 10k rows by it in milliseconds.
+    """The same rule as an ORM expression over the memory table, so the database orders 10k rows by it in milliseconds.
 
-    Built from `_rate_tables` and CLOCK_FIELDS like the Python function; SQLite's `pow` (a compile-time
+    Built from `_rate_tables` and CLOCK_FIELDS like the Python function; `pow` (SQLite: a compile-time
     option) is needed to evaluate it. The value agrees with `effective_importance` to rounding (it is not
     rounded to 6 places), which the tests pin on a grid of memories.
     """
@@ -129,7 +131,7 @@ def effective_importance_expression(now: datetime | None = None):
         default=Value(settings.MEMORYHUB_DECAY_DEFAULT_RATE),
         output_field=FloatField(),
     )
-    clock = Func(Coalesce(*CLOCK_FIELDS), function="julianday", output_field=FloatField())
+    clock = JulianDay(Coalesce(*CLOCK_FIELDS))
     now_julian = now.timestamp() / 86400.0 + 2440587.5  # the same instant on SQLite's julianday scale (UTC)
     days = Greatest(Value(0.0), ExpressionWrapper(Value(now_julian) - clock, output_field=FloatField()))
     decayed_value = ExpressionWrapper(F("importance") * Func(rate, days, function="pow"), output_field=FloatField())

@@ -33,6 +33,7 @@ from memoryhub.memories.store import clean_fields, create_memory, reinforce, upd
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
 from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import similar_in_scope
+from memoryhub.storage import sql
 
 
 @dataclass
@@ -205,9 +206,11 @@ def gate_write(
     embedder = get_embedder()
     vector = embedder.embed([text])[0]
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
-    # The twin is looked for inside the write transaction: IMMEDIATE takes SQLite's write lock at BEGIN,
-    # so a second server process on the same store waits here instead of storing the same fact beside it.
+    # The twin is looked for inside the write transaction, which writers of the same scope enter one at a time
+    # in every server process (SQLite: IMMEDIATE takes the write lock at BEGIN; PostgreSQL: an advisory lock on
+    # the scope), so a second process waits here instead of storing the same fact beside it.
     with _write_lock, transaction.atomic():
+        sql.serialize_writes("twin-check")
         duplicate = find_duplicate(content=text, project=project, vector=vector)
         if duplicate is not None:
             existing, how, similarity = duplicate

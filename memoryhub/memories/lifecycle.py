@@ -25,6 +25,7 @@ from django.utils import timezone
 from memoryhub.memories.decay import EFFECTIVE_FIELDS, effective_from_row, effective_importance
 from memoryhub.memories.store import record_event, reinforce
 from memoryhub.models import Memory, MemoryEvent, Status
+from memoryhub.storage import sql
 
 SWEEP_BATCH = 500
 SWEEP_KEY = "sweep"  # in an archive event's `after`: the sweep that archived it
@@ -222,6 +223,7 @@ def run_decay_sweep(*, now: datetime | None = None, actor: str = "decay", dry_ru
     for start in range(0, len(candidates), SWEEP_BATCH):
         batch = candidates[start : start + SWEEP_BATCH]
         with transaction.atomic():
+            sql.serialize_writes("curation")  # a merge in another server process does not interleave
             rows = Memory.objects.active().filter(pk__in=batch).order_by("pk")
             items = []
             for memory in rows:
@@ -278,6 +280,7 @@ def undo_last_sweep(*, actor: str) -> list[int]:
         raise ValidationError("there is no decay sweep to undo", code="invalid_state")
     now = timezone.now()
     with transaction.atomic():
+        sql.serialize_writes("curation")
         ids = list(
             Memory.objects.filter(pk__in=sweep.memory_ids, status=Status.ARCHIVED, merged_into__isnull=True)
             .order_by("pk")

@@ -204,7 +204,11 @@ def _start_semantic(query: str, pool: int, scope: dict) -> Future:
     """Embed the query (and, on a large store without narrower filters, rank the vector copy) meanwhile."""
     embedder = get_embedder()
     view = None
-    if not scope["narrower"] and _vector_total(embedder.model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
+    if (
+        not sql.FILTERED_KNN
+        and not scope["narrower"]
+        and _vector_total(embedder.model_id) > settings.MEMORYHUB_EXACT_KNN_MAX
+    ):
         view = vector_index.view(embedder.model_id, embedder.dimensions)
     return _embedding_threads.submit(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope)
 
@@ -261,6 +265,9 @@ def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list)
 
 def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
     """The `pool` nearest rows passing the filter, nearest first, and how they were ranked."""
+    if sql.FILTERED_KNN:
+        # The database ranks under the filter itself (PostgreSQL: HNSW with iterative scans).
+        return sql.knn_where(vector, pool, where, params), "index"
     if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
         return _quantized(vector, model_id, pool, where, params, scope)
     return _exact(vector, model_id, pool, where, params, scope)

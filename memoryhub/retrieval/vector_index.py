@@ -329,7 +329,9 @@ def view(model_id: str, dims: int) -> View:
 def prepare(model_id: str, dims: int) -> None:
     """Bring the copy up to date now, when a write transaction that will search it is about to open (the gate's
     duplicate check): inside it the copy then reads at most the rows written in between, never rebuilds under
-    the write lock. A store too small to have a copy is left without one."""
+    the write lock. A store too small to have a copy, or whose database ranks vectors itself, has none."""
+    if sql.FILTERED_KNN:
+        return
     key = (str(sql.connection.settings_dict.get("NAME")), model_id, dims)
     if key in _copies or sql.count_vectors(dims) > settings.MEMORYHUB_EXACT_KNN_MAX:
         view(model_id, dims)

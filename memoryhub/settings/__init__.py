@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memoryhub.settings.database import postgres_database
 from memoryhub.settings.env import SettingError, envbool, envchoice, envfloat, envint, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -137,6 +138,16 @@ DATABASES = {
         "TEST": {"NAME": envstr("MEMORYHUB_TEST_DB", "") or None},
     }
 }
+# A team's shared store: PostgreSQL (with the vector and pg_trgm extensions) instead of the file above.
+MEMORYHUB_DATABASE_URL = envstr("MEMORYHUB_DATABASE_URL")
+if MEMORYHUB_DATABASE_URL:
+    DATABASES = {
+        "default": postgres_database(
+            MEMORYHUB_DATABASE_URL,
+            timeout=envint("MEMORYHUB_DB_TIMEOUT", 20, minimum=1),
+            pool_size=envint("MEMORYHUB_DB_POOL_SIZE", 10, minimum=1),
+        )
+    }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Embeddings (memoryhub/embeddings/): the local model unless an OpenAI-compatible endpoint is configured -------

@@ -1,0 +1,98 @@
+"""Checks and repairs on PostgreSQL: the same functions as memoryhub/storage/sqlite/checks.py.
+
+The word index is a generated column and the trigram index an ordinary index, so neither can disagree with the
+rows: their checks and rebuilds have nothing to do. What can disagree is the vector table (a row written by
+something that did not embed it), which `index_ids` reads as on SQLite.
+"""
+
+from __future__ import annotations
+
+from django.db import connection
+
+from memoryhub.storage.postgres.schema import MEMORY_TABLE, WORDS_COLUMN, vec_table
+
+
+def _on(conn):
+    return conn if conn is not None else connection
+
+
+def _rows(conn, statement: str, params=()) -> list[tuple]:
+    cursor = _on(conn).cursor()
+    try:
+        cursor.execute(statement, list(params))
+        return cursor.fetchall()
+    finally:
+        cursor.close()
+
+
+def fts_integrity_check() -> None:
+    """Nothing can drift: the word column is generated from the row by the database itself."""
+
+
+def fts_rebuild() -> None:
+    """Nothing to rebuild (see `fts_integrity_check`); REINDEX is the operator's tool for a corrupt index."""
+
+
+def vacuum() -> None:
+    """Rewrite the tables without dead row versions, so deleted bytes leave the live files (scrub). Runs outside a
+    transaction, as VACUUM must."""
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM (FULL, ANALYZE)")
+
+
+def fts_ids() -> set[int]:
+    return {int(r[0]) for r in _rows(None, f"SELECT id FROM {MEMORY_TABLE} WHERE {WORDS_COLUMN} IS NOT NULL")}
+
+
+def schema_names(conn=None) -> set[str]:
+    """Tables, views and triggers of the current schema."""
+    rows = _rows(
+        conn,
+        """SELECT tablename FROM pg_tables WHERE schemaname = current_schema()
+           UNION SELECT viewname FROM pg_views WHERE schemaname = current_schema()
+           UNION SELECT tgname FROM pg_trigger WHERE NOT tgisinternal""",
+    )
+    return {str(r[0]) for r in rows}
+
+
+def integrity_messages(conn=None) -> list[str]:
+    """['ok'] when every index of the store is valid (an index left invalid by a failed build says so)."""
+    rows = _rows(
+        conn,
+        """SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+           JOIN pg_namespace n ON n.oid = c.relnamespace
+           WHERE n.nspname = current_schema() AND NOT i.indisvalid""",
+    )
+    return [f"index {r[0]} is invalid: REINDEX it" for r in rows] or ["ok"]
+
+
+def fts_check_table(table: str, conn=None) -> None:
+    """Nothing can drift (see `fts_integrity_check`)."""
+
+
+def index_ids(conn=None) -> dict[str, set[int]]:
+    """Ids held by the rows and by each index."""
+    names = schema_names(conn)
+    vectors: set[int] = set()
+    for name in sorted(names):
+        suffix = name.removeprefix("memory_vec_")
+        if name.startswith("memory_vec_") and suffix.isdigit():
+            vectors |= {int(r[0]) for r in _rows(conn, f"SELECT memory_id FROM {vec_table(int(suffix))}")}
+    rows = {int(r[0]) for r in _rows(conn, f"SELECT id FROM {MEMORY_TABLE}")}
+    return {
+        "rows": rows,
+        "embedded_rows": {int(r[0]) for r in _rows(conn, f"SELECT id FROM {MEMORY_TABLE} WHERE embed_model != ''")},
+        "fts": {int(r[0]) for r in _rows(conn, f"SELECT id FROM {MEMORY_TABLE} WHERE {WORDS_COLUMN} IS NOT NULL")},
+        "trigram": rows,
+        "vectors": vectors,
+    }
+
+
+def set_journal_mode(conn, mode: str) -> None:
+    """SQLite's journal modes have no PostgreSQL counterpart (the server keeps its own WAL)."""
+    if mode not in ("DELETE", "WAL"):
+        raise ValueError(mode)
+
+
+def page_size(conn) -> int:
+    return int(_rows(conn, "SELECT current_setting('block_size')")[0][0])

@@ -1,0 +1,248 @@
+"""Search and bookkeeping queries on PostgreSQL: the same functions as memoryhub/storage/sqlite/queries.py.
+
+Match expressions arrive in the domain's one query language and are translated by `match`; the word index is
+the memory row's generated tsvector column, the trigram index a pg_trgm GIN index on its content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from django.db import connection
+
+from memoryhub.storage.postgres import match
+from memoryhub.storage.postgres.schema import CHANGE_TABLE, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
+
+# pgvector ranks under any WHERE by itself (HNSW with iterative scans): search needs no in-process vector copy.
+FILTERED_KNN = True
+
+# A lock number per purpose, so the gate's lock never waits on a sweep's: the first argument of the two-key
+# advisory lock. The second is a hash of the key inside that purpose (a project, say).
+_ADVISORY_CLASS = 0x4D48  # "MH"
+
+
+def serialize_writes(key: str) -> None:
+    """Make writers of `key` take turns until the transaction ends, across every server process and machine.
+
+    A transaction-scoped advisory lock on the hash of the key: two agents storing the same fact in the same
+    project at the same moment run the twin check one after the other, so the second finds the first's row.
+    Must be called inside `transaction.atomic()` (outside one the lock would end with the statement)."""
+    if not connection.in_atomic_block:
+        raise RuntimeError("serialize_writes needs a transaction")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_ADVISORY_CLASS, key])
+
+
+def _fts_parts(match_expression: str, table: str) -> tuple[str, list, str, list]:
+    if table not in (FTS_TABLE, TRIGRAM_TABLE):
+        raise ValueError(table)
+    tree = match.parse(match_expression)
+    trigram = table == TRIGRAM_TABLE
+    where, where_params = match.condition(tree, "m", trigram)
+    rank, rank_params = match.score(tree, "m", trigram)
+    return where, where_params, rank, rank_params
+
+
+def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:
+    """Rows matching an expression, best first: [(memory_id, score)], lower is better (as FTS5's bm25)."""
+    return fts_search(match_expression, limit, table=table)
+
+
+def tag_condition(column: str) -> str:
+    """SQL true when the JSON list in `column` holds the tag given as the one parameter: a whole tag, compared
+    without regard to case (PostgreSQL's lower() folds every letter, not only A-Z as SQLite's does)."""
+    return f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({column}) AS t(value) WHERE lower(t.value) = lower(%s))"
+
+
+def has_tag(tag: str):
+    """`tag_condition` as an ORM filter over the memory table: `Memory.objects.filter(has_tag("x"))`."""
+    from django.db.models import BooleanField
+    from django.db.models.expressions import RawSQL
+
+    return RawSQL(tag_condition(f'"{MEMORY_TABLE}"."tags"'), [tag], output_field=BooleanField())
+
+
+def memory_filter_sql(
+    *,
+    alias: str = "m",
+    project: str | None = None,
+    every_project: bool = False,
+    allowed_projects: Sequence[str] | None = None,
+    status: str | None = None,
+    category: str | None = None,
+    tier: str | None = None,
+    source: str | None = None,
+    tags: Sequence[str] | None = None,
+    embed_model: str | None = None,
+    created_after=None,
+    created_before=None,
+    accessed_after=None,
+    accessed_before=None,
+    include_scope: bool = True,
+) -> tuple[str, list]:
+    """A WHERE fragment (never empty: at least `TRUE`) and its parameters; see the SQLite form for the rules."""
+    if not alias.isidentifier():
+        raise ValueError(alias)
+    a = alias
+    clauses: list[str] = []
+    params: list = []
+    if include_scope and not every_project:
+        if project:
+            clauses.append(f"({a}.project = %s OR {a}.project IS NULL)")
+            params.append(project)
+        else:
+            clauses.append(f"{a}.project IS NULL")
+    if allowed_projects is not None:
+        clauses.append(f"({a}.project IS NULL OR {a}.project = ANY(%s))")
+        params.append(list(allowed_projects))
+    for column, value in (("status", status), ("category", category), ("tier", tier), ("source", source)):
+        if value is not None:
+            clauses.append(f"{a}.{column} = %s")
+            params.append(value)
+    if embed_model is not None:
+        clauses.append(f"{a}.embed_model = %s")
+        params.append(embed_model)
+    for tag in tags or ():
+        clauses.append(tag_condition(f"{a}.tags"))
+        params.append(tag)
+    for column, op, value in (
+        ("created_at", ">=", created_after),
+        ("created_at", "<", created_before),
+        ("last_accessed_at", ">=", accessed_after),
+        ("last_accessed_at", "<", accessed_before),
+    ):
+        if value is not None:
+            clauses.append(f"{a}.{column} {op} %s")
+            params.append(value)
+    return (" AND ".join(clauses) or "TRUE"), params
+
+
+def _where(where_sql: str) -> str:
+    # The SQLite form's "match everything" is `1`, which PostgreSQL will not take as a boolean.
+    return "TRUE" if where_sql.strip() == "1" else where_sql
+
+
+def fts_search(
+    match_expression: str,
+    limit: int,
+    where_sql: str = "TRUE",
+    where_params: Sequence = (),
+    table: str = FTS_TABLE,
+    min_rowid: int | None = None,
+) -> list[tuple[int, float]]:
+    """Rows matching the expression and passing `where_sql` (alias `m`), from `min_rowid` on if given:
+    [(memory_id, score)], best (lowest) first."""
+    condition, condition_params, rank, rank_params = _fts_parts(match_expression, table)
+    bound, bound_params = ("", []) if min_rowid is None else ("AND m.id >= %s", [int(min_rowid)])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT m.id, {rank} AS score FROM {MEMORY_TABLE} m
+                WHERE ({condition}) {bound} AND {_where(where_sql)}
+                ORDER BY score, m.id LIMIT %s""",
+            [*rank_params, *condition_params, *bound_params, *where_params, int(limit)],
+        )
+        return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+
+
+def fts_nth_newest(match_expression: str, n: int) -> int | None:
+    """The id of the n-th newest row matching the expression, None when fewer match (no scoring)."""
+    condition, params, _, _ = _fts_parts(match_expression, FTS_TABLE)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE {condition} ORDER BY m.id DESC LIMIT 1 OFFSET %s",
+            [*params, max(0, int(n) - 1)],
+        )
+        row = cursor.fetchone()
+        return None if row is None else int(row[0])
+
+
+def scope_alternatives(*, project: str | None, every_project: bool) -> list[tuple[str, list]]:
+    """The scope as separate conditions whose union it is (each one a range of the project index)."""
+    if every_project:
+        return [("TRUE", [])]
+    if project:
+        return [("m.project = %s", [project]), ("m.project IS NULL", [])]
+    return [("m.project IS NULL", [])]
+
+
+def count_scoped(scopes: list[tuple[str, list]], where_sql: str = "TRUE", where_params: Sequence = ()) -> int:
+    return sum(count_memories(f"{scope} AND {_where(where_sql)}", [*p, *where_params]) for scope, p in scopes)
+
+
+def ids_scoped(scopes: list[tuple[str, list]], where_sql: str, where_params: Sequence, limit: int) -> list[int]:
+    out: list[int] = []
+    for scope, params in scopes:
+        out.extend(
+            memory_ids_where(f"{scope} AND {_where(where_sql)}", [*params, *where_params], limit=limit - len(out))
+        )
+        if len(out) >= limit:
+            break
+    return out
+
+
+def filter_memory_ids(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> set[int]:
+    """Which of these ids pass the filter."""
+    if not memory_ids:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE m.id = ANY(%s) AND {_where(where_sql)}",
+            [[int(i) for i in memory_ids], *where_params],
+        )
+        return {int(r[0]) for r in cursor.fetchall()}
+
+
+def count_memories(where_sql: str = "TRUE", where_params: Sequence = ()) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {MEMORY_TABLE} m WHERE {_where(where_sql)}", list(where_params))
+        return int(cursor.fetchone()[0])
+
+
+def memory_ids_where(where_sql: str = "TRUE", where_params: Sequence = (), limit: int = 10_000) -> list[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE {_where(where_sql)} LIMIT %s", [*where_params, int(limit)]
+        )
+        return [int(r[0]) for r in cursor.fetchall()]
+
+
+# Bulk imports relax durability on SQLite for their one long transaction; a PostgreSQL commit is already one
+# WAL flush, so there is nothing to relax: these keep the same calls working.
+def synchronous() -> str:
+    return "FULL"
+
+
+def set_synchronous(mode: str) -> None:
+    if mode not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+        raise ValueError(mode)
+
+
+def change_token() -> tuple[int, int]:
+    """Changes since we last looked: the change log's newest position (every write to a memory row or its
+    vector adds an entry, committed or about to be in this transaction)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT coalesce(max(seq), 0) FROM {CHANGE_TABLE}")
+        return int(cursor.fetchone()[0]), 0
+
+
+def fusion_rows(memory_ids: Sequence[int]):
+    """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at) per id."""
+    if not memory_ids:
+        return []
+
+    def moment(value: datetime | None) -> datetime | None:
+        return None if value is None else value.astimezone(UTC)
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at
+                FROM {MEMORY_TABLE} WHERE id = ANY(%s)""",
+            [[int(i) for i in memory_ids]],
+        )
+        rows = cursor.fetchall()
+    return [
+        (int(mid), content, float(importance), bool(confirmed), category, tier,
+         moment(accessed), moment(updated), moment(created))
+        for mid, content, importance, confirmed, category, tier, accessed, updated, created in rows
+    ]  # fmt: skip

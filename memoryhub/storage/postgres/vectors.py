@@ -1,0 +1,236 @@
+"""The pgvector tables: writing, reading and KNN over the vectors (HNSW, cosine), the change log, the generation.
+
+The same functions as memoryhub/storage/sqlite/vectors.py. Vectors travel as float arrays cast to `vector`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from django.db import DatabaseError, connection
+
+from memoryhub.storage.postgres.schema import (
+    CHANGE_TABLE,
+    DEFAULT_DIMENSIONS,
+    MEMORY_TABLE,
+    STORE_META_TABLE,
+    ensure_vec_table,
+    existing_vec_dimensions,
+    vec_table,
+)
+
+# How many graph neighbours HNSW keeps in view per search (pgvector's default is 40). Iterative scans go on
+# past a filter that drops most of them, so a project's search still gets k rows (pgvector 0.8).
+_EF_SEARCH_MIN = 100
+
+
+def to_blob(vector: Sequence[float] | np.ndarray) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def _as_list(vector: Sequence[float] | np.ndarray) -> list[float]:
+    return np.asarray(vector, dtype=np.float32).astype(float).tolist()
+
+
+def write_vector(memory_id: int, vector: Sequence[float] | np.ndarray) -> None:
+    values = _as_list(vector)
+    dims = len(values)
+    existing = existing_vec_dimensions()
+    if dims not in existing:
+        ensure_vec_table(dims)
+    with connection.cursor() as cursor:
+        for other in existing:
+            if other != dims:
+                cursor.execute(f"DELETE FROM {vec_table(other)} WHERE memory_id = %s", [memory_id])
+        cursor.execute(
+            f"""INSERT INTO {vec_table(dims)}(memory_id, embedding) VALUES (%s, %s::real[]::vector)
+                ON CONFLICT (memory_id) DO UPDATE SET embedding = EXCLUDED.embedding""",
+            [memory_id, values],
+        )
+    log_changes([memory_id])
+
+
+def delete_vectors(memory_ids: Sequence[int]) -> None:
+    with connection.cursor() as cursor:
+        for dims in existing_vec_dimensions():
+            cursor.execute(f"DELETE FROM {vec_table(dims)} WHERE memory_id = ANY(%s)", [[int(i) for i in memory_ids]])
+    log_changes(memory_ids)
+
+
+def _vector(value) -> np.ndarray:
+    return np.asarray(value, dtype=np.float32)
+
+
+def read_vectors(memory_ids: Sequence[int], dimensions: int = DEFAULT_DIMENSIONS) -> dict[int, np.ndarray]:
+    if not memory_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT memory_id, embedding::real[] FROM {vec_table(dimensions)} WHERE memory_id = ANY(%s)",
+            [[int(i) for i in memory_ids]],
+        )
+        return {int(mid): _vector(values) for mid, values in cursor.fetchall()}
+
+
+def _nearest(cursor, k: int) -> None:
+    cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(max(_EF_SEARCH_MIN, int(k)))])
+    cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false)")
+
+
+def knn(vector: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The k nearest by cosine distance (HNSW): [(memory_id, distance)], nearest first."""
+    return knn_where(vector, k)
+
+
+def knn_where(
+    vector: np.ndarray, k: int, where_sql: str = "TRUE", where_params: Sequence = ()
+) -> list[tuple[int, float]]:
+    """The k nearest rows passing `where_sql` (memory table alias `m`), nearest first. HNSW with iterative scans
+    keeps walking the graph until k rows pass; a narrow filter makes the planner rank its own rows exactly."""
+    values = _as_list(vector)
+    table = vec_table(len(values))
+    where = "TRUE" if where_sql.strip() == "1" else where_sql
+    with connection.cursor() as cursor:
+        _nearest(cursor, k)
+        cursor.execute(
+            f"""SELECT v.memory_id, v.embedding <=> %s::real[]::vector AS d
+                FROM {table} v JOIN {MEMORY_TABLE} m ON m.id = v.memory_id
+                WHERE {where} ORDER BY d LIMIT %s""",
+            [values, *where_params, int(k)],
+        )
+        rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+    return sorted(rows, key=lambda r: (r[1], r[0]))  # relaxed order: HNSW may hand them back slightly out of order
+
+
+def count_vectors(dimensions: int = DEFAULT_DIMENSIONS) -> int:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT count(*) FROM {vec_table(dimensions)}")
+        return int(cursor.fetchone()[0])
+
+
+def vector_ids(dimensions: int = DEFAULT_DIMENSIONS) -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT memory_id FROM {vec_table(dimensions)}")
+        return {int(r[0]) for r in cursor.fetchall()}
+
+
+def knn_among(vector: np.ndarray, k: int, memory_ids: Sequence[int]) -> list[tuple[int, float]]:
+    """Exact cosine KNN restricted to these ids (read by primary key, no index approximation)."""
+    if not memory_ids:
+        return []
+    values = _as_list(vector)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT memory_id, d FROM (
+                    SELECT memory_id, embedding <=> %s::real[]::vector AS d FROM {vec_table(len(values))}
+                    WHERE memory_id = ANY(%s) OFFSET 0) exact
+                ORDER BY d, memory_id LIMIT %s""",
+            [values, [int(i) for i in memory_ids], int(k)],
+        )
+        return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+
+
+def knn_binary_rescored_among(vector: np.ndarray, k: int, candidates: int) -> list[tuple[int, float]]:
+    """SQLite's two-pass KNN for large stores; the HNSW index is that first pass here."""
+    return knn(vector, k)
+
+
+def insert_new_vectors(pairs: Sequence[tuple[int, np.ndarray]]) -> None:
+    """Vectors of rows that have none yet, in one executemany."""
+    if not pairs:
+        return
+    dims = len(_as_list(pairs[0][1]))
+    ensure_vec_table(dims)
+    with connection.cursor() as cursor:
+        cursor.executemany(
+            f"INSERT INTO {vec_table(dims)}(memory_id, embedding) VALUES (%s, %s::real[]::vector)",
+            [[int(mid), _as_list(v)] for mid, v in pairs],
+        )
+    log_changes([mid for mid, _ in pairs])
+
+
+def quantize_binary(vector: np.ndarray) -> bytes:
+    """A 1-bit code per dimension (positive: 1), least significant bit first, as sqlite-vec packs it."""
+    return np.packbits(np.asarray(vector, dtype=np.float32) > 0, bitorder="little").tobytes()
+
+
+def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000):
+    """(memory_id, float32 vector, bits) for every row of the vector table, or for these ids only."""
+    table = vec_table(dimensions)
+    with connection.cursor() as cursor:
+        if memory_ids is None:
+            cursor.execute(f"SELECT memory_id, embedding::real[] FROM {table} ORDER BY memory_id")
+        else:
+            cursor.execute(
+                f"SELECT memory_id, embedding::real[] FROM {table} WHERE memory_id = ANY(%s)",
+                [[int(i) for i in memory_ids]],
+            )
+        while rows := cursor.fetchmany(batch):
+            for mid, values in rows:
+                vector = _vector(values)
+                yield int(mid), vector, quantize_binary(vector)
+
+
+def memory_scopes(memory_ids: Sequence[int] | None = None):
+    """(id, project, status, embed_model) of every memory row, or of these ids."""
+    with connection.cursor() as cursor:
+        if memory_ids is None:
+            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}")
+        else:
+            cursor.execute(
+                f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id = ANY(%s)",
+                [[int(i) for i in memory_ids]],
+            )
+        while rows := cursor.fetchmany(5000):
+            yield from rows
+
+
+def log_changes(memory_ids: Sequence[int]) -> None:
+    """Note in the change log that these rows' vectors changed (the memory table's trigger notes the rest)."""
+    if memory_ids:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {CHANGE_TABLE}(memory_id) SELECT unnest(%s::bigint[])", [[int(i) for i in memory_ids]]
+            )
+
+
+def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
+    """(generation, highest seq, tag of entry `seq` or None, lowest seq still logged), as on SQLite."""
+    with connection.cursor() as cursor:
+        try:
+            cursor.execute(
+                f"""SELECT (SELECT value FROM {STORE_META_TABLE} WHERE key = 'generation'),
+                           (SELECT max(seq) FROM {CHANGE_TABLE}),
+                           (SELECT tag FROM {CHANGE_TABLE} WHERE seq = %s),
+                           (SELECT min(seq) FROM {CHANGE_TABLE})""",
+                [int(seq)],
+            )
+        except DatabaseError:
+            return None
+        generation, high, tag, low = cursor.fetchone()
+    high = 0 if high is None else int(high)
+    return str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low)
+
+
+def changed_ids(after: int, upto: int) -> tuple[list[int], int | None]:
+    """(the memory ids the change log names in (after, upto], the tag of entry `upto`)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT memory_id, seq, tag FROM {CHANGE_TABLE} WHERE seq > %s AND seq <= %s", [int(after), int(upto)]
+        )
+        rows = cursor.fetchall()
+    tag = next((int(r[2]) for r in rows if int(r[1]) == int(upto)), None)
+    return sorted({int(r[0]) for r in rows}), tag
+
+
+def renew_generation(conn=None) -> None:
+    """Give the store a new generation (a restore or `reembed --all` replaced its vectors wholesale)."""
+    statement = (
+        f"UPDATE {STORE_META_TABLE} SET value = md5(random()::text || clock_timestamp()::text) WHERE key = 'generation'"
+    )
+    cursor = (conn or connection).cursor()
+    try:
+        cursor.execute(statement)
+    finally:
+        cursor.close()
