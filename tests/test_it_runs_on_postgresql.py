@@ -1,0 +1,173 @@
+"""The team hub: the same store on PostgreSQL (the suite's second pass runs everything else there too).
+
+Both storage implementations offer the same functions; the domain's match expressions mean the same on both;
+a store copied from SQLite to PostgreSQL and back is the store it was; HNSW finds what exact search finds.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from memoryhub.storage import postgres, sqlite
+from memoryhub.storage.postgres import match
+from tests.live_server import REPO, manage, migrated_store, on_postgresql, store_env
+
+
+def test_both_stores_offer_the_same_functions():
+    extra = {"knn_where"}  # PostgreSQL ranks under a filter itself (FILTERED_KNN); SQLite's search does not ask
+    assert set(postgres.__all__) - extra == set(sqlite.__all__)
+    for name in sqlite.__all__:
+        assert hasattr(postgres, name) and hasattr(sqlite, name), name
+    assert postgres.FILTERED_KNN is True and sqlite.FILTERED_KNN is False
+
+
+@pytest.mark.parametrize(
+    "expression, sql, params",
+    [
+        ('"cursor" OR "pagination"', "(m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) OR (m.search_words "
+         "@@ phraseto_tsquery('memoryhub_english', %s))", ["cursor", "pagination"]),
+        ('"say ""hi"""', "m.search_words @@ phraseto_tsquery('memoryhub_english', %s)", ['say "hi"']),
+        ('{content tags} : ("a" AND "b") AND scope : ("scopeglobal" OR "scopep7368")',
+         "((m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) AND (m.search_words @@ "
+         "phraseto_tsquery('memoryhub_english', %s))) AND ((m.project IS NULL) OR (m.project = %s))", ["a", "b", "sh"]),
+        ('"a" OR "b" AND "c"', "(m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) OR ((m.search_words @@ "
+         "phraseto_tsquery('memoryhub_english', %s)) AND (m.search_words @@ "
+         "phraseto_tsquery('memoryhub_english', %s)))", ["a", "b", "c"]),
+    ],
+)  # fmt: skip
+def test_match_expressions_become_parameters_never_syntax(expression, sql, params):
+    assert match.condition(match.parse(expression)) == (sql, params)
+
+
+def test_trigram_terms_are_substrings_with_like_wildcards_escaped():
+    sql, params = match.condition(match.parse('"50%_off" OR "getUserId"'), trigram=True)
+    assert sql == "(m.content ILIKE %s) OR (m.content ILIKE %s)"
+    assert params == ["%50\\%\\_off%", "%getUserId%"]
+
+
+def test_a_scope_token_that_is_not_hex_matches_nothing():
+    assert match.condition(match.parse('scope : ("scopepzz")')) == ("FALSE", [])
+
+
+@pytest.mark.parametrize("broken", ['"unclosed', "(a", "a)", ":"])
+def test_a_broken_expression_is_refused(broken):
+    with pytest.raises(ValueError):
+        match.condition(match.parse(broken))
+
+
+def _dump(db) -> dict:
+    """Every row of every kind, and every vector, as the store's own dump reads them."""
+    out = db.parent / f"{db.stem}.jsonl"
+    code = f"from pathlib import Path; from memoryhub.memories.transfer import dump_to; dump_to(Path({str(out)!r}))"
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code], cwd=REPO, env=store_env(db), check=True, timeout=300
+    )
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    return {
+        "rows": sorted(
+            (r["kind"], json.dumps(r["row"], sort_keys=True)) for r in records if r.get("kind") not in (None, "vector")
+        ),
+        "vectors": {r["memory_id"]: r["float32"] for r in records if r.get("kind") == "vector"},
+        "counts": next(r["counts"] for r in records if "counts" in r),
+    }
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.slow
+def test_a_store_copied_to_sqlite_and_back_is_the_same_store(store_template, tmp_path):
+    source = migrated_store(store_template, tmp_path / "source")
+    manage(source, "seed_demo")
+    manage(source, "create_token", "agent-one", "--project", "shopfront")
+    manage(source, "create_token", "agent-two")
+    manage(source, "consolidate")  # proposals, if the demo holds twins
+    manage(
+        source,
+        "shell",
+        "-c",
+        "from memoryhub.memories.gate import gate_write; "
+        "gate_write(content='ok thanks', source='t'); "
+        "gate_write(content='The deploy key lives in Vault under ops/deploy', project='shopfront', source='t')",
+    )
+    file_copy = tmp_path / "copy" / "store.sqlite3"
+    file_copy.parent.mkdir()
+    manage(source, "copy_store", "--to", str(file_copy))
+    back = migrated_store(store_template, tmp_path / "back")
+    sqlite_env = {k: v for k, v in store_env(file_copy).items() if k != "MEMORYHUB_DATABASE_URL"}
+    result = subprocess.run(
+        [sys.executable, "manage.py", "copy_store", "--to", store_env(back)["MEMORYHUB_DATABASE_URL"]],
+        cwd=REPO, env=sqlite_env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    assert "copied and checked" in result.stdout
+
+    before, after = _dump(source), _dump(back)
+    assert before["counts"]["memoryhub.Memory"] >= 20 and before["counts"]["memoryhub.GateLogEntry"] >= 1
+    assert before["counts"]["memoryhub.ApiToken"] == 2 and before["counts"]["memoryhub.MemoryEvent"] >= 20
+    assert after["rows"] == before["rows"]
+    assert after["vectors"] == before["vectors"]
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db
+def test_hnsw_finds_what_exact_search_finds():
+    from memoryhub.models import Memory
+    from memoryhub.storage import sql
+
+    rng = np.random.default_rng(7)
+    centres = rng.normal(size=(40, 384))
+    vectors = (centres[rng.integers(0, 40, 3000)] + rng.normal(scale=0.6, size=(3000, 384))).astype(np.float32)
+    memories = Memory.objects.bulk_create([Memory(content=f"memory {i}", embed_model="m") for i in range(3000)])
+    sql.insert_new_vectors([(m.pk, v) for m, v in zip(memories, vectors, strict=True)])
+    ids = [m.pk for m in memories]
+    recalls = []
+    for query in rng.normal(size=(20, 384)).astype(np.float32) + centres[:20].astype(np.float32):
+        approximate = {mid for mid, _ in sql.knn(query, 10)}
+        exact = {mid for mid, _ in sql.knn_among(query, 10, ids)}
+        recalls.append(len(approximate & exact) / 10)
+    assert np.mean(recalls) >= 0.9
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_writers_of_one_key_take_turns_across_connections():
+    """The advisory lock: a second connection cannot take a key the first holds until the first commits."""
+    import psycopg
+    from django.db import connection, transaction
+
+    from memoryhub.storage import sql
+
+    settings = connection.settings_dict
+    other = psycopg.connect(dbname=settings["NAME"], user=settings["USER"], host=settings["HOST"], autocommit=False)
+    try:
+        with transaction.atomic():
+            sql.serialize_writes("twin-check")
+            held = other.execute(
+                "SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", [0x4D48, "twin-check"]
+            ).fetchone()[0]
+            free = other.execute(
+                "SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", [0x4D48, "another-key"]
+            ).fetchone()[0]
+        other.rollback()
+        after = other.execute("SELECT pg_try_advisory_xact_lock(%s, hashtext(%s))", [0x4D48, "twin-check"]).fetchone()[
+            0
+        ]
+    finally:
+        other.close()
+    assert (held, free, after) == (False, True, True)
+
+
+def test_serialize_writes_outside_a_transaction_is_a_mistake_on_postgresql():
+    if not on_postgresql():
+        from memoryhub.storage import sql
+
+        assert sql.serialize_writes("x") is None  # SQLite: the IMMEDIATE transaction already holds the lock
+        return
+    from memoryhub.storage import sql
+
+    with pytest.raises(RuntimeError):
+        sql.serialize_writes("x")
