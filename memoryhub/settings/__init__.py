@@ -342,7 +342,9 @@ AXES_VERBOSE = False
 
 # --- Backups (memoryhub/memories/backup.py) -----------------------------------------------------------------------
 
-MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(Path(DATABASES["default"]["NAME"]).parent / "backups"))
+# Beside the SQLite file; on PostgreSQL (whose backups are pg_dump's) beside the project, for `copy_store` dumps.
+_STORE_DIR = BASE_DIR if MEMORYHUB_DATABASE_URL else Path(DATABASES["default"]["NAME"]).parent
+MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(_STORE_DIR / "backups"))
 MEMORYHUB_BACKUP_KEEP = envint("MEMORYHUB_BACKUP_KEEP", 10, minimum=1)
 # A backup before bulk deletes, merges, imports over a non-empty store and re-embedding.
 MEMORYHUB_AUTO_BACKUP = envbool("MEMORYHUB_AUTO_BACKUP", True)

@@ -1,9 +1,12 @@
-"""A throw-away SQLite store for the benchmark and evaluation commands, so the user's store is never touched."""
+"""A throw-away store for the benchmark and evaluation commands, so the user's store is never touched: a temporary
+SQLite file, or on PostgreSQL a database of its own on the same server."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
+import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,6 +32,10 @@ def scratch_database(path: str | None = None, *, keep: bool = False) -> Iterator
     one is deleted unless `keep`.
     """
     connection = connections["default"]
+    if connection.vendor == "postgresql":
+        with _scratch_postgres(path, keep=keep) as url:
+            yield url
+        return
     original = connection.settings_dict["NAME"]
     temporary = path is None
     if temporary:
@@ -50,3 +57,50 @@ def scratch_database(path: str | None = None, *, keep: bool = False) -> Iterator
         if temporary and not keep:
             for suffix in ("", "-wal", "-shm"):
                 Path(path + suffix).unlink(missing_ok=True)
+
+
+def _admin(statement: str) -> None:
+    """A statement that cannot run inside a transaction (CREATE/DROP DATABASE), on a connection of its own."""
+    import psycopg
+
+    params = connections["default"].get_connection_params()
+    params.pop("cursor_factory", None)
+    params.pop("context", None)
+    with psycopg.connect(**params, autocommit=True) as conn:
+        conn.execute(statement)
+
+
+def _switch(connection, name: str) -> None:
+    connection.close()
+    if hasattr(connection, "close_pool"):
+        connection.close_pool()  # the pool holds connections to the database being left
+    connection.settings_dict["NAME"] = name
+    settings.DATABASES["default"]["NAME"] = name
+
+
+@contextlib.contextmanager
+def _scratch_postgres(path: str | None, *, keep: bool) -> Iterator[str]:
+    """A database beside the configured one, named from `path` (kept, to be reused) or at random (dropped)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    connection = connections["default"]
+    original = connection.settings_dict["NAME"]
+    suffix = hashlib.sha1(path.encode()).hexdigest()[:16] if path else secrets.token_hex(8)
+    name = f"memoryhub_scratch_{suffix}"
+    if path is None or not _database_exists(name):
+        _admin(f"CREATE DATABASE {name}")
+    _switch(connection, name)
+    try:
+        call_command("migrate", verbosity=0, interactive=False)
+        base = os.environ.get("MEMORYHUB_DATABASE_URL", "")
+        yield urlunsplit(urlsplit(base)._replace(path="/" + name))
+    finally:
+        _switch(connection, original)
+        if path is None and not keep:
+            _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def _database_exists(name: str) -> bool:
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
+        return cursor.fetchone() is not None
