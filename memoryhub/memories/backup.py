@@ -27,7 +27,9 @@ from memoryhub.storage.resets import forget_store_caches
 logger = logging.getLogger(__name__)
 
 BACKUP_PREFIX = "memoryhub-"
-BACKUP_SUFFIX = ".sqlite3"
+# On PostgreSQL a backup is the store's portable dump (memories/transfer.py), which `load_store` reads back into a
+# new database; the operators' pg_dump stays the backup of the database as a whole.
+BACKUP_SUFFIX = ".jsonl" if sql.VENDOR == "postgresql" else ".sqlite3"
 REQUIRED_TABLES = (
     sql.MEMORY_TABLE,
     sql.FTS_TABLE,
@@ -119,6 +121,8 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
     `source` defaults to the configured database. The copy is written under a temporary name, checked
     (PRAGMA integrity_check) and only then renamed into place, so a backup file that exists is a whole one.
     """
+    if sql.VENDOR == "postgresql" and source is None:
+        return _dump_backup(reason=reason, directory=Path(dest_dir or settings.MEMORYHUB_BACKUP_DIR))
     source_name = source or database_name()
     if not is_in_memory(source_name) and not Path(source_name).is_file():
         raise BackupError(f"there is no database at {source_name} (run `python manage.py migrate` first)")
@@ -149,6 +153,29 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
     except (DRIVER.Error, OSError) as exc:  # a locked or damaged source, a full disk, an unwritable directory
         _discard(partial)
         raise BackupError(f"backup of {source_name} to {directory} failed: {exc}") from exc
+    except BaseException:
+        _discard(partial)
+        raise
+    prune_backups(directory)
+    logger.info("backup written: %s (%s)", final, reason)
+    return final
+
+
+def _dump_backup(*, reason: str, directory: Path) -> Path:
+    from memoryhub.memories.transfer import dump_to
+
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    final = directory / f"{BACKUP_PREFIX}{stamp}-{uuid.uuid4().hex[:6]}-{_slug(reason)}{BACKUP_SUFFIX}"
+    partial = directory / f".{final.name}.partial"
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        partial.touch(mode=0o600)  # every memory is in it: readable by the owner alone
+        dump_to(partial)
+        _fsync(partial)
+        os.replace(partial, final)
+    except OSError as exc:
+        _discard(partial)
+        raise BackupError(f"backup to {directory} failed: {exc}") from exc
     except BaseException:
         _discard(partial)
         raise
@@ -222,6 +249,11 @@ def restore_database(*, path: Path | str, target: str | None = None) -> None:
     first (reason "before-restore").
     """
     candidate = Path(path)
+    if sql.VENDOR == "postgresql" and target is None:
+        raise RestoreRefused(
+            "on PostgreSQL, restore the database with pg_restore, or load a backup dump into a new, empty database "
+            "with `manage.py load_store PATH` (see docs/team-hub.md)"
+        )
     if not candidate.is_file():
         raise RestoreRefused(f"{candidate} does not exist or is not a file")
     target_name = target or database_name()

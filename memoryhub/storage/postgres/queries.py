@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from django.db import connection
 
-from memoryhub.storage.postgres import match
+from memoryhub.storage.postgres.match import condition, parse, score
 from memoryhub.storage.postgres.schema import CHANGE_TABLE, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
 # pgvector ranks under any WHERE by itself (HNSW with iterative scans): search needs no in-process vector copy.
@@ -37,10 +37,10 @@ def serialize_writes(key: str) -> None:
 def _fts_parts(match_expression: str, table: str) -> tuple[str, list, str, list]:
     if table not in (FTS_TABLE, TRIGRAM_TABLE):
         raise ValueError(table)
-    tree = match.parse(match_expression)
+    tree = parse(match_expression)
     trigram = table == TRIGRAM_TABLE
-    where, where_params = match.condition(tree, "m", trigram)
-    rank, rank_params = match.score(tree, "m", trigram)
+    where, where_params = condition(tree, "m", trigram)
+    rank, rank_params = score(tree, "m", trigram)
     return where, where_params, rank, rank_params
 
 
