@@ -53,6 +53,25 @@ def _async_safety_stays_on(request):
 
 
 @pytest.fixture
+def wsgi_transport():
+    """The app called in process over HTTP (httpx), inside the test's transaction. As Django's own test client
+    does, the start and end of each request do not close the test's connection: on PostgreSQL, whose connections come
+    from a pool (CONN_MAX_AGE 0), closing it would end the transaction the test runs in."""
+    import httpx
+    from django.core.signals import request_finished, request_started
+    from django.core.wsgi import get_wsgi_application
+    from django.db import close_old_connections
+
+    for signal in (request_started, request_finished):
+        signal.disconnect(close_old_connections)
+    try:
+        yield httpx.WSGITransport(app=get_wsgi_application())
+    finally:
+        for signal in (request_started, request_finished):
+            signal.connect(close_old_connections)
+
+
+@pytest.fixture
 def failing_embedder():
     previous = embeddings.get_embedder()
     embeddings.set_embedder(FailingEmbedder())

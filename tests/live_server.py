@@ -48,6 +48,24 @@ def _postgres_admin(*statements: str) -> None:
             conn.execute(statement)
 
 
+def query_store(db: Path, statement: str) -> list[tuple]:
+    """Rows of a read-only statement on the store named by `db` (the SQLite file, or its PostgreSQL database)."""
+    if on_postgresql():
+        import psycopg
+
+        with psycopg.connect(postgres_url(db)) as conn:
+            return [tuple(row) for row in conn.execute(statement).fetchall()]
+    import sqlite3
+
+    with sqlite3.connect(db) as conn:
+        return conn.execute(statement).fetchall()
+
+
+def check_store(db: Path) -> str:
+    """What `manage.py check --store-only` says of the store; raises RuntimeError when the check fails."""
+    return manage(db, "check", "--store-only")
+
+
 def store_env(db: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMORYHUB_") or k == "MEMORYHUB_MODEL_CACHE"}
     if on_postgresql():

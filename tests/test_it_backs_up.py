@@ -26,6 +26,9 @@ from memoryhub.storage import sql
 from memoryhub.storage.backend.driver import connect as driver_connect
 from tests.live_server import REPO, LiveServer, create_token, migrated_store, store_env
 
+# SQLite's backup file and restore; on PostgreSQL a backup is a store dump (tests/test_it_runs_on_postgresql.py).
+pytestmark = pytest.mark.sqlite_only
+
 # Writes memories through the domain, one transaction each, until a stop file appears; prints each committed id.
 WRITER = """
 import sys

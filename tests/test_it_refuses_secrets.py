@@ -212,6 +212,7 @@ def test_the_dashboard_edit_form_refuses_a_secret(client, django_user_model):
 # --- the files -----------------------------------------------------------------------------------------------
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file's bytes
 def test_no_secret_bytes_reach_the_database_files_or_backups_and_they_are_owner_only(store_template, tmp_path):
     db = migrated_store(store_template, tmp_path)
     token = create_token(db, "files")

@@ -31,7 +31,7 @@ def test_both_stores_offer_the_same_functions():
     [
         ('"cursor" OR "pagination"', "(m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) OR (m.search_words "
          "@@ phraseto_tsquery('memoryhub_english', %s))", ["cursor", "pagination"]),
-        ('"say ""hi"""', "m.search_words @@ phraseto_tsquery('memoryhub_english', %s)", ['say "hi"']),
+        ('"say ""hi"""', "m.search_words @@ phraseto_tsquery('memoryhub_english', %s)", ['say  hi ']),
         ('{content tags} : ("a" AND "b") AND scope : ("scopeglobal" OR "scopep7368")',
          "((m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) AND (m.search_words @@ "
          "phraseto_tsquery('memoryhub_english', %s))) AND ((m.project IS NULL) OR (m.project = %s))", ["a", "b", "sh"]),

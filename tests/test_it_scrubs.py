@@ -80,6 +80,7 @@ def test_scrub_removes_secrets_from_every_place_and_reports_what_it_did():
     assert scrub_store(vacuum=False).total == 0  # a second run finds nothing
 
 
+@pytest.mark.sqlite_only  # reads the SQLite file's bytes
 def test_scrub_leaves_no_secret_bytes_in_the_database_file(store_template, tmp_path):
     db = migrated_store(store_template, tmp_path)
     code = (

@@ -434,6 +434,7 @@ def test_a_narrow_filter_does_not_starve_the_results(settings):
             assert ids(hits) == [target.pk], (filter_ids_max, mode)
 
 
+@pytest.mark.sqlite_only  # the in-process vector copy; PostgreSQL ranks in the database
 def test_quantized_search_finds_what_exact_search_finds(settings, corpus):
     exact = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
     settings.MEMORYHUB_EXACT_KNN_MAX = 0
@@ -446,6 +447,7 @@ def test_quantized_search_finds_what_exact_search_finds(settings, corpus):
             assert q.explain["distance"] == pytest.approx(e.explain["distance"], abs=0.01)
 
 
+@pytest.mark.sqlite_only  # the in-process vector copy; PostgreSQL ranks in the database
 def test_the_quantized_copy_follows_new_changed_and_deleted_memories(settings, corpus):
     settings.MEMORYHUB_EXACT_KNN_MAX = 0
     settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
@@ -467,6 +469,7 @@ def quantized(settings):
     settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
 
 
+@pytest.mark.sqlite_only  # the in-process vector copy; PostgreSQL ranks in the database
 def test_the_vector_copy_masks_other_projects_and_archived_memories(quantized):
     mine, theirs, shared = store(
         {"content": "Our release train leaves every second Tuesday", "project": "mine"},

@@ -150,6 +150,7 @@ def test_texts_that_mean_the_same_embed_closer_than_unrelated_ones(real_embedder
     assert float(a @ b) > float(a @ c) + 0.2
 
 
+@pytest.mark.sqlite_only  # the extension loading
 def test_sqlite_vec_is_loaded_on_the_connection():
     with connection.cursor() as cursor:
         cursor.execute("select vec_version()")

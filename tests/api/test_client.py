@@ -6,9 +6,7 @@ import io
 import subprocess
 import sys
 
-import httpx
 import pytest
-from django.core.wsgi import get_wsgi_application
 
 from memoryhub.agents.client import main
 from memoryhub.models import Memory
@@ -17,10 +15,10 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def run(claude, monkeypatch):
+def run(claude, monkeypatch, wsgi_transport):
     monkeypatch.setenv("MEMORYHUB_URL", "http://testserver")
     monkeypatch.setenv("MEMORYHUB_TOKEN", claude.raw)
-    transport = httpx.WSGITransport(app=get_wsgi_application())
+    transport = wsgi_transport
 
     def run(*argv: str) -> tuple[int, str]:
         out = io.StringIO()

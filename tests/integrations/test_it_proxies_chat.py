@@ -9,7 +9,6 @@ the stream reaches the client chunk by chunk rather than all at the end.
 from __future__ import annotations
 
 import json
-import sqlite3
 import threading
 import time
 
@@ -22,7 +21,7 @@ from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, UsageRecord
 from memoryhub.retrieval.recall import HEADER
 from tests.integrations.fake_upstream import FakeUpstream, Reply, system_prompt, tool_names, tool_results
-from tests.live_server import LiveServer, migrated_store
+from tests.live_server import LiveServer, migrated_store, query_store
 from tests.live_server import create_token as create_live_token
 
 URL = "/v1/chat/completions"
@@ -418,10 +417,9 @@ def _wait_for_proxy_rows(db, timeout: float = 10.0) -> list[tuple]:
     """The server writes the record as the stream closes, a moment after the client has read [DONE]."""
     deadline = time.monotonic() + timeout
     while True:
-        with sqlite3.connect(db) as conn:
-            rows = conn.execute(
-                "SELECT agent, completion_tokens, tool_calls FROM memoryhub_usagerecord WHERE kind = 'proxy'"
-            ).fetchall()
+        rows = query_store(
+            db, "SELECT agent, completion_tokens, tool_calls FROM memoryhub_usagerecord WHERE kind = 'proxy'"
+        )
         if rows or time.monotonic() > deadline:
             return rows
         time.sleep(0.1)

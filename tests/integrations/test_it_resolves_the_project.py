@@ -8,7 +8,6 @@ import json
 
 import httpx
 import pytest
-from django.core.wsgi import get_wsgi_application
 
 from memoryhub.agents.client import main as cli
 from memoryhub.agents.projects import choose_project, git_top_folder
@@ -73,13 +72,13 @@ def test_whoami_answers_the_tokens_name_projects_and_read_only_flag(client):
 
 
 @pytest.fixture
-def cli_run(db, monkeypatch, tmp_path):
+def cli_run(db, monkeypatch, tmp_path, wsgi_transport):
     folder = tmp_path / "webshop"
     folder.mkdir()
     monkeypatch.chdir(folder)
     monkeypatch.delenv("MEMORYHUB_PROJECT", raising=False)
     monkeypatch.setenv("MEMORYHUB_URL", "http://testserver")
-    transport = httpx.WSGITransport(app=get_wsgi_application())
+    transport = wsgi_transport
 
     def run(token: str, *argv: str) -> tuple[int, str]:
         out = io.StringIO()

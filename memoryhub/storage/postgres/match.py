@@ -14,6 +14,9 @@ from dataclasses import dataclass
 
 from memoryhub.storage.postgres.schema import GLOBAL_SCOPE_TOKEN, TEXT_CONFIG, WORDS_COLUMN
 
+# ASCII punctuation, as PostgreSQL's [[:punct:]] in the index (memoryhub/storage/postgres/schema.py).
+_PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]+")
+
 _TOKEN = re.compile(r'\s*(?:("(?:[^"]|"")*")|(\{[^}]*\})|(:)|(\()|(\))|([^\s():"{}]+))')
 
 
@@ -128,10 +131,15 @@ def condition(node, alias: str = "m", trigram: bool = False) -> tuple[str, list]
             return _scope_condition(node.text, alias)
         if trigram:
             return f"{alias}.content ILIKE %s", [f"%{_escape_like(node.text)}%"]
-        return f"{alias}.{WORDS_COLUMN} @@ phraseto_tsquery('{TEXT_CONFIG}', %s)", [node.text]
+        return f"{alias}.{WORDS_COLUMN} @@ phraseto_tsquery('{TEXT_CONFIG}', %s)", [words_of(node.text)]
     parts = [condition(part, alias, trigram) for part in node.parts]
     joined = f" {node.op} ".join(f"({sql})" for sql, _ in parts)
     return joined, [p for _, params in parts for p in params]
+
+
+def words_of(text: str) -> str:
+    """A term as the word index saw its text: punctuation is a space."""
+    return _PUNCTUATION.sub(" ", text)
 
 
 def text_terms(node) -> list[str]:
@@ -149,4 +157,4 @@ def score(node, alias: str = "m", trigram: bool = False) -> tuple[str, list]:
         sql = " + ".join(f"word_similarity(%s, {alias}.content)" for _ in terms)
         return f"-({sql})", terms
     query = " || ".join(f"phraseto_tsquery('{TEXT_CONFIG}', %s)" for _ in terms)
-    return f"-ts_rank_cd({alias}.{WORDS_COLUMN}, {query}, 1)", terms
+    return f"-ts_rank_cd({alias}.{WORDS_COLUMN}, {query}, 1)", [words_of(t) for t in terms]

@@ -45,11 +45,20 @@ def scope_token(project: str | None) -> str:
     return GLOBAL_SCOPE_TOKEN if project is None else "scopep" + project.encode().hex()
 
 
+# FTS5's unicode61 tokenizer splits at every punctuation mark (`settings_local.py` is three words); PostgreSQL's
+# parser would keep a path or a file name as one token. Punctuation becomes a space first, in the index and in
+# every query (`match.words_of`), so the same words match on both stores.
+PUNCTUATION_CLASS = "[[:punct:]]+"
+
+
+def _words_of(column_sql: str) -> str:
+    return f"to_tsvector('{TEXT_CONFIG}'::regconfig, regexp_replace({column_sql}, '{PUNCTUATION_CLASS}', ' ', 'g'))"
+
+
 def _words_expression() -> str:
-    return (
-        f"setweight(to_tsvector('{TEXT_CONFIG}'::regconfig, coalesce(content, '')), 'A') || "
-        f"setweight(jsonb_to_tsvector('{TEXT_CONFIG}'::regconfig, coalesce(tags, '[]'::jsonb), '[\"string\"]'), 'B')"
-    )
+    content = _words_of("coalesce(content, '')")
+    tags = _words_of("coalesce(tags, '[]'::jsonb)::text")
+    return f"setweight({content}, 'A') || setweight({tags}, 'B')"
 
 
 FTS_CREATE_V1 = [
