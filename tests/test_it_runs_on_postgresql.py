@@ -171,3 +171,40 @@ def test_serialize_writes_outside_a_transaction_is_a_mistake_on_postgresql():
 
     with pytest.raises(RuntimeError):
         sql.serialize_writes("x")
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db
+def test_check_finds_a_missing_vector_and_rebuild_index_writes_it():
+    from memoryhub.memories.health import rebuild_index, run_checks
+    from memoryhub.memories.store import create_memory
+    from memoryhub.storage import sql
+
+    kept = create_memory(content="The staging cluster runs in eu-west-1", project="ops")
+    lost = create_memory(content="Nightly backups go to the cold storage bucket", project="ops")
+    sql.delete_vectors([lost.pk])
+    report = run_checks()
+    assert not report.ok and report.vectors_missing == [lost.pk]
+    assert report.rows == report.fts == report.trigram  # the word and trigram indexes cannot drift here
+    rebuild_index()
+    assert run_checks().ok
+    assert sql.knn(sql.read_vectors([lost.pk])[lost.pk], 1)[0][0] == lost.pk
+    assert kept.pk in sql.vector_ids()
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db
+def test_a_backup_is_a_dump_that_loads_and_restore_points_to_the_right_tools(tmp_path, settings):
+    from memoryhub.memories.backup import RestoreRefused, backup_database, list_backups, restore_database
+    from memoryhub.memories.store import create_memory
+
+    settings.MEMORYHUB_BACKUP_DIR = str(tmp_path)
+    create_memory(content="Feature flags live in LaunchDarkly", project="web")
+    written = backup_database(reason="manual")
+    assert written.suffix == ".jsonl" and list_backups(tmp_path) == [written]
+    assert written.stat().st_mode & 0o077 == 0  # every memory is in it: the owner's alone
+    records = [json.loads(line) for line in written.read_text().splitlines()]
+    assert any(r.get("row", {}).get("content") == "Feature flags live in LaunchDarkly" for r in records)
+    assert records[-1]["counts"]["memoryhub.Memory"] == 1 and records[-1]["counts"]["vectors"] == 1
+    with pytest.raises(RestoreRefused, match="pg_restore"):
+        restore_database(path=written)
