@@ -194,10 +194,11 @@ class Command(BaseCommand):
             asked = [q for q in questions if q["evidence"] & known]
             query_vectors = embedder.embed([q["question"] for q in asked]) if asked else []
             for q, vector in zip(asked, query_vectors, strict=True):
-                rows, signals, kq, _ = project_candidates(q["question"], project=project, k=10)
+                rows, signals, kq, info = project_candidates(q["question"], project=project, k=10)
                 unit = np.asarray(vector, dtype=np.float32)
-                conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, rows, signals, kq,
-                                                      unit / (np.linalg.norm(unit) or 1.0)))  # fmt: skip
+                unit = unit / (np.linalg.norm(unit) or 1.0)
+                conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, rows, signals, kq, unit,
+                                                      info["answers"]))  # fmt: skip
             convs.append(conv)
             self.stdout.write(f"{path.name}: {len(dia)} turns, {len(conv.questions)} questions retrieved")
         return convs
@@ -245,7 +246,8 @@ class Command(BaseCommand):
             self.stdout.write(f"\n{mode}, best in-sample: {best[0].described()}")
             for conv, pick in zip(convs, picks, strict=True):
                 changed = {f: getattr(pick[0], f) for f in ("rrf_k", "semantic_weight", "coverage_weight",
-                                                            "score_absolute", "normalised", "rare_words")}  # fmt: skip
+                                                            "score_absolute", "normalised", "rare_words",
+                                                            "answer_share", "answer_top")}  # fmt: skip
                 self.stdout.write(f"  held out {conv.name}: {changed}")
         self.stdout.write(f"({time.perf_counter() - started:.0f} s)")
 
