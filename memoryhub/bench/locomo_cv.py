@@ -5,7 +5,8 @@ and distances; fusion.py then orders them), and every setting of a small grid re
 memory, so the grid costs no embedding and no SQL. For each conversation in turn, the setting with the best
 MRR + hit@10 on the other conversations is chosen and measured on the held-out one: that is the
 cross-validated figure. The in-sample figure (the best setting chosen and measured on all of them) is printed
-beside it, to show how much of it is fit.
+beside it, to show how much of it is fit. The grid includes how the reply to a matching question is lifted
+(fusion.lift_answers): a question is ranked once and only the lift is redone for each of those settings.
 
 Pseudo-relevance feedback is tried the same way: for a short question, the query vector is moved toward the
 mean of its first results' vectors and the meaning list re-ranked over the conversation's vectors.

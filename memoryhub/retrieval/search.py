@@ -7,7 +7,8 @@ their phrase), identifier substrings (trigram FTS5, only for an identifier the w
 `UserId` inside `getUserId`) and meaning (vec0's exact KNN on the query's embedding; from 1000 vectors the
 in-process copy of vec0's vectors, see vector_index.py). fusion.py orders the candidates (`score`) and keeps
 only those whose calibrated match strength clears the relevance floor (`min_score`), so a query that matches
-nothing returns nothing.
+nothing returns nothing. A candidate that asks a question brings its reply, the next memory of its conversation
+(`replies`), which fusion lifts under the question when the question ranks high.
 
 Large stores stay fast three ways: the word index holds each row's scope as a token, so FTS5 scores only what
 the search may see; common words are planned around (`_word_hits`); and the query is embedded, and the vector

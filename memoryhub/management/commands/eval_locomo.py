@@ -14,10 +14,10 @@ once and a coarse grid of settings is re-fused in memory; the setting best on th
 measured on the held-out one, and that cross-validated figure is printed beside the in-sample one.
 
 `--baseline` runs plain reciprocal rank fusion instead of the tuned settings (k=60, words and meaning weighed
-alike, no word coverage, no absolute relevance). It measures hit@10 0.649 and MRR 0.402 here: the issue's
-"plain baseline R@10 0.65, MRR 0.40", so the issue's R@10 is what this command calls hit@10 (a question
-counts as found when any of its evidence turns is in the first 10). R@10, the stricter share of evidence
-turns found, is printed beside it.
+alike, no word coverage, no absolute relevance, no reply lifted under its question). It measures hit@10 0.649
+and MRR 0.402 here: the issue's "plain baseline R@10 0.65, MRR 0.40", so the issue's R@10 is what this command
+calls hit@10 (a question counts as found when any of its evidence turns is in the first 10). R@10, the stricter
+share of evidence turns found, is printed beside it.
 """
 
 from __future__ import annotations
@@ -46,6 +46,7 @@ PLAIN_FUSION = {
     "MEMORYHUB_SCORE_ABSOLUTE": 0.0,
     "MEMORYHUB_FUSION_NORMALISED": 0.0,
     "MEMORYHUB_COVERAGE_RARE_WORDS": 0.0,
+    "MEMORYHUB_ANSWER_SHARE": 0.0,
     "MEMORYHUB_SEARCH_MIN_SCORE": 0.0,
 }
 CUTOFFS = (1, 5, 10)
