@@ -218,12 +218,12 @@ class Command(BaseCommand):
                           f"{len(convs)} conversations, relevance floor {floor}")  # fmt: skip
         keys = [*(f"hit@{k}" for k in locomo_cv.CUTOFFS), "MRR"]
         head = "".join(f"{k:>8}" for k in keys)
-        self.stdout.write(f"{'':<28}{'in-sample':^32}  {'held-out (cross-validated)':^32}")
-        self.stdout.write(f"{'':<28}{head}  {head}")
+        self.stdout.write(f"{'':<31}{'in-sample':^32}  {'held-out (cross-validated)':^32}")
+        self.stdout.write(f"{'':<31}{head}  {head}")
 
         def line(label: str, inside: dict, outside: dict | None) -> None:
             a, b = locomo_cv.means(inside), locomo_cv.means(outside) if outside else None
-            text = f"{label:<28}" + "".join(f"{a[k]:>8.3f}" for k in keys)
+            text = f"{label:<31}" + "".join(f"{a[k]:>8.3f}" for k in keys)
             text += "  " + ("".join(f"{b[k]:>8.3f}" for k in keys) if b else "  (not tuned: same as in-sample)")
             self.stdout.write(text)
 
