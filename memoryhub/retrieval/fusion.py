@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -193,17 +194,21 @@ def _tied_ranks(values: dict[int, float]) -> dict[int, int]:
 
 def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | None = None,
          min_match: float = 0.0, context: dict[int, str] | None = None,
-         answers: dict[int, Any] | None = None) -> list[tuple]:  # fmt: skip
+         answers: dict[int, Any] | Callable[[list[int]], dict[int, Any]] | None = None) -> list[tuple]:  # fmt: skip
     """Order and score the candidates; keep those whose match strength reaches `min_match`. Returns the best
     `k_top` as (score, id, explain), best first.
 
     `rows` maps ids to objects with `content`, `effective`, `confirmed` and a cached `coverage` (or None);
     `signals` maps ids to their ranks, BM25 and distances in each list; `context` what a memory's metadata
     says its text leaves implicit (speaker, date), counted as its words; `answers` the reply (a row, with `pk`)
-    of each candidate that asks a question, in its conversation (see `lift_answers`).
+    of each candidate that asks a question, in its conversation (see `lift_answers`), or a function giving them
+    for a list of ids: then only the first `answer_top` results that ask a question are looked up.
     """
     p = params or Params.from_settings()
     scored = rank(rows, signals, kq, mode, p, min_match, context)
+    if callable(answers):
+        asking = [mid for _, mid, parts in scored[: p.answer_top] if "?" in parts[6].content] if p.answer_share else []
+        answers = answers(asking) if asking else None
     scored = lift_answers(scored, answers, p.answer_share, p.answer_top)
     # The explanation only for what is returned: building it for every candidate cost more than the ranking.
     return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]

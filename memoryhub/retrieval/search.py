@@ -465,8 +465,9 @@ def search_memories(
         raise ValueError("min_score must be from 0 to 1")
     rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
                                          every_project=every_project)  # fmt: skip
+    # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
     ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"],
-                         answers=info.get("answers"))  # fmt: skip
+                         answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
     memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
@@ -477,13 +478,13 @@ def search_memories(
 
 def candidates(
     query: str, scope: dict, where: str, params: list, *, mode: str, k: int, project: str | None,
-    every_project: bool, answers: bool | None = None,
+    every_project: bool, answers: bool = False,
 ) -> tuple[dict[int, _Row], dict[int, _Signals], query_text.KeywordQuery, dict]:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
 
     The last item holds how the vector side ran, under "context" what each candidate's metadata says that its
-    text leaves implicit (see `implicit_context`) and, under "answers", the reply to each candidate that asks a
-    question (see `replies`; looked up when MEMORYHUB_ANSWER_SHARE is on, or `answers`)."""
+    text leaves implicit (see `implicit_context`) and, with `answers`, under "answers" the reply to every
+    candidate that asks a question (see `replies`): evaluations lift replies under many settings."""
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
@@ -505,7 +506,7 @@ def candidates(
         context |= implicit_context(list(more))
         rows |= more
     info["context"] = context
-    if settings.MEMORYHUB_ANSWER_SHARE if answers is None else answers:
+    if answers:
         info["answers"] = replies(rows, where, params)
     return rows, signals, kq, info
 
