@@ -5,7 +5,8 @@ and distances; fusion.py then orders them), and every setting of a small grid re
 memory, so the grid costs no embedding and no SQL. For each conversation in turn, the setting with the best
 MRR + hit@10 on the other conversations is chosen and measured on the held-out one: that is the
 cross-validated figure. The in-sample figure (the best setting chosen and measured on all of them) is printed
-beside it, to show how much of it is fit.
+beside it, to show how much of it is fit. The grid includes how the reply to a matching question is lifted
+(fusion.lift_answers): a question is ranked once and only the lift is redone for each of those settings.
 
 Pseudo-relevance feedback is tried the same way: for a short question, the query vector is moved toward the
 mean of its first results' vectors and the meaning list re-ranked over the conversation's vectors.
@@ -34,6 +35,7 @@ class Asked:
     signals: dict
     kq: Any
     vector: np.ndarray | None = None
+    answers: dict = field(default_factory=dict)  # the reply of each candidate asking a question (search.replies)
 
 
 @dataclass
@@ -80,34 +82,66 @@ def _prf_signals(asked: Asked, conv: Conversation, first: list[int], beta: float
 def ranked_dia(asked: Asked, conv: Conversation, params: fusion.Params, mode: str, floor: float,
                prf: tuple[float, int] | None = None) -> list[str]:  # fmt: skip
     """The dia_ids of the first 10 results of `asked` fused with `params` (and PRF: (beta, max content words))."""
-    out = fusion.fuse(asked.rows, asked.signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context)
+    out = fusion.fuse(asked.rows, asked.signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context,
+                      answers=asked.answers)  # fmt: skip
     if prf and mode != "keyword" and len(asked.kq.terms) <= prf[1]:
         signals, rows = _prf_signals(asked, conv, [mid for _, mid, _ in out[:3]], prf[0], 50)
-        out = fusion.fuse(rows, signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context)
+        out = fusion.fuse(rows, signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context,
+                          answers=asked.answers)  # fmt: skip
     return [conv.dia[mid] for _, mid, _ in out]
+
+
+def _empty() -> dict[str, float]:
+    return {f"hit@{k}": 0.0 for k in CUTOFFS} | {"MRR": 0.0, "n": 0.0}
+
+
+def _add(totals: dict[str, float], ranked: list[str], evidence: set[str]) -> None:
+    for key, value in score(ranked, evidence).items():
+        totals[key] += value
+    totals["n"] += 1
 
 
 def measure(conv: Conversation, params: fusion.Params, mode: str, floor: float, prf=None) -> dict[str, float]:
     """Sums over the conversation's questions (divide by the count for means)."""
-    totals = {f"hit@{k}": 0.0 for k in CUTOFFS} | {"MRR": 0.0, "n": 0.0}
+    totals = _empty()
     for asked in conv.questions:
-        figures = score(ranked_dia(asked, conv, params, mode, floor, prf), asked.evidence)
-        for key, value in figures.items():
-            totals[key] += value
-        totals["n"] += 1
+        _add(totals, ranked_dia(asked, conv, params, mode, floor, prf), asked.evidence)
     return totals
 
 
+def measure_answers(conv: Conversation, params: list[fusion.Params], mode: str, floor: float) -> list[dict]:
+    """`measure` for settings that differ only in how replies are lifted: each question is ranked once and only
+    the lift (fusion.lift_answers) is redone per setting."""
+    out = [_empty() for _ in params]
+    for asked in conv.questions:
+        scored = fusion.rank(asked.rows, asked.signals, asked.kq, mode, params[0], floor, conv.context)
+        for totals, p in zip(out, params, strict=True):
+            lifted = fusion.lift_answers(scored, asked.answers, p.answer_share, p.answer_top)
+            _add(totals, [conv.dia[mid] for _, mid, _ in lifted[:10]], asked.evidence)
+    return out
+
+
+# How replies to matching questions are lifted (answer_share, answer_top): off, or two shares at two depths.
+ANSWER_GRID = ((0.0, 5), (0.5, 2), (0.5, 5), (0.8, 2), (0.8, 5))
+
+
 def grid(mode: str) -> list[fusion.Params]:
-    """Coarse: a few values of each lever that matters for the mode."""
+    """Coarse: a few values of each lever that matters for the mode (the answer lift innermost: `cross_validate`
+    ranks once for consecutive settings that differ only there)."""
     base = fusion.Params.from_settings()
     if mode == "keyword":
-        values = itertools.product((3, 5, 10, 30), (0.0, 0.5, 1.0, 2.0), (0.3, 0.7, 0.9), (0.0, 1.0))
-        return [replace(base, rrf_k=k, coverage_weight=c, score_absolute=a, rare_words=r, normalised=0.0)
-                for k, c, a, r in values]  # fmt: skip
-    values = itertools.product((3, 10), (0.5, 0.8, 1.1), (0.5, 1.0, 2.0), (0.5, 0.9), (0.0, 0.3, 0.6), (0.0, 1.0))
+        values = itertools.product((3, 5, 10, 30), (0.0, 0.5, 1.0, 2.0), (0.3, 0.7, 0.9), (0.0, 1.0), ANSWER_GRID)
+        return [replace(base, rrf_k=k, coverage_weight=c, score_absolute=a, rare_words=r, normalised=0.0,
+                        answer_share=share, answer_top=top) for k, c, a, r, (share, top) in values]  # fmt: skip
+    values = itertools.product((3, 10), (0.5, 0.8, 1.1), (0.5, 1.0, 2.0), (0.5, 0.9), (0.0, 0.3, 0.6), (0.0, 1.0),
+                               ANSWER_GRID)  # fmt: skip
     return [replace(base, rrf_k=k, semantic_weight=s, coverage_weight=c, score_absolute=a, normalised=n,
-                    rare_words=r) for k, s, c, a, n, r in values]  # fmt: skip
+                    rare_words=r, answer_share=share, answer_top=top)
+            for k, s, c, a, n, r, (share, top) in values]  # fmt: skip
+
+
+def _same_ranking(a: fusion.Params, b: fusion.Params) -> bool:
+    return replace(a, answer_share=0.0, answer_top=1) == replace(b, answer_share=0.0, answer_top=1)
 
 
 def _objective(totals: dict[str, float]) -> float:
@@ -126,8 +160,20 @@ def cross_validate(convs: list[Conversation], settings_list: list[Setting], mode
 
     A setting is (fusion parameters, PRF as (beta, most content words) or None)."""
     table = []  # per setting: per conversation totals
-    for params, prf in settings_list:
-        table.append([measure(c, params, mode, floor, prf) for c in convs])
+    start = 0
+    while start < len(settings_list):
+        params, prf = settings_list[start]
+        if prf:
+            table.append([measure(c, params, mode, floor, prf) for c in convs])
+            start += 1
+            continue
+        end = start + 1
+        while end < len(settings_list) and not settings_list[end][1] and _same_ranking(params, settings_list[end][0]):
+            end += 1
+        group = [p for p, _ in settings_list[start:end]]
+        per_conv = [measure_answers(c, group, mode, floor) for c in convs]
+        table.extend([per_conv[j][i] for j in range(len(convs))] for i in range(len(group)))
+        start = end
     totals = [add_up(per) for per in table]
     best = max(range(len(table)), key=lambda i: _objective(totals[i]))
     held_out, chosen = [], []

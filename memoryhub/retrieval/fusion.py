@@ -26,6 +26,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -63,6 +64,10 @@ class Params:
     rare_words: float = 0.0
     importance_weight: float = 0.15
     confirmed_bonus: float = 0.05
+    # The reply to a matching question (the next turn of its conversation) scores this share of the question's
+    # score, when the question is among the first `answer_top` results; 0 = off.
+    answer_share: float = 0.0
+    answer_top: int = 5
 
     @classmethod
     def from_settings(cls, **overrides: Any) -> Params:
@@ -78,6 +83,8 @@ class Params:
             "rare_words": settings.MEMORYHUB_COVERAGE_RARE_WORDS,
             "importance_weight": settings.MEMORYHUB_IMPORTANCE_WEIGHT,
             "confirmed_bonus": settings.MEMORYHUB_CONFIRMED_BONUS,
+            "answer_share": settings.MEMORYHUB_ANSWER_SHARE,
+            "answer_top": settings.MEMORYHUB_ANSWER_TOP,
         }
         return cls(**(values | overrides))
 
@@ -186,16 +193,63 @@ def _tied_ranks(values: dict[int, float]) -> dict[int, int]:
 
 
 def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | None = None,
-         min_match: float = 0.0, context: dict[int, str] | None = None) -> list[tuple]:  # fmt: skip
+         min_match: float = 0.0, context: dict[int, str] | None = None,
+         answers: dict[int, Any] | Callable[[list[int]], dict[int, Any]] | None = None) -> list[tuple]:  # fmt: skip
     """Order and score the candidates; keep those whose match strength reaches `min_match`. Returns the best
     `k_top` as (score, id, explain), best first.
 
     `rows` maps ids to objects with `content`, `effective`, `confirmed` and a cached `coverage` (or None);
     `signals` maps ids to their ranks, BM25 and distances in each list; `context` what a memory's metadata
-    says its text leaves implicit (speaker, date), counted as its words.
+    says its text leaves implicit (speaker, date), counted as its words; `answers` the reply (a row, with `pk`)
+    of each candidate that asks a question, in its conversation (see `lift_answers`), or a function giving them
+    for a list of ids: then only the first `answer_top` results that ask a question are looked up.
     """
-    context = context or {}
     p = params or Params.from_settings()
+    scored = rank(rows, signals, kq, mode, p, min_match, context)
+    if callable(answers):
+        asking = [mid for _, mid, parts in scored[: p.answer_top] if "?" in parts[6].content] if p.answer_share else []
+        answers = answers(asking) if asking else None
+    scored = lift_answers(scored, answers, p.answer_share, p.answer_top)
+    # The explanation only for what is returned: building it for every candidate cost more than the ranking.
+    return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
+
+
+def lift_answers(scored: list[tuple], answers: dict[int, Any] | None, share: float, top: int) -> list[tuple]:
+    """The reply to a question among the first `top` results scores at least `share` x the question's score.
+
+    A conversation stored turn by turn asks in one memory and answers in the next: "How long have you been
+    married?" matches the query "how long has Mel been married" better than "5 years already!" ever can, by
+    words or by meaning. The reply joins the results just below its question (share < 1), even when neither
+    list found it, with the question's match strength: it is what made the question match worth showing."""
+    if not share or not answers:
+        return scored
+    lifted: dict[int, tuple] = {}
+    for score, mid, parts in scored[:top]:
+        reply = answers.get(mid)
+        if reply is not None and share * score > lifted.get(reply.pk, (0.0,))[0]:
+            lifted[reply.pk] = (round(share * score, 6), mid, parts, reply)
+    if not lifted:
+        return scored
+    out = []
+    for score, mid, parts in scored:
+        better = lifted.pop(mid, None)
+        if better and better[0] > score:
+            parts = (*parts[:-1], better[1])
+            score = better[0]
+        out.append((score, mid, parts))
+    for mid, (score, question, question_parts, reply) in lifted.items():
+        match = question_parts[8]
+        factor = importance_factor(reply.confirmed, reply.effective)
+        parts = (None, False, None, 0.0, 0.0, 0.0, reply, factor, match, {}, question)
+        out.append((score, mid, parts))
+    out.sort(key=lambda item: (-item[0], item[1]))
+    return out
+
+
+def rank(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float = 0.0,
+         context: dict[int, str] | None = None) -> list[tuple]:  # fmt: skip
+    """Every candidate whose match strength reaches `min_match` as (score, id, parts for `_explain`), best first."""
+    context = context or {}
     k = p.rrf_k
     semantic_weight = p.semantic_weight * (p.typed_semantic_scale if is_typed(kq) else 1.0)
     weights = {
@@ -267,23 +321,22 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
             # the query, whatever its importance. Such scores are 1 + the usual score.
             score += 1.0
         channels = {"words": words, "identifier": identifier, "meaning": meant}
-        parts = (s, exact, similarity, words, fused, relevance, row, factor, match, channels)
+        parts = (s, exact, similarity, words, fused, relevance, row, factor, match, channels, None)
         scored.append((round(score, 6), mid, parts))
     scored.sort(key=lambda item: (-item[0], item[1]))
-    # The explanation only for what is returned: building it for every candidate cost more than the ranking.
-    return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
+    return scored
 
 
-def _explain(s, exact, similarity, words, fused, relevance, row, factor, match, channels) -> dict[str, Any]:
-    return {
+def _explain(s, exact, similarity, words, fused, relevance, row, factor, match, channels, answers) -> dict[str, Any]:
+    out = {
         "match": round(match, 4),
         "channels": {name: round(value, 4) for name, value in channels.items() if value > 0},
-        "keyword_rank": s.keyword_rank,
-        "bm25": s.bm25,
-        "substring_rank": s.substring_rank,
+        "keyword_rank": s.keyword_rank if s else None,
+        "bm25": s.bm25 if s else None,
+        "substring_rank": s.substring_rank if s else None,
         "exact_match": exact,
-        "vector_rank": s.vector_rank,
-        "distance": s.distance,
+        "vector_rank": s.vector_rank if s else None,
+        "distance": s.distance if s else None,
         "similarity": None if similarity is None else round(similarity, 4),
         "word_coverage": round(words, 4),
         "fused": round(fused, 6),
@@ -292,3 +345,6 @@ def _explain(s, exact, similarity, words, fused, relevance, row, factor, match, 
         "confirmed": row.confirmed,
         "importance_factor": round(factor, 4),
     }
+    if answers is not None:
+        out["answers"] = answers  # the id of the question this memory replies to, which lifted it
+    return out

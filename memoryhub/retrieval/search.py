@@ -7,7 +7,8 @@ their phrase), identifier substrings (trigram FTS5, only for an identifier the w
 `UserId` inside `getUserId`) and meaning (vec0's exact KNN on the query's embedding; from 1000 vectors the
 in-process copy of vec0's vectors, see vector_index.py). fusion.py orders the candidates (`score`) and keeps
 only those whose calibrated match strength clears the relevance floor (`min_score`), so a query that matches
-nothing returns nothing.
+nothing returns nothing. A candidate that asks a question brings its reply, the next memory of its conversation
+(`replies`), which fusion lifts under the question when the question ranks high.
 
 Large stores stay fast three ways: the word index holds each row's scope as a token, so FTS5 scores only what
 the search may see; common words are planned around (`_word_hits`); and the query is embedded, and the vector
@@ -410,7 +411,7 @@ def project_candidates(query: str, *, project: str, k: int = 10):
         "project": project, "every_project": False, "allowed_projects": None, "status": Status.ACTIVE}  # fmt: skip
     where, params, scope = _plan(filters)
     return candidates(query[: query_text.MAX_QUERY_CHARS], scope, where, params, mode="hybrid", k=k,
-                      project=project, every_project=False)  # fmt: skip
+                      project=project, every_project=False, answers=True)  # fmt: skip
 
 
 def search_memories(
@@ -471,7 +472,9 @@ def search_memories(
         raise ValueError("min_score must be from 0 to 1")
     rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
                                          every_project=every_project)  # fmt: skip
-    ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"])
+    # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
+    ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"],
+                         answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
     memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
@@ -481,12 +484,14 @@ def search_memories(
 
 
 def candidates(
-    query: str, scope: dict, where: str, params: list, *, mode: str, k: int, project: str | None, every_project: bool
-) -> tuple[dict[int, _Row], dict[int, _Signals], query_text.KeywordQuery, dict]:
+    query: str, scope: dict, where: str, params: list, *, mode: str, k: int, project: str | None,
+    every_project: bool, answers: bool = False,
+) -> tuple[dict[int, _Row], dict[int, _Signals], query_text.KeywordQuery, dict]:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
 
-    The last item holds how the vector side ran and, under "context", what each candidate's metadata says that
-    its text leaves implicit (see `implicit_context`)."""
+    The last item holds how the vector side ran, under "context" what each candidate's metadata says that its
+    text leaves implicit (see `implicit_context`) and, with `answers`, under "answers" the reply to every
+    candidate that asks a question (see `replies`): evaluations lift replies under many settings."""
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
@@ -508,7 +513,19 @@ def candidates(
         context |= implicit_context(list(more))
         rows |= more
     info["context"] = context
+    if answers:
+        info["answers"] = replies(rows, where, params)
     return rows, signals, kq, info
+
+
+def replies(rows: dict[int, _Row], where: str, params: list) -> dict[int, _Row]:
+    """The reply to each candidate that asks a question, by the question's id: the next memory of its conversation
+    (same project and metadata `session`, written right after it) that the search may see. A reply neither list
+    found gets its row here, for fusion to place it under its question (fusion.lift_answers)."""
+    questions = [mid for mid, row in rows.items() if "?" in row.content]
+    following = sql.next_in_session(questions, where, params) if questions else {}
+    more = _rows([mid for mid in following.values() if mid not in rows])
+    return {question: rows.get(mid) or more[mid] for question, mid in following.items() if mid in rows or mid in more}
 
 
 IMPLICIT_METADATA = ("speaker", "date")

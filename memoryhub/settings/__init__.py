@@ -208,6 +208,11 @@ MEMORYHUB_COVERAGE_RARE_WORDS = envfloat("MEMORYHUB_COVERAGE_RARE_WORDS", 1.0, m
 # The meaning list's weight is multiplied by this for a query naming identifiers or pasting an error message
 # (1: no change; LoCoMo has no such queries to tune it on, and a verbatim match already ranks first).
 MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE = envfloat("MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE", 1.0, minimum=0.0)
+# A memory that asks a question ("How long have you been married?") among the first ANSWER_TOP results lifts the
+# next memory of its conversation (same project and metadata `session` or `session_id`: its reply) to ANSWER_SHARE
+# of its own score; 0 = off. Chosen by `eval_locomo --cv` (every fold picks 0.8 and 5).
+MEMORYHUB_ANSWER_SHARE = envfloat("MEMORYHUB_ANSWER_SHARE", 0.8, minimum=0.0, maximum=1.0)
+MEMORYHUB_ANSWER_TOP = envint("MEMORYHUB_ANSWER_TOP", 5, minimum=1)
 
 # --- Recall (memoryhub/retrieval/recall.py) ---------------------------------------------------------------------
 

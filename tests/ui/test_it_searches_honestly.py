@@ -41,6 +41,9 @@ def test_channels_come_from_explain():
     assert match_channels({"exact_match": True, "keyword_rank": None}) == ["identifier"]
     assert match_channels({"channels": ["identifier", "meaning"], "similarity": 0.5}) == ["identifier", "meaning 50%"]
     assert match_channels({}) == []
+    # The reply to a question that matched: lifted under it, whatever else it matched by.
+    assert match_channels({"channels": {}, "answers": 12}) == ["reply"]
+    assert match_channels({"channels": {"words": 0.5}, "answers": 12}) == ["words", "reply"]
 
 
 def test_headers_sort_the_list_and_an_archived_memory_says_why(ui, store):

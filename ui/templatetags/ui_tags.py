@@ -144,10 +144,11 @@ def highlight(text: str, query: str) -> str:
 
 @register.filter
 def match_channels(explain: dict | None) -> list[str]:
-    """How a search hit matched, in words a person reads: "words", "identifier", "meaning 62%".
+    """How a search hit matched, in words a person reads: "words", "identifier", "meaning 62%", "reply".
 
     Reads the channels `explain` names when it names them; otherwise derives them from the ranks it reports
-    (a keyword rank: words; an exact or substring hit: identifier; a vector rank: meaning)."""
+    (a keyword rank: words; an exact or substring hit: identifier; a vector rank: meaning). "reply": the hit
+    answers a question that matched, the memory before it in its conversation (`explain["answers"]`)."""
     if not explain:
         return []
     named = explain.get("channels")
@@ -163,6 +164,8 @@ def match_channels(explain: dict | None) -> list[str]:
             channels.append("identifier")
         if explain.get("vector_rank"):
             channels.append("meaning")
+    if explain.get("answers"):
+        channels.append("reply")
     similarity = explain.get("similarity")
     return [
         f"meaning {float(similarity):.0%}" if name == "meaning" and isinstance(similarity, int | float) else name

@@ -246,3 +246,25 @@ def fusion_rows(memory_ids: Sequence[int]):
          moment(accessed), moment(updated), moment(created))
         for mid, content, importance, confirmed, category, tier, accessed, updated, created in rows
     ]  # fmt: skip
+
+
+# A conversation stored turn by turn: the session a memory belongs to, when its metadata names one.
+_SESSION = "coalesce({0}.metadata ->> 'session', {0}.metadata ->> 'session_id')"
+
+
+def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
+    """For each of these memories that belongs to a session: the memory written right after it in the same project,
+    when that one is of the same session and passes the filter (alias `m`): {id: next id}."""
+    if not memory_ids:
+        return {}
+    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q JOIN {MEMORY_TABLE} m ON m.id = (
+                    SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS NOT DISTINCT FROM q.project AND n.id > q.id
+                    ORDER BY n.id LIMIT 1)
+                WHERE q.id = ANY(%s) AND {session_q} IS NOT NULL AND {session_m} = {session_q}
+                  AND {_where(where_sql)}""",
+            [[int(i) for i in memory_ids], *where_params],
+        )
+        return {int(q): int(m) for q, m in cursor.fetchall()}

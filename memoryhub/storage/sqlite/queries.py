@@ -285,3 +285,31 @@ def serialize_writes(key: str) -> None:
 
     Nothing to do on SQLite: transactions begin IMMEDIATE, so the store's one write lock is already held from
     BEGIN, across processes. Must be called inside `transaction.atomic()` (the PostgreSQL form needs it)."""
+
+
+# A conversation stored turn by turn: the session a memory belongs to, when its metadata names one.
+_SESSION = "coalesce(json_extract({0}.metadata, '$.session'), json_extract({0}.metadata, '$.session_id'))"
+
+
+def next_in_session(memory_ids: Sequence[int], where_sql: str = "1", where_params: Sequence = ()) -> dict[int, int]:
+    """For each of these memories that belongs to a session: the memory written right after it in the same project
+    (the next id there), when that one is of the same session and passes the filter (alias `m`): {id: next id}.
+
+    How search finds the reply to a question stored as a conversation turn. Each look-up is one step along the
+    project index (the ids follow the order memories were written in)."""
+    out: dict[int, int] = {}
+    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
+    with connection.cursor() as cursor:
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q CROSS JOIN {MEMORY_TABLE} m ON m.id = (
+                        SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS q.project AND n.id > q.id
+                        ORDER BY n.id LIMIT 1)
+                    WHERE q.id IN ({marks}) AND {session_q} IS NOT NULL AND {session_m} = {session_q}
+                      AND {where_sql}""",
+                [*chunk, *where_params],
+            )
+            out.update((int(q), int(m)) for q, m in cursor.fetchall())
+    return out
