@@ -22,7 +22,7 @@ from memoryhub.storage.postgres.schema import (
 
 # How many graph neighbours HNSW keeps in view per search (pgvector's default is 40). Iterative scans go on
 # past a filter that drops most of them, so a project's search still gets k rows (pgvector 0.8).
-_EF_SEARCH_MIN = 100
+_EF_SEARCH_MIN = 200
 
 
 def to_blob(vector: Sequence[float] | np.ndarray) -> bytes:
