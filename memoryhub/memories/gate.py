@@ -19,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
@@ -203,7 +204,7 @@ def gate_write(
     warnings = [warning] if warning else []
 
     embedder = get_embedder()
-    vector = embedder.embed([text])[0]
+    vector = embed_for_storage([text])[0]
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
     # The twin is looked for inside the write transaction: IMMEDIATE takes SQLite's write lock at BEGIN,
     # so a second server process on the same store waits here instead of storing the same fact beside it.
@@ -293,7 +294,7 @@ def promote_gate_entry(*, entry: GateLogEntry, actor: str) -> Memory:
         )
     payload = entry.payload or {}
     content = entry.content.strip()
-    vector = get_embedder().embed([content])[0]  # before the write lock, never under it
+    vector = embed_for_storage([content])[0]  # before the write lock, never under it
     with transaction.atomic():
         memory = create_memory(
             content=content, vector=vector, project=entry.project, category=payload.get("category") or "",

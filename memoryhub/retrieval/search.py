@@ -30,7 +30,7 @@ import numpy as np
 from django.conf import settings
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.store import reinforce
+from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import fusion, query_text, vector_index
 from memoryhub.storage import sql
@@ -469,7 +469,7 @@ def search_memories(
     extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
     if reinforce_results and hits:
-        reinforce(memory_ids=[h.memory.pk for h in hits])
+        reinforce_later([h.memory.pk for h in hits])
     return hits
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import signal
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -23,6 +24,10 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+def _raise_system_exit(signum: int, frame: object) -> None:
+    raise SystemExit(0)
 
 
 class Command(BaseCommand):
@@ -57,11 +62,23 @@ class Command(BaseCommand):
             raise CommandError("the store is not set up: run `python manage.py migrate` first")
         if not no_preload:
             # The first agent request should not wait a second or two for the model to load.
-            from memoryhub.embeddings import get_embedder
+            from memoryhub.embeddings import get_embedder, write_lane
 
             get_embedder()
+            write_lane.warm_up()  # the write lane's own copy of the model (embeddings/write_lane.py)
+        from memoryhub.memories import bookkeeping
+
         self.stdout.write(f"MemoryHub serving on http://{host}:{port}/ with {threads} threads (waitress)")
         self.stdout.flush()
+        bookkeeping.start()
+        # SIGTERM ends waitress's loop as Ctrl-C does, so the queued bookkeeping is written before the exit.
+        signal.signal(signal.SIGTERM, _raise_system_exit)
+        try:
+            self._serve(serve, application, host, port, threads)
+        finally:
+            bookkeeping.stop()
+
+    def _serve(self, serve, application, host: str, port: int, threads: int) -> None:
         serve(
             application,
             host=host,
