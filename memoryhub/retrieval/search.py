@@ -514,7 +514,7 @@ def implicit_context(ids: list[int]) -> dict[int, str]:
     if not ids:
         return {}
     out = {}
-    for pk, metadata in Memory.objects.filter(pk__in=ids).exclude(metadata={}).values_list("pk", "metadata"):
+    for pk, metadata in sql.memory_metadata(ids).items():
         if isinstance(metadata, dict):
             values = [str(metadata[key]) for key in IMPLICIT_METADATA if metadata.get(key)]
             if values:
