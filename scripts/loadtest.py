@@ -161,11 +161,12 @@ def percentile(values: list[float], q: float) -> float:
 class OwnServer:
     """A fresh store in a temporary directory, served by `manage.py serve` on a free loopback port."""
 
-    def __init__(self, threads: int):
+    def __init__(self, threads: int, workers: int = 1):
         self.directory = Path(tempfile.mkdtemp(prefix="memoryhub-load-"))
         self.env = os.environ | {"MEMORYHUB_DB": str(self.directory / "load.sqlite3"), "PYTHONUNBUFFERED": "1"}
         self.env["MEMORYHUB_BACKUP_DIR"] = str(self.directory / "backups")
         self.threads = threads
+        self.workers = workers
         self.process: subprocess.Popen | None = None
 
     def manage(self, *args: str) -> str:
@@ -184,7 +185,17 @@ class OwnServer:
             port = sock.getsockname()[1]
         self.log = open(self.directory / "server.log", "w")  # noqa: SIM115 - open while the server runs
         self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(port), "--threads", str(self.threads)],
+            [
+                sys.executable,
+                "manage.py",
+                "serve",
+                "--port",
+                str(port),
+                "--threads",
+                str(self.threads),
+                "--workers",
+                str(self.workers),
+            ],  # fmt: skip
             cwd=REPO,
             env=self.env,
             stdout=self.log,
@@ -236,6 +247,7 @@ def main() -> int:
     parser.add_argument("--write-ratio", type=float, default=0.3)
     parser.add_argument("--seed-memories", type=int, default=300, help="memories imported before the run")
     parser.add_argument("--threads", type=int, default=8, help="server threads when the script starts the server")
+    parser.add_argument("--workers", type=int, default=1, help="server processes when the script starts the server")
     parser.add_argument(
         "--idle-searches", type=int, default=200, help="searches by one client alone before the load (0: skip)"
     )
@@ -245,7 +257,7 @@ def main() -> int:
     if args.url and not args.token:
         parser.error("--url needs --token (or MEMORYHUB_TOKEN)")
 
-    server = None if args.url else OwnServer(args.threads)
+    server = None if args.url else OwnServer(args.threads, args.workers)
     base, token = (args.url.rstrip("/"), args.token) if args.url else server.start()
     try:
         rng = random.Random(7)
