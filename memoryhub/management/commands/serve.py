@@ -81,6 +81,12 @@ class Command(BaseCommand):
             except OSError as exc:
                 raise CommandError(f"cannot listen on {host}:{port}: {exc}") from exc
             connections.close_all()  # no SQLite connection may cross the fork
+            import multiprocessing
+
+            from memoryhub.memories import gate
+
+            # One write through the gate at a time across all the workers, as within one (see gate._write_turn).
+            gate.share_write_turn(multiprocessing.get_context("fork").Lock())
             self.stdout.write(
                 f"MemoryHub serving on http://{host}:{port}/ with {workers} processes of {threads} threads (waitress)"
             )
