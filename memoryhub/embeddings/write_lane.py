@@ -7,13 +7,16 @@ the writes' embeddings, and its p95 grew several times over its p95 at rest. Her
 
 - writes, edits and imports embed on one thread of their own (so one at a time, in the order they came),
 - that thread, and the threads of its own onnxruntime session (created on it, so they inherit its priority),
-  run at `nice` MEMORYHUB_WRITE_EMBED_NICE: the kernel gives a search's embedding the CPU first, and a write's
-  embedding still gets all of it when no search runs (a lone import is as fast as before),
+  run MEMORYHUB_WRITE_EMBED_NICE steps of `nice` below the server: the kernel gives a search's embedding the
+  CPU first, and a write's embedding still gets all of it when no search runs (a lone import is as fast),
 - searches keep embedding on the process's shared embedder, at normal priority.
 
-The lane holds no lock of Python's while onnxruntime runs (it releases the GIL), so a search never waits for
-the lane's low-priority thread to be scheduled. Only the bundled local model gets a lane: a remote embedding
-provider spends no CPU here, and an embedder set by a test or a command is used as it is, on the caller's thread.
+Only onnxruntime runs at the lower priority, and it releases the interpreter lock while it runs: a thread of low
+priority holding that lock (Python code) could keep every search waiting for its next time slice. The gate's
+Python work is kept from crowding searches differently, by one write at a time (memories/gate.py).
+
+Only the bundled local model gets a lane: a remote embedding provider spends no CPU here, and an embedder set by
+a test or a command is used as it is, on the caller's thread.
 """
 
 from __future__ import annotations
@@ -41,8 +44,10 @@ def _lower_priority() -> None:
     nice = int(settings.MEMORYHUB_WRITE_EMBED_NICE)
     if nice <= 0 or not hasattr(os, "setpriority"):
         return
+    me = threading.get_native_id()
     try:
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), nice)
+        # Relative to the thread that started the lane, so a server already run under `nice` stays below it too.
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + nice))
     except OSError as exc:  # not Linux, or a sandbox that forbids it: the lane still serialises
         logger.info("the write lane runs at normal priority: %s", exc)
 

@@ -71,12 +71,18 @@ class Prefork:
     def _fork(self, index: int) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
+        # A stop signal arriving around the fork waits until the child has its own handlers: run with the
+        # parent's, it would signal the parent's children from the child.
+        stops = {signal.SIGTERM, signal.SIGINT}
+        signal.pthread_sigmask(signal.SIG_BLOCK, stops)
         pid = os.fork()
         if pid == 0:  # the worker: never return into the parent's code
             code = 0
             try:
+                self.children.clear()
                 signal.signal(signal.SIGTERM, raise_system_exit)
                 signal.signal(signal.SIGINT, signal.default_int_handler)
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
                 self.run_worker(index)
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else 0
@@ -88,6 +94,7 @@ class Prefork:
                 sys.stderr.flush()
                 os._exit(code)
         self.children[pid] = (index, time.monotonic())
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
 
     def _stop(self, signum: int = signal.SIGTERM, frame: object = None) -> None:
         self.stopping = True
