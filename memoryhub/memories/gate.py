@@ -21,6 +21,7 @@ from django.db import transaction
 
 from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.memories import priority
 from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
@@ -239,8 +240,10 @@ def _gate_write(
     warnings = [warning] if warning else []
 
     embedder = get_embedder()
+    priority.yield_to_searches()
     vector = embed_for_storage([text])[0]
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
+    priority.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
     # The twin is looked for inside the write transaction: IMMEDIATE takes SQLite's write lock at BEGIN,
     # so a second server process on the same store waits here instead of storing the same fact beside it.
     with _write_lock, transaction.atomic():

@@ -30,6 +30,7 @@ import numpy as np
 from django.conf import settings
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories import priority
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import fusion, query_text, vector_index
@@ -471,10 +472,11 @@ def search_memories(
     floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
     if not 0.0 <= floor <= 1.0:
         raise ValueError("min_score must be from 0 to 1")
-    rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
-                                         every_project=every_project)  # fmt: skip
-    ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"])
-    memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
+    with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
+        rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
+                                             every_project=every_project)  # fmt: skip
+        ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"])
+        memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
     if reinforce_results and hits:
