@@ -201,6 +201,7 @@ def gate_write(
     """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written)."""
     turn = _write_turn if write_lane.uses_lane(get_embedder()) else contextlib.nullcontext()
     with turn:
+        priority.yield_to_searches()  # before the checks and the embedding
         return _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
                            metadata=metadata, importance=importance, source=source)  # fmt: skip
 
@@ -240,7 +241,6 @@ def _gate_write(
     warnings = [warning] if warning else []
 
     embedder = get_embedder()
-    priority.yield_to_searches()
     vector = embed_for_storage([text])[0]
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
     priority.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
