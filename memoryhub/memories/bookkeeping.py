@@ -24,6 +24,7 @@ from collections.abc import Callable
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
+from memoryhub.memories import priority
 from memoryhub.memories.store import bookkeeping_write, reinforce
 
 logger = logging.getLogger(__name__)
@@ -69,18 +70,28 @@ def _run_batch(batch: list[Work]) -> None:
             logger.exception("a bookkeeping write failed and was dropped")
 
 
+def _drain(limit: int) -> list[Work | None]:
+    out: list[Work | None] = []
+    while len(out) < limit:
+        try:
+            out.append(_queue.get_nowait())
+        except queue.Empty:
+            break
+    return out
+
+
 def _worker() -> None:
     stopping = False
     while not stopping:
         taken = [_queue.get()]
-        while len(taken) <= _BATCH:
-            try:
-                taken.append(_queue.get_nowait())
-            except queue.Empty:
-                break
+        taken += _drain(_BATCH + 1 - len(taken))
         batch = [work for work in taken if work is not None]
         stopping = len(batch) < len(taken)
         if batch:
+            priority.yield_to_searches()  # the counts can wait a moment longer; queued items join this batch
+            taken += _drain(_BATCH + 1 - len(taken))
+            batch = [work for work in taken if work is not None]
+            stopping = len(batch) < len(taken)
             close_old_connections()  # as a request would: a connection past its age or gone bad is replaced
             _run_batch(batch)
         for _ in taken:
