@@ -1,5 +1,6 @@
 """Searches before writes: while a write waits for its turn at the gate, or the write lane is busy embedding,
-a search still runs to the end; writes embed on a thread of lower priority, with the same vectors."""
+a search still runs to the end; a write steps aside while a search runs, for a bounded moment; writes embed on a
+thread of lower priority, with the same vectors."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import pytest
 from django.db import connection
 
 from memoryhub.embeddings import get_embedder, write_lane
-from memoryhub.memories import gate
+from memoryhub.memories import gate, priority
 from memoryhub.memories.store import import_memories
+from memoryhub.models import Memory
 from memoryhub.retrieval.search import search_memories
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -83,3 +85,26 @@ def test_the_write_lane_runs_at_a_lower_priority(settings):
     nice = write_lane._lane().submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
     mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     assert nice == min(19, mine + settings.MEMORYHUB_WRITE_EMBED_NICE) > mine
+
+
+def test_a_write_steps_aside_while_a_search_runs(settings):
+    settings.MEMORYHUB_WRITE_YIELD_MS = 600_000  # long enough that only the search's end lets the write go on
+    import_memories(items=[{"content": text, "project": "p"} for text in FACTS], source="test")
+    before = Memory.objects.count()
+    with priority.searching():  # a search in flight
+        write = Background(lambda: gate.gate_write(content="The login page caches avatars for a day", project="p"))
+        write.start()
+        hits = search_memories(query="who owns the search index", project="p")  # another search gets through
+        assert [h.memory.content for h in hits][:1] == [FACTS[2]]
+        assert write.is_alive() and Memory.objects.count() == before
+    write.join(timeout=120)
+    assert write.error is None and write.result.outcome == "created"
+
+
+def test_a_write_waits_for_searches_only_a_bounded_moment(settings):
+    settings.MEMORYHUB_WRITE_YIELD_MS = 1
+    with priority.searching():  # a search that never ends does not hold writes back
+        write = Background(lambda: gate.gate_write(content="The mobile release needs two approvals", project="p"))
+        write.start()
+        write.join(timeout=120)
+        assert write.error is None and write.result.outcome == "created"
