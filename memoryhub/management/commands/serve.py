@@ -83,10 +83,12 @@ class Command(BaseCommand):
             connections.close_all()  # no SQLite connection may cross the fork
             import multiprocessing
 
-            from memoryhub.memories import gate
+            from memoryhub.memories import gate, priority
 
-            # One write through the gate at a time across all the workers, as within one (see gate._write_turn).
+            # One write through the gate at a time across all the workers, as within one (see gate._write_turn),
+            # and writes step aside for the searches of every worker (memories/priority.py).
             gate.share_write_turn(multiprocessing.get_context("fork").Lock())
+            priority.share_between_processes()
             self.stdout.write(
                 f"MemoryHub serving on http://{host}:{port}/ with {workers} processes of {threads} threads (waitress)"
             )
