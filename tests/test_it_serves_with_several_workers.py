@@ -84,3 +84,21 @@ def test_a_worker_that_dies_at_start_stops_the_server_and_is_named():
     assert code == 1
     assert reports[0].startswith("worker 0 (pid ") and "exited with code 3" in reports[0]
     assert "stopping the server" in reports[1]
+
+
+def test_a_worker_killed_while_holding_the_write_turn_does_not_hold_the_others(tmp_path):
+    path = str(tmp_path / "turn")
+    ready_read, ready_write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a worker that takes the turn and is killed holding it
+        try:
+            with prefork.SharedLock(path):
+                os.write(ready_write, b"1")
+                time.sleep(120)
+        finally:
+            os._exit(0)
+    assert os.read(ready_read, 1) == b"1"
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    with prefork.SharedLock(path):  # the kernel dropped the dead worker's lock
+        pass

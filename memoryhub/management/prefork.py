@@ -19,10 +19,12 @@ SQLite connections must not be shared across a fork.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import socket
 import sys
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -58,13 +60,44 @@ def describe(status: int) -> str:
     return f"exited with code {os.waitstatus_to_exitcode(status)}"
 
 
+class SharedLock:
+    """A lock for the threads of every worker: a thread lock inside the process, `flock` on a file between
+    processes. The kernel drops the `flock` of a process that dies, so a worker killed while holding the lock
+    never leaves the others waiting forever (a lock in shared memory would). Make one per process, after the
+    fork: a descriptor inherited across fork would share one lock with the parent's."""
+
+    def __init__(self, path: str):
+        self._local = threading.Lock()
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+
+    def __enter__(self) -> SharedLock:
+        self._local.acquire()
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except BaseException:
+            self._local.release()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self._fd, fcntl.LOCK_UN)
+        self._local.release()
+
+
 class Prefork:
     """Forks `workers` children that each call `run_worker(index)`; see the module docstring."""
 
-    def __init__(self, workers: int, run_worker: Callable[[int], None], report: Callable[[str], None]):
+    def __init__(
+        self,
+        workers: int,
+        run_worker: Callable[[int], None],
+        report: Callable[[str], None],
+        on_death: Callable[[int], None] = lambda index: None,
+    ):
         self.workers = workers
         self.run_worker = run_worker
         self.report = report
+        self.on_death = on_death  # the parent's cleanup for what a dead worker may have left behind
         self.children: dict[int, tuple[int, float]] = {}  # pid -> (worker index, when it started)
         self.stopping = False
 
@@ -116,6 +149,7 @@ class Prefork:
                 index, started = self.children.pop(pid, (None, 0.0))
                 if index is None or self.stopping:
                     continue
+                self.on_death(index)
                 lived = time.monotonic() - started
                 self.report(f"worker {index} (pid {pid}) {describe(status)} after {lived:.0f} s")
                 if lived < _SHORTEST_LIFE_S:

@@ -182,7 +182,7 @@ _write_turn: Any = threading.Lock()
 
 
 def share_write_turn(lock: Any) -> None:
-    """Several server processes (`serve --workers`): take turns on a lock they share (made before they fork)."""
+    """Several server processes (`serve --workers`): take turns on a lock the workers share."""
     global _write_turn
     _write_turn = lock
 

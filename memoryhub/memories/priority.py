@@ -20,34 +20,55 @@ from typing import Any
 
 from django.conf import settings
 
+_lock = threading.Lock()
+_changed = threading.Condition(_lock)
+_mine = 0  # searches running in this process
+# `serve --workers`: one slot per worker in shared memory, this process's own count in its slot. Only its own
+# process writes a slot (under _lock), and the parent zeroes the slot of a worker that died mid-search.
+_slots: Any = None
+_slot = 0
 
-class _Count:
-    value = 0
+
+def share_between_processes(workers: int) -> None:
+    """`serve --workers`, before the fork: each worker then counts the searches of all of them (a write in one
+    process steps aside for a search in another as well: they share the cores)."""
+    global _slots
+    _slots = multiprocessing.get_context("fork").Array("i", workers, lock=False)
 
 
-_count: Any = _Count()  # searches running; shared by the workers of `serve --workers` (share_between_processes)
-_changed: Any = threading.Condition()
+def worker_started(index: int) -> None:
+    """In a worker, after the fork: its slot."""
+    global _slot
+    _slot = index
+    _slots[index] = 0
 
 
-def share_between_processes() -> None:
-    """`serve --workers`: called before the workers fork, so each counts the searches of all of them (a write in
-    one process steps aside for a search in another as well: they share the cores)."""
-    global _count, _changed
-    context = multiprocessing.get_context("fork")
-    _count, _changed = context.Value("i", 0, lock=False), context.Condition()
+def worker_died(index: int) -> None:
+    """In the parent: forget the searches a dead worker was running."""
+    if _slots is not None:
+        _slots[index] = 0
+
+
+def _running() -> int:
+    return _mine if _slots is None else sum(_slots)
 
 
 @contextmanager
 def searching() -> Iterator[None]:
     """Around a search: writes step aside until it is done (see yield_to_searches)."""
-    with _changed:
-        _count.value += 1
+    global _mine
+    with _lock:
+        _mine += 1
+        if _slots is not None:
+            _slots[_slot] = _mine
     try:
         yield
     finally:
-        with _changed:
-            _count.value -= 1
-            if not _count.value:
+        with _lock:
+            _mine -= 1
+            if _slots is not None:
+                _slots[_slot] = _mine
+            if not _mine:
                 _changed.notify_all()
 
 
@@ -58,8 +79,9 @@ def yield_to_searches() -> None:
         return
     deadline = time.monotonic() + limit
     with _changed:
-        while _count.value:
+        while _running():
             left = deadline - time.monotonic()
             if left <= 0:
                 return
-            _changed.wait(left)
+            # Another worker's search ending wakes nothing here: look again every few milliseconds.
+            _changed.wait(left if _slots is None else min(left, 0.002))

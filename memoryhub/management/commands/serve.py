@@ -15,6 +15,7 @@ import ipaddress
 import logging
 import os
 import signal
+import tempfile
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
@@ -74,26 +75,33 @@ class Command(BaseCommand):
         if workers > 1:
             from django.db import connections
 
-            from memoryhub.management.prefork import Prefork, listening_socket
+            from memoryhub.management.prefork import Prefork, SharedLock, listening_socket
 
             try:
                 sock = listening_socket(host, port)
             except OSError as exc:
                 raise CommandError(f"cannot listen on {host}:{port}: {exc}") from exc
             connections.close_all()  # no SQLite connection may cross the fork
-            import multiprocessing
+            from memoryhub.memories import priority
 
-            from memoryhub.memories import gate, priority
-
-            # One write through the gate at a time across all the workers, as within one (see gate._write_turn),
-            # and writes step aside for the searches of every worker (memories/priority.py).
-            gate.share_write_turn(multiprocessing.get_context("fork").Lock())
-            priority.share_between_processes()
+            # Writes step aside for the searches of every worker (memories/priority.py), and take turns at the gate
+            # as one (gate._write_turn) on a lock file the workers each open after the fork.
+            priority.share_between_processes(workers)
+            turn = tempfile.NamedTemporaryFile(prefix="memoryhub-write-turn-")  # noqa: SIM115 - open while serving
             self.stdout.write(
                 f"MemoryHub serving on http://{host}:{port}/ with {workers} processes of {threads} threads (waitress)"
             )
-            run = lambda index: self._worker({"sockets": [sock]}, threads, no_preload)  # noqa: E731
-            code = Prefork(workers, run, report=lambda line: self.stderr.write(line)).run()
+
+            def run(index: int) -> None:
+                from memoryhub.memories import gate
+
+                priority.worker_started(index)
+                gate.share_write_turn(SharedLock(turn.name))
+                self._worker({"sockets": [sock]}, threads, no_preload)
+
+            prefork = Prefork(workers, run, report=lambda line: self.stderr.write(line), on_death=priority.worker_died)
+            code = prefork.run()
+            turn.close()
             sock.close()
             if code:
                 raise SystemExit(code)
