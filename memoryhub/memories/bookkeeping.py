@@ -7,8 +7,9 @@ duplicate check runs inside its transaction). Under eight agents writing and sea
 search's time went to that queue. Nothing in a search's answer depends on these writes.
 
 What it costs: the counts land a moment later (usually milliseconds), and a process killed outright (SIGKILL,
-a power cut) loses what was still queued, which bookkeeping_write's synchronous=NORMAL already allowed for.
-`serve` stops the thread on SIGTERM/SIGINT after writing everything queued.
+an out-of-memory kill) loses what was still queued: the last moments' use counts and usage records, as a power
+cut already could under bookkeeping_write's synchronous=NORMAL; never a memory. `serve` stops the thread on
+SIGTERM/SIGINT after writing everything queued.
 
 Off unless `start()` was called (only `serve` calls it): commands, tests and the MCP server write their
 bookkeeping inline, as before, inside whatever transaction they are in.
