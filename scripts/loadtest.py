@@ -5,7 +5,11 @@
     python scripts/loadtest.py --url http://127.0.0.1:8000 --token mh_...   # an already running server
 
 Each client is one thread with its own keep-alive HTTP connection, like one agent. Writes go through
-POST /api/v1/memories (the write gate and all); searches through POST /api/v1/search. Afterwards every
+POST /api/v1/memories (the write gate and all); searches through POST /api/v1/search. Clients are closed-loop
+with no think time: each sends its next request the moment the last one answers.
+
+Before and after the mixed load, one client alone sends `--idle-searches` searches (the same kind of queries) at
+rest: the idle p95 that the searches' p95 under load is compared with (the ratio is printed). Then every
 acknowledged write is read back. Prints p50/p95 per operation, throughput and the error count; exits 1 when
 there was any error or any acknowledged write is missing.
 """
@@ -122,6 +126,20 @@ def record_write(response: httpx.Response, content: str, out: Results) -> None:
             out.errors.append(f"write: unexpected answer {response.status_code} {str(body)[:200]}")
 
 
+def idle_searches(base: str, token: str, project: str, count: int, seed: int) -> list[float]:
+    """Search latencies of one client alone, one request after another: the baseline for the mixed load."""
+    rng = random.Random(seed)
+    times = []
+    with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
+        for _ in range(count):
+            started = time.perf_counter()
+            response = http.post("/api/v1/search", json={"query": query(rng), "project": project, "k": 10})
+            times.append((time.perf_counter() - started) * 1000)
+            if response.status_code != 200:
+                raise SystemExit(f"idle search failed: {response.status_code} {response.text[:200]}")
+    return times
+
+
 def verify(base: str, token: str, acknowledged: dict[int, str | None]) -> list[str]:
     problems = []
     with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
@@ -143,11 +161,12 @@ def percentile(values: list[float], q: float) -> float:
 class OwnServer:
     """A fresh store in a temporary directory, served by `manage.py serve` on a free loopback port."""
 
-    def __init__(self, threads: int):
+    def __init__(self, threads: int, workers: int = 1):
         self.directory = Path(tempfile.mkdtemp(prefix="memoryhub-load-"))
         self.env = os.environ | {"MEMORYHUB_DB": str(self.directory / "load.sqlite3"), "PYTHONUNBUFFERED": "1"}
         self.env["MEMORYHUB_BACKUP_DIR"] = str(self.directory / "backups")
         self.threads = threads
+        self.workers = workers
         self.process: subprocess.Popen | None = None
 
     def manage(self, *args: str) -> str:
@@ -166,7 +185,17 @@ class OwnServer:
             port = sock.getsockname()[1]
         self.log = open(self.directory / "server.log", "w")  # noqa: SIM115 - open while the server runs
         self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(port), "--threads", str(self.threads)],
+            [
+                sys.executable,
+                "manage.py",
+                "serve",
+                "--port",
+                str(port),
+                "--threads",
+                str(self.threads),
+                "--workers",
+                str(self.workers),
+            ],  # fmt: skip
             cwd=REPO,
             env=self.env,
             stdout=self.log,
@@ -218,20 +247,35 @@ def main() -> int:
     parser.add_argument("--write-ratio", type=float, default=0.3)
     parser.add_argument("--seed-memories", type=int, default=300, help="memories imported before the run")
     parser.add_argument("--threads", type=int, default=8, help="server threads when the script starts the server")
+    parser.add_argument("--workers", type=int, default=1, help="server processes when the script starts the server")
+    parser.add_argument(
+        "--idle-searches", type=int, default=200, help="searches by one client alone before the load (0: skip)"
+    )
     parser.add_argument("--project", default=f"loadtest-{int(time.time())}")
     parser.add_argument("--keep", action="store_true", help="keep the temporary store and server log")
     args = parser.parse_args()
     if args.url and not args.token:
         parser.error("--url needs --token (or MEMORYHUB_TOKEN)")
 
-    server = None if args.url else OwnServer(args.threads)
+    server = None if args.url else OwnServer(args.threads, args.workers)
     base, token = (args.url.rstrip("/"), args.token) if args.url else server.start()
     try:
         rng = random.Random(7)
         if args.seed_memories:
             seed_store(base, token, args.project, args.seed_memories, rng)
+        idle: list[float] = []
+        if args.idle_searches:
+            idle_searches(base, token, args.project, 20, seed=1)  # warm up: model, page cache, vector copy
+            idle = idle_searches(base, token, args.project, args.idle_searches, seed=2)
+            print(
+                f"idle: {len(idle)} searches by one client: p50 {percentile(idle, 50):.1f} / p95 "
+                f"{percentile(idle, 95):.1f} ms; load average {os.getloadavg()[0]:.2f}"
+            )
         out = Results()
-        print(f"{args.clients} clients, {args.seconds:.0f} s, {args.write_ratio:.0%} writes against {base}")
+        print(
+            f"{args.clients} clients, {args.seconds:.0f} s, {args.write_ratio:.0%} writes against {base} "
+            f"({args.seed_memories} memories seeded); cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}"
+        )
         started = time.monotonic()
         deadline = started + args.seconds
         threads = [
@@ -245,6 +289,8 @@ def main() -> int:
         for thread in threads:
             thread.join()
         wall = time.monotonic() - started
+        # At rest again: on a shared machine the load from elsewhere moves, so the baseline is taken on both sides.
+        idle_after = idle_searches(base, token, args.project, args.idle_searches, seed=3) if args.idle_searches else []
         missing = verify(base, token, out.acknowledged)
     except BaseException:
         if server:
@@ -262,7 +308,18 @@ def main() -> int:
                 f"{op:<10}{len(values):>8}{percentile(values, 50):>10.1f}{percentile(values, 95):>10.1f}"
                 f"{percentile(values, 99):>10.1f}{max(values):>10.1f}{len(values) / wall:>9.1f}"
             )
-    print(f"throughput: {total / wall:.1f} requests/s over {wall:.1f} s")
+    print(f"throughput: {total / wall:.1f} requests/s over {wall:.1f} s; load average {os.getloadavg()[0]:.2f}")
+    searches = out.latencies.get("search") or []
+    if idle and searches:
+        loaded = percentile(searches, 95)
+        print(
+            f"idle again after the load: p50 {percentile(idle_after, 50):.1f} / p95 {percentile(idle_after, 95):.1f} ms"
+        )
+        print(
+            f"search p95 under load / idle p95: {loaded:.1f} / {percentile(idle, 95):.1f} ms = "
+            f"{loaded / percentile(idle, 95):.2f}x (against the idle p95 after it: "
+            f"{loaded / percentile(idle_after, 95):.2f}x)"
+        )
     print(f"write outcomes: {dict(out.outcomes)}")
     print(f"acknowledged writes: {len(out.acknowledged)}, missing afterwards: {len(missing)}")
     print(f"errors: {len(out.errors)}")

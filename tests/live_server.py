@@ -131,9 +131,10 @@ def free_port() -> int:
 class LiveServer:
     """`manage.py serve` as a subprocess. Output goes to a log file the tests can read afterwards."""
 
-    def __init__(self, db: Path, *, threads: int = 8, env: dict[str, str] | None = None):
+    def __init__(self, db: Path, *, threads: int = 8, workers: int = 1, env: dict[str, str] | None = None):
         self.db = db
         self.threads = threads
+        self.workers = workers
         self.extra_env = env or {}
         self.port = 0
         self.process: subprocess.Popen | None = None
@@ -147,7 +148,17 @@ class LiveServer:
         self.port = free_port()
         log = open(self.log_path, "a")  # noqa: SIM115 - the child process writes to it until it stops
         self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(self.port), "--threads", str(self.threads)],
+            [
+                sys.executable,
+                "manage.py",
+                "serve",
+                "--port",
+                str(self.port),
+                "--threads",
+                str(self.threads),
+                "--workers",
+                str(self.workers),
+            ],  # fmt: skip
             cwd=REPO,
             env=store_env(self.db, **self.extra_env),
             stdout=log,

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from api.serializers import ErrorSerializer
 from memoryhub.agents.tokens import Agent
-from memoryhub.memories.store import bookkeeping_write
+from memoryhub.memories import bookkeeping
 from memoryhub.models import UsageRecord
 
 _ERROR_TEXT = {
@@ -55,6 +55,7 @@ class Timer:
 
 
 def record_usage(agent: Agent, kind: str, *, project: str | None, timer: Timer, **counts: int) -> None:
-    """One row per agent call the overview counts (write, search, recall; tools/call records its own)."""
-    with bookkeeping_write():
-        UsageRecord.objects.create(agent=agent.name, kind=kind, project=project, latency_ms=timer.ms, **counts)
+    """One row per agent call the overview counts (write, search, recall; tools/call records its own). Written
+    after the answer when the server runs (memories/bookkeeping.py); the latency is measured now."""
+    fields = {"agent": agent.name, "kind": kind, "project": project, "latency_ms": timer.ms, **counts}
+    bookkeeping.later(lambda: UsageRecord.objects.create(**fields))

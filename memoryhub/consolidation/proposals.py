@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from memoryhub.consolidation.clustering import Cluster, cluster_key, find_clusters, word_set
 from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
-from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.models import Category, Memory, Proposal, ProposalStatus, Status, Tier
@@ -313,7 +313,7 @@ def merge_memories(
     fields = _clean_merge_fields(fields)
     ids = [m.pk for m in memories]
     _backup_before_merge()
-    vector = get_embedder().embed([fields["content"]])[0]  # before the write lock, never under it
+    vector = embed_for_storage([fields["content"]])[0]  # before the write lock, never under it
     with transaction.atomic():
         sql.serialize_writes("curation")  # merges, accepts and sweeps in every server process take turns
         # Re-check inside the write lock: another request may have archived or merged one meanwhile.
@@ -363,7 +363,7 @@ def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: st
 
         refuse_noise(fields["content"])  # new words from a person or an agent: the gate's noise rules too
     _backup_before_merge()
-    vector = get_embedder().embed([fields["content"]])[0]  # before the write lock, never under it
+    vector = embed_for_storage([fields["content"]])[0]  # before the write lock, never under it
     with transaction.atomic():
         sql.serialize_writes("curation")
         current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")

@@ -9,6 +9,7 @@ warning when the text seems to hold several facts. Refused, folded and warned wr
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from dataclasses import dataclass, field
@@ -18,7 +19,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings import get_embedder, write_lane
+from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.memories import priority
 from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
@@ -86,16 +89,18 @@ def normalised(text: str) -> str:
 
 
 def word_overlap(a: str, b: str) -> float:
-    sa, sb = set(words(a)), set(words(b))
+    return _overlap(set(words(a)), set(words(b)))
+
+
+def _overlap(sa: set[str], sb: set[str]) -> float:
     return len(sa & sb) / len(sa | sb) if sa and sb else 0.0
 
 
-def _same_claim(a: str, b: str) -> bool:
-    """Similar wording can still state a different fact: another number, or the opposite."""
-    wa, wb = set(words(a)), set(words(b))
-    numbers_a = {w for w in wa if any(ch.isdigit() for ch in w)}
-    numbers_b = {w for w in wb if any(ch.isdigit() for ch in w)}
-    return numbers_a == numbers_b and bool(wa & _NEGATION) == bool(wb & _NEGATION)
+def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
+    """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
+    same claim only if they hold the same numbers and both or neither negate."""
+    numbers = frozenset(w for w in word_set if any(ch.isdigit() for ch in w))
+    return numbers, bool(word_set & _NEGATION)
 
 
 def _scope(project: str | None):
@@ -112,15 +117,22 @@ def find_duplicate(*, content: str, project: str | None, vector=None) -> tuple[M
     ids = set(keyword_ids) | set(vector_hits)
     if not ids:
         return None
-    best: tuple[Memory, str, float] | None = None
-    target = normalised(content)
-    for memory in _scope(project).filter(pk__in=ids).order_by("pk"):
-        if normalised(memory.content) == target:
-            return memory, "same text", 1.0
-        if not _same_claim(content, memory.content):
+    best: tuple[int, str, float] | None = None
+    own = words(content)
+    target, own_set = " ".join(own), set(own)
+    own_claim = _claim(own_set)
+    # Plain columns, each text split into words once: the gate runs inside the write transaction, and building up
+    # to 100 model instances and splitting each text three times held every other writer that much longer.
+    rows = _scope(project).filter(pk__in=ids).order_by("pk").values_list("pk", "content", "embed_model")
+    for pk, text, embed_model in rows:
+        theirs = words(text)
+        if " ".join(theirs) == target:
+            return Memory.objects.get(pk=pk), "same text", 1.0
+        their_set = set(theirs)
+        if _claim(their_set) != own_claim:
             continue
-        overlap = word_overlap(content, memory.content)
-        cosine = vector_hits.get(memory.pk, 0.0) if memory.embed_model == embedder.model_id else 0.0
+        overlap = _overlap(own_set, their_set)
+        cosine = vector_hits.get(pk, 0.0) if embed_model == embedder.model_id else 0.0
         candidates = []
         if overlap >= settings.MEMORYHUB_GATE_WORD_OVERLAP:
             candidates.append(("nearly the same words", overlap))
@@ -128,8 +140,10 @@ def find_duplicate(*, content: str, project: str | None, vector=None) -> tuple[M
             candidates.append(("the same meaning", cosine))
         for how, similarity in candidates:
             if best is None or similarity > best[2]:
-                best = (memory, how, similarity)
-    return best
+                best = (pk, how, similarity)
+    if best is None:
+        return None
+    return Memory.objects.get(pk=best[0]), best[1], best[2]
 
 
 def _fold(memory: Memory, fields: dict[str, Any], explicit: set[str]) -> dict[str, Any]:
@@ -160,6 +174,20 @@ def _log(decision: str, *, reason: str, kind: str, content: str, payload: dict, 
     )  # fmt: skip
 
 
+# One write at a time through the whole gate (its checks, the embedding, the duplicate check, the insert) when
+# the model runs here: a search waits for the CPU behind at most one write instead of behind every write in
+# flight. Measured with 8 agents (30% writes) at 10k memories: search p50/p95 68/156 -> 33/69 ms at the same
+# throughput; the writes wait in line instead. A remote embedder spends no CPU here, so its writes keep
+# embedding side by side and only check-then-create is serialised (`_write_lock`).
+_write_turn: Any = threading.Lock()
+
+
+def share_write_turn(lock: Any) -> None:
+    """Several server processes (`serve --workers`): take turns on a lock the workers share."""
+    global _write_turn
+    _write_turn = lock
+
+
 def gate_write(
     *,
     content: Any,
@@ -172,6 +200,16 @@ def gate_write(
     source: str = "",
 ) -> GateResult:
     """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written)."""
+    turn = _write_turn if write_lane.uses_lane(get_embedder()) else contextlib.nullcontext()
+    with turn:
+        priority.yield_to_searches()  # before the checks and the embedding
+        return _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
+                           metadata=metadata, importance=importance, source=source)  # fmt: skip
+
+
+def _gate_write(
+    *, content: Any, project: Any, category: Any, tier: Any, tags: Any, metadata: Any, importance: Any, source: str
+) -> GateResult:
     raw = {"content": content, "project": project, "category": category or "", "tier": tier or ""}
     raw |= {"tags": tags or [], "metadata": metadata or {}, "importance": 0.5 if importance is None else importance}
     fields = clean_fields(raw, check_secrets=False)
@@ -204,11 +242,12 @@ def gate_write(
     warnings = [warning] if warning else []
 
     embedder = get_embedder()
-    vector = embedder.embed([text])[0]
+    vector = embed_for_storage([text])[0]
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
-    # The twin is looked for inside the write transaction, which writers of the same scope enter one at a time
-    # in every server process (SQLite: IMMEDIATE takes the write lock at BEGIN; PostgreSQL: an advisory lock on
-    # the scope), so a second process waits here instead of storing the same fact beside it.
+    priority.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
+    # The twin is looked for inside the write transaction, which writers enter one at a time in every server
+    # process (SQLite: IMMEDIATE takes the write lock at BEGIN; PostgreSQL: the twin check's advisory lock), so a
+    # second process waits here instead of storing the same fact beside it.
     with _write_lock, transaction.atomic():
         sql.serialize_writes("twin-check")
         duplicate = find_duplicate(content=text, project=project, vector=vector)
@@ -296,7 +335,7 @@ def promote_gate_entry(*, entry: GateLogEntry, actor: str) -> Memory:
         )
     payload = entry.payload or {}
     content = entry.content.strip()
-    vector = get_embedder().embed([content])[0]  # before the write lock, never under it
+    vector = embed_for_storage([content])[0]  # before the write lock, never under it
     with transaction.atomic():
         memory = create_memory(
             content=content, vector=vector, project=entry.project, category=payload.get("category") or "",

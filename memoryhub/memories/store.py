@@ -19,6 +19,7 @@ from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_rows, redact_value
 from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
 from memoryhub.storage import sql
@@ -170,7 +171,7 @@ def create_memory(
     )
     embedder = get_embedder()
     if vector is None or fields["content"] != content:
-        vector = embedder.embed([fields["content"]])[0]
+        vector = embed_for_storage([fields["content"]])[0]
     with transaction.atomic():
         memory = Memory.objects.create(**fields, source=source, embed_model=embedder.model_id)
         sql.write_vector(memory.pk, vector)
@@ -191,7 +192,7 @@ def update_memory(*, memory: Memory, changes: dict[str, Any], actor: str = "", a
     vector = None
     embedder = get_embedder()
     if "content" in cleaned:
-        vector = embedder.embed([cleaned["content"]])[0]
+        vector = embed_for_storage([cleaned["content"]])[0]
     with transaction.atomic():
         for field, value in cleaned.items():
             setattr(memory, field, value)
@@ -341,7 +342,7 @@ def import_memories(
         # Embedding first, outside the transaction: the write lock is then held for the inserts alone. Asked
         # for 512 texts at a time, the local model batches them by length (short texts pad less).
         texts = [f["content"] for f in prepared]
-        chunks = [embedder.embed(texts[at : at + 512]) for at in range(0, len(texts), 512)]
+        chunks = [embed_for_storage(texts[at : at + 512]) for at in range(0, len(texts), 512)]
         flat = np.vstack(chunks) if chunks else np.zeros((0, embedder.dimensions), dtype=np.float32)
         vectors = [flat[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
         with transaction.atomic():
@@ -349,7 +350,7 @@ def import_memories(
                 ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor or source))
         return ids
     for batch in batches:
-        batch_vectors = embedder.embed([f["content"] for f in batch])
+        batch_vectors = embed_for_storage([f["content"] for f in batch])
         with transaction.atomic():
             ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor or source))
     return ids

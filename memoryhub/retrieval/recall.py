@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db.models import Q
 
-from memoryhub.memories.store import reinforce
+from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval.search import search_memories
 
@@ -128,6 +128,6 @@ def build_recall(
         return RecallBlock(text="", memory_ids=[])
     if matched:
         # What matched the query was retrieved for this turn: that is a use, as in search.
-        reinforce(memory_ids=matched)
+        reinforce_later(matched)
     text = "\n".join([HEADER] + [line for _, line in block.lines])
     return RecallBlock(text=text, memory_ids=[m.pk for m, _ in block.lines])

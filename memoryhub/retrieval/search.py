@@ -31,7 +31,8 @@ import numpy as np
 from django.conf import settings
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.store import reinforce
+from memoryhub.memories import priority
+from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import fusion, query_text, vector_index
 from memoryhub.storage import sql
@@ -189,6 +190,7 @@ class _Embedded:
     embed_ms: float
     nearest: list[tuple[int, float]] | None = None  # ranked by the worker on a vector copy view
     fetched: int = 0
+    view: vector_index.View | None = None
 
 
 def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: dict) -> _Embedded:
@@ -198,6 +200,7 @@ def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: in
     if view is not None:
         ids, distances = view.nearest(vector, fetch, projects=scope["projects"], status=scope["status"])
         out.nearest, out.fetched = list(zip(ids.tolist(), distances.tolist(), strict=True)), fetch
+        out.view = view
     return out
 
 
@@ -233,15 +236,22 @@ def _semantic(
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
-    _measure_the_rest(vector, model_id, signals)
+    _measure_the_rest(vector, model_id, signals, embedded.view)
     return {"embed_ms": round(embedded.embed_ms, 2), "knn": how}
 
 
-def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals]) -> None:
+def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals], view: vector_index.View | None) -> None:
     """The cosine distance of candidates only the word lists found (no vector rank): their meaning is known, just
     not among the nearest, and the floor and the absolute part of the score should not count it as none.
-    Vectors of another model (not yet re-embedded) stay unmeasured."""
+    Vectors of another model (not yet re-embedded) stay unmeasured.
+
+    On a large store the vector copy the search ranked on holds them: reading ~50 vectors back from vec0 was a
+    quarter of a 10k-memory search's time."""
     missing = [mid for mid, s in signals.items() if s.distance is None]
+    if missing and view is not None:
+        for mid, distance in view.distances(vector, missing).items():
+            signals[mid].outside_distance = round(distance, 6)
+        missing = [mid for mid in missing if signals[mid].outside_distance is None]
     if not missing:
         return
     query = np.asarray(vector, dtype=np.float32)
@@ -470,16 +480,17 @@ def search_memories(
     floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
     if not 0.0 <= floor <= 1.0:
         raise ValueError("min_score must be from 0 to 1")
-    rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
-                                         every_project=every_project)  # fmt: skip
-    # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
-    ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"],
-                         answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
-    memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
+    with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
+        rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
+                                             every_project=every_project)  # fmt: skip
+        # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
+        ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"],
+                             answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
+        memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
     if reinforce_results and hits:
-        reinforce(memory_ids=[h.memory.pk for h in hits])
+        reinforce_later([h.memory.pk for h in hits])
     return hits
 
 
@@ -538,7 +549,7 @@ def implicit_context(ids: list[int]) -> dict[int, str]:
     if not ids:
         return {}
     out = {}
-    for pk, metadata in Memory.objects.filter(pk__in=ids).exclude(metadata={}).values_list("pk", "metadata"):
+    for pk, metadata in sql.memory_metadata(ids).items():
         if isinstance(metadata, dict):
             values = [str(metadata[key]) for key in IMPLICIT_METADATA if metadata.get(key)]
             if values:

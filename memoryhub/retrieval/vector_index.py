@@ -301,14 +301,38 @@ class View:
     def nearest_among(self, vector: np.ndarray, memory_ids: list[int], k: int) -> list[tuple[int, float]]:
         """The `k` nearest of these ids (a narrow filter's rows); ids the copy lacks are skipped."""
         vector = np.asarray(vector, dtype=np.float32)
-        wanted = np.asarray(sorted(memory_ids), dtype=np.int64)
-        positions = np.searchsorted(self.ids, wanted)
-        inside = positions < len(self.ids)
-        positions = positions[inside]
-        positions = positions[self.ids[positions] == wanted[inside]]
+        _, positions = _positions(self.ids, memory_ids)
         similarity = self._similarity(positions, vector)
         order = np.argsort(-similarity, kind="stable")[:k]
         return [(int(self.ids[positions[i]]), float(1.0 - similarity[i])) for i in order]
+
+    def distances(self, vector: np.ndarray, memory_ids: list[int]) -> dict[int, float]:
+        """Cosine distances to these ids' vectors of the active model, for the ids the copy holds as float32 (an
+        int8 copy's are approximate: None of them are answered then, and the caller reads the store)."""
+        if self.scales is not None:
+            return {}
+        found, positions = _positions(self.ids, memory_ids)
+        searchable = self.statuses[positions] >= 0  # -1: another model's vector, or gone
+        found, positions = found[searchable], positions[searchable]
+        if not len(positions):
+            return {}
+        vector = np.asarray(vector, dtype=np.float32)
+        vector = vector / (float(np.linalg.norm(vector)) or 1.0)
+        rows = self.codes[positions]
+        norms = np.linalg.norm(rows, axis=1)
+        norms[norms == 0] = 1.0
+        similarity = _dot(rows, vector) / norms
+        return {int(mid): float(1.0 - sim) for mid, sim in zip(found, similarity, strict=True)}
+
+
+def _positions(ids: np.ndarray, memory_ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+    """(the wanted ids the copy holds, their rows); `ids` is ascending."""
+    wanted = np.asarray(sorted(memory_ids), dtype=np.int64)
+    positions = np.searchsorted(ids, wanted)
+    inside = positions < len(ids)
+    wanted, positions = wanted[inside], positions[inside]
+    held = ids[positions] == wanted
+    return wanted[held], positions[held]
 
 
 def view(model_id: str, dims: int) -> View:

@@ -268,3 +268,15 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
             [[int(i) for i in memory_ids], *where_params],
         )
         return {int(q): int(m) for q, m in cursor.fetchall()}
+
+
+def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
+    """The metadata of the rows that have any, by id (psycopg decodes jsonb)."""
+    if not memory_ids:
+        return {}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT id, metadata FROM {MEMORY_TABLE} WHERE id = ANY(%s) AND metadata <> '{{}}'::jsonb",
+            [[int(i) for i in memory_ids]],
+        )
+        return {int(mid): metadata for mid, metadata in cursor.fetchall()}

@@ -1,0 +1,88 @@
+"""The write lane: texts about to be stored are embedded one request at a time, at a lower CPU priority than
+search, so a burst of writes cannot take the cores a search needs.
+
+Why: on a small machine every write and every search embeds its text with the same model. Eight agents writing
+and searching at once used to run up to eight embeddings side by side; a search then waited for the CPU behind
+the writes' embeddings, and its p95 grew several times over its p95 at rest. Here:
+
+- writes, edits and imports embed on one thread of their own (so one at a time, in the order they came),
+- that thread, and the threads of its own onnxruntime session (created on it, so they inherit its priority),
+  run MEMORYHUB_WRITE_EMBED_NICE steps of `nice` below the server: the kernel gives a search's embedding the
+  CPU first, and a write's embedding still gets all of it when no search runs (a lone import is as fast),
+- searches keep embedding on the process's shared embedder, at normal priority.
+
+Only onnxruntime runs at the lower priority, and it releases the interpreter lock while it runs: a thread of low
+priority holding that lock (Python code) could keep every search waiting for its next time slice. The gate's
+Python work is kept from crowding searches differently, by one write at a time (memories/gate.py).
+
+Only the bundled local model gets a lane: a remote embedding provider spends no CPU here, and an embedder set by
+a test or a command is used as it is, on the caller's thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from django.conf import settings
+
+from memoryhub import embeddings
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_executor: ThreadPoolExecutor | None = None
+_twins: dict[int, embeddings.Embedder] = {}  # id of the process's embedder -> the lane's copy of it
+
+
+def _lower_priority() -> None:
+    """Runs once on the lane's thread: Linux gives each thread its own nice value, and threads it starts (the
+    onnxruntime session's) inherit it."""
+    nice = int(settings.MEMORYHUB_WRITE_EMBED_NICE)
+    if nice <= 0 or not hasattr(os, "setpriority"):
+        return
+    me = threading.get_native_id()
+    try:
+        # Relative to the thread that started the lane, so a server already run under `nice` stays below it too.
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + nice))
+    except OSError as exc:  # not Linux, or a sandbox that forbids it: the lane still serialises
+        logger.info("the write lane runs at normal priority: %s", exc)
+
+
+def _lane() -> ThreadPoolExecutor:
+    global _executor
+    with _lock:
+        if _executor is None:
+            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryhub-write-embedding",
+                                           initializer=_lower_priority)  # fmt: skip
+        return _executor
+
+
+def _twin(active: embeddings.LocalMiniLM) -> embeddings.Embedder:
+    """The lane's own copy of the local model, built on the lane's thread (see _lower_priority)."""
+    twin = _twins.get(id(active))
+    if twin is None:
+        _twins.clear()  # another embedder became active: the old twin is of no use
+        twin = _twins[id(active)] = embeddings.LocalMiniLM(cache_dir=active.cache_dir, batch_size=active.batch_size)
+    return twin
+
+
+def uses_lane(embedder: embeddings.Embedder) -> bool:
+    return type(embedder) is embeddings.LocalMiniLM
+
+
+def embed_for_storage(texts: list[str]) -> np.ndarray:
+    """Embed texts that are about to be stored (a write, an edit, an import) with the active model."""
+    active = embeddings.get_embedder()
+    if not uses_lane(active):
+        return active.embed(texts)
+    return _lane().submit(lambda: _twin(active).embed(texts)).result()
+
+
+def warm_up() -> None:
+    """Load the lane's copy of the model now (serve calls it), so the first write does not wait for it."""
+    if uses_lane(embeddings.get_embedder()):
+        embed_for_storage(["warm up"])

@@ -1,0 +1,39 @@
+"""A candidate only the word lists found still has its meaning measured; on a large store the vector copy gives
+that cosine, and it is the one the stored vector gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from memoryhub.embeddings import get_embedder
+from memoryhub.memories.store import import_memories
+from memoryhub.retrieval import vector_index
+from memoryhub.retrieval.search import project_candidates
+from memoryhub.storage import sql
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(settings, monkeypatch):
+    settings.MEMORYHUB_EXACT_KNN_MAX = 5  # the copy answers
+    texts = [f"Invoice batch {n} is exported to the ledger every night" for n in range(12)]
+    texts += ["The garden hose is rolled up after watering", "Deploys wait for the staging smoke tests"]
+    ids = import_memories(items=[{"content": t, "project": "p"} for t in texts], source="test")
+    embedder = get_embedder()
+    query = embedder.embed(["ledger export schedule"])[0]
+    view = vector_index.view(embedder.model_id, embedder.dimensions)
+
+    from_copy = view.distances(query, ids)
+    stored = sql.read_vectors(ids, embedder.dimensions)
+    from_store = {mid: 1.0 - float(vector @ query) / float(np.linalg.norm(vector)) for mid, vector in stored.items()}
+    assert from_copy.keys() == from_store.keys() == set(ids)
+    assert max(abs(from_copy[mid] - from_store[mid]) for mid in ids) < 1e-5
+
+    # A pool of 5 per list: some candidates come from the words alone, and each is measured, from the copy.
+    settings.MEMORYHUB_SEARCH_POOL = 5
+    monkeypatch.setattr(sql, "read_vectors", None)  # the store's vectors are not read again
+    _, signals, _, _ = project_candidates("invoice batch exported ledger garden hose", project="p", k=1)
+    word_only = [s for s in signals.values() if s.vector_rank is None]
+    assert word_only
+    assert all(s.outside_distance is not None for s in word_only)
