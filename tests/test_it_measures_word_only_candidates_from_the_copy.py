@@ -12,7 +12,8 @@ from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import project_candidates
 from memoryhub.storage import sql
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# The in-process vector copy; PostgreSQL ranks in the database and keeps none.
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_only]
 
 
 def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(settings, monkeypatch):

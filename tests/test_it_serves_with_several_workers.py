@@ -13,8 +13,7 @@ import httpx
 import pytest
 
 from memoryhub.management import prefork
-from memoryhub.storage.backend.driver import connect as driver_connect
-from tests.live_server import LiveServer, create_token, migrated_store
+from tests.live_server import LiveServer, create_token, migrated_store, query_store
 
 
 def children_of(pid: int) -> set[int]:
@@ -64,12 +63,8 @@ def test_two_workers_answer_share_the_store_and_stop_together(store_template, tm
     assert "Traceback" not in server.log()
 
     # The searches' bookkeeping, written after each answer, was all written before the workers exited.
-    conn = driver_connect(str(db))
-    try:
-        searches = conn.execute("SELECT count(*) FROM memoryhub_usagerecord WHERE kind = 'search'").fetchone()[0]
-        uses = conn.execute("SELECT access_count FROM memoryhub_memory WHERE id = ?", (memory_id,)).fetchone()[0]
-    finally:
-        conn.close()
+    ((searches,),) = query_store(db, "SELECT count(*) FROM memoryhub_usagerecord WHERE kind = 'search'")
+    ((uses,),) = query_store(db, f"SELECT access_count FROM memoryhub_memory WHERE id = {int(memory_id)}")
     assert (searches, uses) == (6, 6)
 
 
