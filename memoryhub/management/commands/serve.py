@@ -81,7 +81,10 @@ class Command(BaseCommand):
                 sock = listening_socket(host, port)
             except OSError as exc:
                 raise CommandError(f"cannot listen on {host}:{port}: {exc}") from exc
-            connections.close_all()  # no SQLite connection may cross the fork
+            connections.close_all()  # no database connection may cross the fork
+            for connection in connections.all():
+                if hasattr(connection, "close_pool"):
+                    connection.close_pool()  # PostgreSQL: the pool's sockets too, or the workers would share them
             from memoryhub.memories import priority
 
             # Writes step aside for the searches of every worker (memories/priority.py), and take turns at the gate

@@ -271,7 +271,10 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
 
 
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
-    """The metadata of the rows that have any, by id (psycopg decodes jsonb)."""
+    """The decoded metadata of the rows that have any, by id. (Django has psycopg hand jsonb over as text, for
+    JSONField to decode.)"""
+    import json
+
     if not memory_ids:
         return {}
     with connection.cursor() as cursor:
@@ -279,4 +282,5 @@ def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
             f"SELECT id, metadata FROM {MEMORY_TABLE} WHERE id = ANY(%s) AND metadata <> '{{}}'::jsonb",
             [[int(i) for i in memory_ids]],
         )
-        return {int(mid): metadata for mid, metadata in cursor.fetchall()}
+        rows = cursor.fetchall()
+    return {int(mid): json.loads(m) if isinstance(m, str) else m for mid, m in rows}
