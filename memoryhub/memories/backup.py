@@ -106,6 +106,13 @@ def prune_backups(dest_dir: Path | str | None = None, *, keep: int | None = None
     return removed
 
 
+def _names(directory: Path, reason: str) -> tuple[Path, Path]:
+    """Where a backup goes, and the temporary name it is written under until it is whole."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    final = directory / f"{BACKUP_PREFIX}{stamp}-{uuid.uuid4().hex[:6]}-{_slug(reason)}{BACKUP_SUFFIX}"
+    return final, directory / f".{final.name}.partial"
+
+
 def _discard(partial: Path) -> None:
     # On the way out of a failed backup: when the directory itself could not be made (a file in its place, no
     # permission), there is nothing to remove, and removing must not hide why the backup failed.
@@ -127,9 +134,7 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
     if not is_in_memory(source_name) and not Path(source_name).is_file():
         raise BackupError(f"there is no database at {source_name} (run `python manage.py migrate` first)")
     directory = Path(dest_dir or settings.MEMORYHUB_BACKUP_DIR)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    final = directory / f"{BACKUP_PREFIX}{stamp}-{uuid.uuid4().hex[:6]}-{_slug(reason)}{BACKUP_SUFFIX}"
-    partial = directory / f".{final.name}.partial"
+    final, partial = _names(directory, reason)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         src = _open(source_name)
@@ -164,9 +169,7 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
 def _dump_backup(*, reason: str, directory: Path) -> Path:
     from memoryhub.memories.transfer import dump_to
 
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    final = directory / f"{BACKUP_PREFIX}{stamp}-{uuid.uuid4().hex[:6]}-{_slug(reason)}{BACKUP_SUFFIX}"
-    partial = directory / f".{final.name}.partial"
+    final, partial = _names(directory, reason)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         partial.touch(mode=0o600)  # every memory is in it: readable by the owner alone

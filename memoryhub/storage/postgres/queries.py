@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 
 from django.db import connection
 
+from memoryhub.storage.filters import memory_filter, tag_filter
 from memoryhub.storage.postgres.match import condition, parse, score
 from memoryhub.storage.postgres.schema import CHANGE_TABLE, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
@@ -57,65 +58,13 @@ def tag_condition(column: str) -> str:
 
 def has_tag(tag: str):
     """`tag_condition` as an ORM filter over the memory table: `Memory.objects.filter(has_tag("x"))`."""
-    from django.db.models import BooleanField
-    from django.db.models.expressions import RawSQL
-
-    return RawSQL(tag_condition(f'"{MEMORY_TABLE}"."tags"'), [tag], output_field=BooleanField())
+    return tag_filter(tag_condition(f'"{MEMORY_TABLE}"."tags"'), tag)
 
 
-def memory_filter_sql(
-    *,
-    alias: str = "m",
-    project: str | None = None,
-    every_project: bool = False,
-    allowed_projects: Sequence[str] | None = None,
-    status: str | None = None,
-    category: str | None = None,
-    tier: str | None = None,
-    source: str | None = None,
-    tags: Sequence[str] | None = None,
-    embed_model: str | None = None,
-    created_after=None,
-    created_before=None,
-    accessed_after=None,
-    accessed_before=None,
-    include_scope: bool = True,
-) -> tuple[str, list]:
-    """A WHERE fragment (never empty: at least `TRUE`) and its parameters; see the SQLite form for the rules."""
-    if not alias.isidentifier():
-        raise ValueError(alias)
-    a = alias
-    clauses: list[str] = []
-    params: list = []
-    if include_scope and not every_project:
-        if project:
-            clauses.append(f"({a}.project = %s OR {a}.project IS NULL)")
-            params.append(project)
-        else:
-            clauses.append(f"{a}.project IS NULL")
-    if allowed_projects is not None:
-        clauses.append(f"({a}.project IS NULL OR {a}.project = ANY(%s))")
-        params.append(list(allowed_projects))
-    for column, value in (("status", status), ("category", category), ("tier", tier), ("source", source)):
-        if value is not None:
-            clauses.append(f"{a}.{column} = %s")
-            params.append(value)
-    if embed_model is not None:
-        clauses.append(f"{a}.embed_model = %s")
-        params.append(embed_model)
-    for tag in tags or ():
-        clauses.append(tag_condition(f"{a}.tags"))
-        params.append(tag)
-    for column, op, value in (
-        ("created_at", ">=", created_after),
-        ("created_at", "<", created_before),
-        ("last_accessed_at", ">=", accessed_after),
-        ("last_accessed_at", "<", accessed_before),
-    ):
-        if value is not None:
-            clauses.append(f"{a}.{column} {op} %s")
-            params.append(value)
-    return (" AND ".join(clauses) or "TRUE"), params
+def memory_filter_sql(**filters) -> tuple[str, list]:
+    """A WHERE fragment (never empty: at least `TRUE`) and its parameters; the rules are in
+    memoryhub/storage/filters.py."""
+    return memory_filter(tag_condition=tag_condition, everything="TRUE", **filters)
 
 
 def _where(where_sql: str) -> str:
