@@ -7,12 +7,14 @@ serving (in WAL mode a reader does not block writers). Each backup is a single s
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import time
 import urllib.parse
 import uuid
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -134,9 +136,10 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
     if not is_in_memory(source_name) and not Path(source_name).is_file():
         raise BackupError(f"there is no database at {source_name} (run `python manage.py migrate` first)")
     directory = Path(dest_dir or settings.MEMORYHUB_BACKUP_DIR)
-    final, partial = _names(directory, reason)
-    try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    with _whole_file(directory, reason, f"backup of {source_name} to {directory}", (DRIVER.Error, OSError)) as (
+        final,
+        partial,
+    ):
         src = _open(source_name)
         try:
             # Backups hold every memory: driver_connect creates the file readable by the owner alone.
@@ -153,38 +156,37 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
             src.close()
         if problems != ["ok"]:
             raise BackupError("the copy failed its integrity check: " + "; ".join(problems[:5]))
-        _fsync(partial)
-        os.replace(partial, final)
-    except (DRIVER.Error, OSError) as exc:  # a locked or damaged source, a full disk, an unwritable directory
-        _discard(partial)
-        raise BackupError(f"backup of {source_name} to {directory} failed: {exc}") from exc
-    except BaseException:
-        _discard(partial)
-        raise
-    prune_backups(directory)
-    logger.info("backup written: %s (%s)", final, reason)
     return final
 
 
 def _dump_backup(*, reason: str, directory: Path) -> Path:
     from memoryhub.memories.transfer import dump_to
 
+    with _whole_file(directory, reason, f"backup to {directory}", (OSError,)) as (final, partial):
+        partial.touch(mode=0o600)  # every memory is in it: readable by the owner alone
+        dump_to(partial)
+    return final
+
+
+@contextlib.contextmanager
+def _whole_file(directory: Path, reason: str, what: str, failures: tuple) -> Iterator[tuple[Path, Path]]:
+    """(final, partial) paths for a backup written under the partial name, which becomes the final one only when
+    the block ends without error, synced: a backup file that exists is a whole one. Then retention applies.
+    `failures` (a locked or damaged source, a full disk, an unwritable directory) become a BackupError."""
     final, partial = _names(directory, reason)
     try:
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        partial.touch(mode=0o600)  # every memory is in it: readable by the owner alone
-        dump_to(partial)
+        yield final, partial
         _fsync(partial)
         os.replace(partial, final)
-    except OSError as exc:
+    except failures as exc:
         _discard(partial)
-        raise BackupError(f"backup to {directory} failed: {exc}") from exc
+        raise BackupError(f"{what} failed: {exc}") from exc
     except BaseException:
         _discard(partial)
         raise
     prune_backups(directory)
     logger.info("backup written: %s (%s)", final, reason)
-    return final
 
 
 def auto_backup(reason: str, *, min_interval: float | None = None) -> Path | None:
