@@ -9,7 +9,15 @@ from __future__ import annotations
 
 from django.db import connection
 
-MEMORY_TABLE = "memoryhub_memory"
+from memoryhub.storage.portable import (  # noqa: F401 - re-exported with the other names
+    CHANGE_TABLE,
+    DEFAULT_DIMENSIONS,
+    GLOBAL_SCOPE_TOKEN,
+    MEMORY_TABLE,
+    STORE_META_TABLE,
+    scope_token,
+    vec_table,
+)
 
 # No separate FTS tables here: the word index is a column of the memory row, kept by the database itself
 # (a generated column can never disagree with the text). The names stay so callers can ask for "the word
@@ -22,27 +30,14 @@ WORDS_COLUMN = "search_words"
 # with a Snowball stemmer that has no stopword list does the same ("to be or not to be" is still searchable).
 TEXT_CONFIG = "memoryhub_english"
 
-DEFAULT_DIMENSIONS = 384
 
 # Kept for the same names on both stores; PostgreSQL filters by the project column itself.
 FTS_SOURCE_VIEW = "memory_fts_source"
-GLOBAL_SCOPE_TOKEN = "scopeglobal"
 
 # The content column weighs more than tags (as bm25's column weights on SQLite).
 FTS_RANK = f"ts_rank_cd(m.{WORDS_COLUMN}, q, 1)"
 
-CHANGE_TABLE = "memory_changes"
-STORE_META_TABLE = "memory_store_meta"
 CHANGE_LOG_SECONDS = 86_400
-
-
-def vec_table(dimensions: int) -> str:
-    return f"memory_vec_{int(dimensions)}"
-
-
-def scope_token(project: str | None) -> str:
-    """The same token as on SQLite (hex of the project's UTF-8), decoded back by the query translation."""
-    return GLOBAL_SCOPE_TOKEN if project is None else "scopep" + project.encode().hex()
 
 
 # FTS5's unicode61 tokenizer splits at every punctuation mark (`settings_local.py` is three words); PostgreSQL's

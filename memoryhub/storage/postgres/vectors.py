@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from django.db import DatabaseError, connection
 
+from memoryhub.storage.portable import changed_ids, count_vectors, vector_ids  # noqa: F401
 from memoryhub.storage.postgres.schema import (
     CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
@@ -101,18 +102,6 @@ def knn_where(
         )
         rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
     return sorted(rows, key=lambda r: (r[1], r[0]))  # relaxed order: HNSW may hand them back slightly out of order
-
-
-def count_vectors(dimensions: int = DEFAULT_DIMENSIONS) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {vec_table(dimensions)}")
-        return int(cursor.fetchone()[0])
-
-
-def vector_ids(dimensions: int = DEFAULT_DIMENSIONS) -> set[int]:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT memory_id FROM {vec_table(dimensions)}")
-        return {int(r[0]) for r in cursor.fetchall()}
 
 
 def knn_among(vector: np.ndarray, k: int, memory_ids: Sequence[int]) -> list[tuple[int, float]]:
@@ -211,17 +200,6 @@ def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
         generation, high, tag, low = cursor.fetchone()
     high = 0 if high is None else int(high)
     return str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low)
-
-
-def changed_ids(after: int, upto: int) -> tuple[list[int], int | None]:
-    """(the memory ids the change log names in (after, upto], the tag of entry `upto`)."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT memory_id, seq, tag FROM {CHANGE_TABLE} WHERE seq > %s AND seq <= %s", [int(after), int(upto)]
-        )
-        rows = cursor.fetchall()
-    tag = next((int(r[2]) for r in rows if int(r[1]) == int(upto)), None)
-    return sorted({int(r[0]) for r in rows}), tag
 
 
 def renew_generation(conn=None) -> None:

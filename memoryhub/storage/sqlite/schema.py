@@ -4,20 +4,20 @@ from __future__ import annotations
 
 from django.db import connection
 
-MEMORY_TABLE = "memoryhub_memory"
-
+from memoryhub.storage.portable import (  # noqa: F401 - re-exported with the other names
+    CHANGE_TABLE,
+    DEFAULT_DIMENSIONS,
+    GLOBAL_SCOPE_TOKEN,
+    MEMORY_TABLE,
+    STORE_META_TABLE,
+    scope_token,
+    vec_table,
+)
 
 FTS_TABLE = "memory_fts"  # porter + unicode61: English words, stems
 
 
 TRIGRAM_TABLE = "memory_fts_trigram"  # substrings: `user` finds `getUserId`, file names, error fragments
-
-
-DEFAULT_DIMENSIONS = 384
-
-
-def vec_table(dimensions: int) -> str:
-    return f"memory_vec_{int(dimensions)}"
 
 
 # External-content FTS5: the text lives once, in the memory table; triggers keep the index in step, and the
@@ -30,17 +30,9 @@ def vec_table(dimensions: int) -> str:
 FTS_SOURCE_VIEW = "memory_fts_source"
 
 
-GLOBAL_SCOPE_TOKEN = "scopeglobal"
-
-
 def _scope_sql(project_column: str) -> str:
     token = f"'scopep' || lower(hex({project_column}))"
     return f"CASE WHEN {project_column} IS NULL THEN '{GLOBAL_SCOPE_TOKEN}' ELSE {token} END"
-
-
-def scope_token(project: str | None) -> str:
-    """The token `_scope_sql` stores for this project (hex of its UTF-8: one token whatever the name holds)."""
-    return GLOBAL_SCOPE_TOKEN if project is None else "scopep" + project.encode().hex()
 
 
 def _fts_triggers(scoped: bool) -> list[str]:
@@ -160,10 +152,6 @@ def ensure_vec_table(dimensions: int) -> None:
 # `tag` is random: a copy that applied entries of a transaction later rolled back finds its position's tag gone
 # (AUTOINCREMENT hands the same seq out again) and rebuilds. `generation` (a meta row) is replaced by whatever
 # swaps the vectors wholesale (a restore, `reembed --all`): every copy of the old one rebuilds.
-CHANGE_TABLE = "memory_changes"
-
-
-STORE_META_TABLE = "memory_store_meta"
 
 
 # Entries older than a day go, a thousand at a time, on every thousandth entry (deleting twice as fast as
