@@ -74,6 +74,7 @@ NAMES = (
     "set_journal_mode",
     "vacuum",
     "page_size",
+    "extension_problem",
 )
 
 # Offered where the database can do it: PostgreSQL ranks vectors under any filter itself (`FILTERED_KNN`).

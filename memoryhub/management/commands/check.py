@@ -1,4 +1,5 @@
-"""python manage.py check: Django's system checks, then the store's (integrity, FTS5, row/FTS/vector counts).
+"""python manage.py check: Django's system checks, then the store's (its extensions, integrity, FTS5, row/FTS/vector
+counts).
 
 It extends Django's own `check` (same options, e.g. --deploy) so there is one command to run at start-up.
 """
@@ -28,6 +29,9 @@ class Command(django_check.Command):
             super().handle(*app_labels, **options)
         if system_only:
             return
+        problem = sql.extension_problem()
+        if problem:
+            raise CommandError(problem)
         if sql.MEMORY_TABLE not in sql.schema_names():
             raise CommandError("the store has no memory table yet: run `python manage.py migrate`")
         report = run_checks()

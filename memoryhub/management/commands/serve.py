@@ -69,6 +69,9 @@ class Command(BaseCommand):
             )
         from memoryhub.storage import sql
 
+        problem = sql.extension_problem()
+        if problem:
+            raise CommandError(problem)
         if sql.MEMORY_TABLE not in sql.schema_names():
             raise CommandError("the store is not set up: run `python manage.py migrate` first")
         listen = {"host": host, "port": port}

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from django.db import connection
 
+from memoryhub.storage.postgres.probe import vector_extension_problem
 from memoryhub.storage.postgres.schema import MEMORY_TABLE, WORDS_COLUMN, vec_table
 
 
@@ -92,6 +93,11 @@ def set_journal_mode(conn, mode: str) -> None:
     """SQLite's journal modes have no PostgreSQL counterpart (the server keeps its own WAL)."""
     if mode not in ("DELETE", "WAL"):
         raise ValueError(mode)
+
+
+def extension_problem() -> str | None:
+    """None when pgvector builds and searches an HNSW index on this server, else one line saying what to do."""
+    return vector_extension_problem(**connection.get_connection_params())
 
 
 def page_size(conn) -> int:

@@ -23,8 +23,9 @@ _PROBE_QUERY = "SELECT id FROM memoryhub_vector_probe ORDER BY embedding <=> '[0
 _INSTALL_HINT = "install a pgvector built for this server's CPU (0.5 or newer, with HNSW)"
 
 
-def vector_extension_problem(conninfo: str, **connect_kwargs) -> str | None:
-    """None when pgvector builds and searches an HNSW index here, else one line: what is wrong and what to do."""
+def vector_extension_problem(conninfo: str = "", **connect_kwargs) -> str | None:
+    """None when pgvector builds and searches an HNSW index here, else one line: what is wrong and what to do.
+    Takes a URL or psycopg's keyword arguments (Django's connection parameters)."""
     try:
         conn = psycopg.connect(conninfo, connect_timeout=_CONNECT_SECONDS, autocommit=False, **connect_kwargs)
     except psycopg.Error as exc:

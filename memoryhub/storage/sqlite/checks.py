@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.db import connection
+from django.db import DatabaseError, connection
 
 from memoryhub.storage.sqlite.schema import FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE, vec_table
 
@@ -117,3 +117,14 @@ def page_size(conn) -> int:
         return int(cursor.fetchone()[0])
     finally:
         cursor.close()
+
+
+def extension_problem() -> str | None:
+    """None when sqlite-vec answers on this connection (the backend loads it on every connection), else one line."""
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT vec_version()")
+            cursor.fetchone()
+    except DatabaseError as exc:
+        return f"sqlite-vec does not answer on this SQLite ({exc}): reinstall with `pip install -r requirements.txt`"
+    return None
