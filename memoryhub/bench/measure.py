@@ -25,6 +25,26 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] if ordered else 0.0
 
 
+# The instruction sets the bundled int8 model's speed depends on (VNNI above all), in the order worth naming.
+_CPU_FEATURES = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")
+
+
+def cpu_note() -> str:
+    """The CPU's name and which of the features the figures depend on it has, for a benchmark's first line."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return "cpu: unknown (no /proc/cpuinfo)"
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    name = fields.get("model name", "unknown")
+    flags = set(fields.get("flags", "").split())
+    have = [f for f in _CPU_FEATURES if f in flags] or ["none of avx2, avx512f, vnni"]
+    return f"cpu: {name}; {' '.join(have)}"
+
+
 def _status_mb(pid: int | str, field: str) -> float:
     try:
         for line in Path(f"/proc/{pid}/status").read_text().splitlines():

@@ -5,7 +5,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from memoryhub.bench.measure import percentile
+from memoryhub.bench.measure import cpu_note, percentile
 from memoryhub.embeddings import get_embedder
 
 SAMPLE = [
@@ -28,6 +28,7 @@ class Command(BaseCommand):
         parser.add_argument("--queries", type=int, default=200)
 
     def handle(self, *args, texts: int, queries: int, **options):
+        self.stdout.write(cpu_note())
         started = time.perf_counter()
         embedder = get_embedder()
         load_s = time.perf_counter() - started
