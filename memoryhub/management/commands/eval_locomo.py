@@ -60,11 +60,16 @@ def turn_text(turn: dict) -> str:
     return text
 
 
-def load_conversation(path: Path) -> tuple[list[dict], list[dict]]:
+# How the turns are stored: with the session and its date in metadata (what a careful import keeps), or plain
+# (the text and an id only, what an agent writing turn by turn usually sends).
+STORED = ("session", "plain")
+
+
+def load_conversation(path: Path, stored: str = "session") -> tuple[list[dict], list[dict]]:
     """(memories to import, questions) of one LoCoMo conversation file."""
     data = json.loads(path.read_text())
     conversation = data.get("conversation", data)
-    project = f"locomo-{path.stem}"
+    project = f"locomo-{path.stem}" + ("-plain" if stored == "plain" else "")
     items = []
     for key, turns in conversation.items():
         match = re.fullmatch(r"session_(\d+)", key)
@@ -78,7 +83,9 @@ def load_conversation(path: Path) -> tuple[list[dict], list[dict]]:
                 {
                     "content": turn_text(turn),
                     "project": project,
-                    "metadata": {"dia_id": turn["dia_id"], "session": int(match.group(1)), "date": when},
+                    "metadata": {"dia_id": turn["dia_id"]}
+                    if stored == "plain"
+                    else {"dia_id": turn["dia_id"], "session": int(match.group(1)), "date": when},
                 }
             )
     questions = []
@@ -108,12 +115,17 @@ class Command(BaseCommand):
         parser.add_argument("--dump", help="write every question's ranked dia_ids per mode to this JSON file")
         parser.add_argument("--baseline", action="store_true", help="plain RRF (k=60, equal weights), not tuned")
         parser.add_argument(
+            "--stored", choices=(*STORED, "both"), default="both",
+            help="turns stored with session and date metadata, plain (text and id), or both side by side; "
+            "--cv takes one (default there: session)",
+        )  # fmt: skip
+        parser.add_argument(
             "--cv", action="store_true",
             help="tune fusion leaving one conversation out; print held-out figures beside in-sample ones",
         )  # fmt: skip
 
     def handle(self, *args, path: str, db: str | None, modes: str, dump: str | None, baseline: bool, cv: bool,
-               **options):  # fmt: skip
+               stored: str, **options):  # fmt: skip
         folder = Path(path)
         files = sorted(folder.glob("*.json")) if folder.is_dir() else []
         if not files:
@@ -123,18 +135,22 @@ class Command(BaseCommand):
             raise CommandError(f"--modes must name some of {', '.join(MODES)}")
         if cv:
             with scratch_database(db) as db_path:
-                self._cross_validate(files)
+                self._cross_validate(files, "session" if stored == "both" else stored)
             return
         with scratch_database(db) as db_path, override_settings(**(PLAIN_FUSION if baseline else {})):
             self.stdout.write(f"scratch database: {db_path}")
             if baseline:
                 self.stdout.write("BASELINE: plain fusion, " + ", ".join(f"{k}={v}" for k, v in PLAIN_FUSION.items()))
-            results, dumped = self._run(files, wanted)
-        self._print(results, wanted)
+            styles = STORED if stored == "both" else (stored,)
+            dumped = []
+            for style in styles:
+                results, rows = self._run(files, wanted, style)
+                self._print(results, wanted, style)
+                dumped += rows
         if dump:
             Path(dump).write_text(json.dumps(dumped))
 
-    def _run(self, files: list[Path], modes: list[str]):
+    def _run(self, files: list[Path], modes: list[str], stored: str):
         from memoryhub.models import Memory
 
         totals: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
@@ -142,7 +158,7 @@ class Command(BaseCommand):
         dumped: list[dict] = []
         latencies: dict[str, list[float]] = {m: [] for m in modes}
         for path in files:
-            items, questions = load_conversation(path)
+            items, questions = load_conversation(path, stored)
             project = items[0]["project"] if items else f"locomo-{path.stem}"
             if not Memory.objects.filter(project=project).exists():
                 started = time.perf_counter()
@@ -154,7 +170,8 @@ class Command(BaseCommand):
                 evidence = q["evidence"] & known
                 if not evidence:
                     continue
-                row = {"question": q["question"], "evidence": sorted(evidence), "category": q["category"]}
+                row = {"question": q["question"], "evidence": sorted(evidence), "category": q["category"],
+                       "stored": stored}  # fmt: skip
                 for mode in modes:
                     started = time.perf_counter()
                     hits = search_memories(query=q["question"], project=project, k=10, mode=mode)
@@ -169,7 +186,7 @@ class Command(BaseCommand):
         self.by_category = by_category
         return totals, dumped
 
-    def _gather(self, files: list[Path]) -> list[locomo_cv.Conversation]:
+    def _gather(self, files: list[Path], stored: str) -> list[locomo_cv.Conversation]:
         """Store each conversation once, retrieve each question once, and keep what fusion needs in memory."""
         from memoryhub.embeddings import get_embedder
         from memoryhub.models import Memory
@@ -179,7 +196,7 @@ class Command(BaseCommand):
         embedder = get_embedder()
         convs = []
         for path in files:
-            items, questions = load_conversation(path)
+            items, questions = load_conversation(path, stored)
             project = items[0]["project"] if items else f"locomo-{path.stem}"
             if not Memory.objects.filter(project=project).exists():
                 import_memories(items=items, source="locomo")
@@ -204,18 +221,18 @@ class Command(BaseCommand):
             self.stdout.write(f"{path.name}: {len(dia)} turns, {len(conv.questions)} questions retrieved")
         return convs
 
-    def _cross_validate(self, files: list[Path]) -> None:
+    def _cross_validate(self, files: list[Path], stored: str) -> None:
         from django.conf import settings
 
         from memoryhub.retrieval import fusion
 
         started = time.perf_counter()
-        convs = self._gather(files)
+        convs = self._gather(files, stored)
         floor = settings.MEMORYHUB_SEARCH_MIN_SCORE
         now = fusion.Params.from_settings()
         count = sum(len(c.questions) for c in convs)
-        self.stdout.write(f"\nLoCoMo leave-one-conversation-out, categories 1-4: {count} questions, "
-                          f"{len(convs)} conversations, relevance floor {floor}")  # fmt: skip
+        self.stdout.write(f"\nLoCoMo leave-one-conversation-out, turns stored {stored}, categories 1-4: "
+                          f"{count} questions, {len(convs)} conversations, relevance floor {floor}")  # fmt: skip
         keys = [*(f"hit@{k}" for k in locomo_cv.CUTOFFS), "MRR"]
         head = "".join(f"{k:>8}" for k in keys)
         self.stdout.write(f"{'':<31}{'in-sample':^32}  {'held-out (cross-validated)':^32}")
@@ -252,13 +269,15 @@ class Command(BaseCommand):
                 self.stdout.write(f"  held out {conv.name}: {changed}")
         self.stdout.write(f"({time.perf_counter() - started:.0f} s)")
 
-    def _print(self, totals: dict[str, list[dict[str, float]]], modes: list[str]) -> None:
+    def _print(self, totals: dict[str, list[dict[str, float]]], modes: list[str], stored: str) -> None:
         def mean(rows: list[dict[str, float]], key: str) -> float:
             return sum(r[key] for r in rows) / len(rows) if rows else 0.0
 
         keys = [*(f"R@{k}" for k in CUTOFFS), "MRR", *(f"hit@{k}" for k in CUTOFFS)]
         count = len(next(iter(totals.values()), []))
-        self.stdout.write(f"\nLoCoMo categories {','.join(map(str, CATEGORIES))}: {count} questions")
+        self.stdout.write(
+            f"\nLoCoMo categories {','.join(map(str, CATEGORIES))}, turns stored {stored}: {count} questions"
+        )
         self.stdout.write(f"{'mode':<10}" + "".join(f"{k:>8}" for k in keys) + f"{'p50 ms':>9}")
         for mode in modes:
             lat = sorted(self.latencies[mode])
