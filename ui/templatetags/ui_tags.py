@@ -34,6 +34,13 @@ def may(context, action: str, project: str | None = None) -> bool:
     return request_access(context["request"]).can(Action(action), project or None)
 
 
+@register.simple_tag(takes_context=True)
+def may_somewhere(context, action: str) -> bool:
+    """Whether the person may `action` in at least one project: which team pages the navigation offers."""
+    access = request_access(context["request"])
+    return access.is_admin or bool(access.projects_for(Action(action)))
+
+
 @register.filter
 def percent(value: float | None) -> int:
     """0..1 as a whole percentage for a bar's width."""

@@ -12,6 +12,7 @@ from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_fields, delete_memory, update_memory
 from memoryhub.models import Memory
+from memoryhub.people.activity import people_among
 from memoryhub.people.roles import Access, Action
 from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
@@ -86,10 +87,12 @@ def counters(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     memory = get_memory(request, pk)
+    events = selectors.history(pk)
     context = {
         "memory": memory,
         "days_left": days_until_below(memory),
-        "events": selectors.history(pk),
+        "events": events,
+        "people": people_among(sorted({event.actor for event in events})),
         "similar": selectors.similar_memories(memory, request.access),
         "merged_from": list(selectors.memories_for(request.access).filter(merged_into=memory).order_by("pk")),
         "merge_proposal": _merge_proposal(memory),
