@@ -21,6 +21,7 @@ from ui.views.common import (
     error_text,
     notify,
     refuse,
+    requires,
 )
 from ui.views.memories import LIST, listing_context
 
@@ -52,6 +53,7 @@ def _skipped(missing: int) -> str:
 
 
 @dashboard_view
+@requires(Action.CURATE)
 @require_POST
 def bulk(request: HtmxHttpRequest) -> HttpResponse:
     form = BulkForm(request.POST)
@@ -123,6 +125,7 @@ def _merge_dialog(
 
 
 @dashboard_view
+@requires(Action.CURATE)
 @require_POST
 def merge(request: HtmxHttpRequest) -> HttpResponse:
     form = MergeForm(request.POST)

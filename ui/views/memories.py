@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse, HttpResponseRedirect, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -131,8 +131,11 @@ def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str) -> Http
 @dashboard_view
 @require_GET
 def memory_row(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """The plain row again: what Cancel on an inline form swaps back in."""
-    return _row(request, get_memory(request, pk))
+    """The plain row again: what Cancel on an inline form swaps back in (followed as a link: the memory's page)."""
+    memory = get_memory(request, pk)
+    if not request.htmx:
+        return HttpResponseRedirect(reverse("ui:memory", args=[pk]))
+    return _row(request, memory)
 
 
 def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str) -> HttpResponse:

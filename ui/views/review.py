@@ -132,6 +132,7 @@ def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @dashboard_view
+@requires(Action.CURATE)
 @require_POST
 def reject_selected(request: HtmxHttpRequest) -> HttpResponse:
     """Bulk reject: every pending proposal ticked in the queue; the queue comes back without them."""

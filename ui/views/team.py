@@ -51,7 +51,7 @@ def activity_index(request: HtmxHttpRequest) -> HttpResponse:
 @require_GET
 def project_activity(request: HtmxHttpRequest, project: str) -> HttpResponse:
     if not request.access.can(Action.READ, project):
-        raise Missing(f"Project {project!r} does not exist.")  # the same answer as a project nobody has
+        raise Missing("There is no such project.")  # the same answer as a project nobody has
     form = ActivityForm(request.GET)
     form.is_valid()
     filters = activity.ActivityFilters(
