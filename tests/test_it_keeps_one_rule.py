@@ -24,7 +24,7 @@ from memoryhub.memories.decay import effective_importance, effective_importance_
 from memoryhub.memories.exports import memory_as_dict
 from memoryhub.memories.lifecycle import archive, archive_memory, below_threshold, run_decay_sweep
 from memoryhub.memories.selectors import filter_memories
-from memoryhub.models import Memory, MemoryEvent, Membership, Status
+from memoryhub.models import Membership, Memory, MemoryEvent, Status
 from tests.api.conftest import make_agent
 from tests.factories import remember
 
