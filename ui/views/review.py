@@ -166,7 +166,10 @@ def _queue_context(access: Access, status: str, page_number, problems: list[str]
         "status": status,
         "statuses": STATUSES,
         "problems": problems,
-        "projects": selectors.filter_choices(access)["projects"],
+        # What the person may run a pass for: every project for a hub admin, else the projects they curate.
+        "projects": selectors.filter_choices(access)["projects"]
+        if access.is_admin
+        else access.projects_for(Action.CURATE),
     }
 
 
