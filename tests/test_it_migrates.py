@@ -33,7 +33,13 @@ def test_every_login_made_before_roles_becomes_a_hub_admin():
     User = get_user_model()
     User.objects.create_user("early", password="x-long-enough-password")
     User.objects.create_user("earlier", password="x-long-enough-password", is_staff=True)
+    from memoryhub.models import MemoryEvent
+
+    MemoryEvent.objects.create(memory_id=1, action="edited", actor="ui:early")
+    MemoryEvent.objects.create(memory_id=1, action="created", actor="claude")
     call_command("migrate", verbosity=0)
+    # Dashboard changes were signed "ui:<username>"; now by the username alone, old ones included.
+    assert list(MemoryEvent.objects.order_by("id").values_list("actor", flat=True)) == ["early", "claude"]
     assert list(User.objects.order_by("username").values_list("username", "is_superuser")) == [
         ("earlier", True),
         ("early", True),

@@ -1,15 +1,26 @@
 """People and roles: a person's role per project (Membership). Every login that exists before this migration becomes
-a hub admin (`is_superuser`), so nobody loses what they could see and do when roles arrive."""
+a hub admin (`is_superuser`), so nobody loses what they could see and do when roles arrive. Dashboard changes were
+signed `ui:<username>`; they are now signed with the username alone, so the old events are renamed to match."""
 
 import django.db.models.deletion
 import django.utils.timezone
 from django.conf import settings
 from django.db import migrations, models
+from django.db.models.functions import Substr
 
 
 def existing_logins_become_hub_admins(apps, schema_editor):
     User = apps.get_model(*settings.AUTH_USER_MODEL.split("."))
     User.objects.filter(is_superuser=False).update(is_superuser=True, is_staff=True)
+
+
+def dashboard_signatures_become_usernames(apps, schema_editor):
+    prefix = "ui:"
+    start = len(prefix) + 1  # SQL counts from 1
+    MemoryEvent = apps.get_model("memoryhub", "MemoryEvent")
+    MemoryEvent.objects.filter(actor__startswith=prefix).update(actor=Substr("actor", start))
+    Proposal = apps.get_model("memoryhub", "Proposal")
+    Proposal.objects.filter(decided_by__startswith=prefix).update(decided_by=Substr("decided_by", start))
 
 
 class Migration(migrations.Migration):
@@ -48,4 +59,5 @@ class Migration(migrations.Migration):
         ),
         # Not reversed: turning admins back into plain logins would lock people out of a store they ran.
         migrations.RunPython(existing_logins_become_hub_admins, migrations.RunPython.noop),
+        migrations.RunPython(dashboard_signatures_become_usernames, migrations.RunPython.noop),
     ]
