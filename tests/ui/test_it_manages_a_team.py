@@ -191,3 +191,23 @@ def test_an_owner_manages_the_people_of_their_project_only(team):
     assert not Membership.objects.filter(project="zephyr").exists()
     assert owner.post(reverse("ui:person_create"), {"username": "mallory"}).status_code == 403
     assert not get_user_model().objects.filter(username="mallory").exists()
+
+
+def test_an_owner_sweeps_and_undoes_only_their_projects_and_a_curator_may_not(team):
+    ours = remember("Apollo once used a staging box called tiger", project="apollo", importance=0.05)
+    theirs = remember("Zephyr once used a staging box called lion", project="zephyr", importance=0.05)
+    shared = remember("The user once used a laptop called otter", importance=0.05)
+    owner = logged_in(team["olivia"])
+    assert "Run decay sweep (1)" in owner.get(reverse("ui:decay")).content.decode()
+    assert logged_in(team["carl"]).post(reverse("ui:decay_sweep")).status_code == 403
+    assert "Run decay sweep" not in logged_in(team["carl"]).get(reverse("ui:decay")).content.decode()
+
+    owner.post(reverse("ui:decay_sweep"))
+    statuses = {m.pk: m.status for m in (ours, theirs, shared) if not m.refresh_from_db()}
+    assert statuses == {ours.pk: "archived", theirs.pk: "active", shared.pk: "active"}
+    assert MemoryEvent.objects.get(memory_id=ours.pk, action="archived").actor == "olivia"
+
+    owner.post(reverse("ui:decay_undo_sweep"))
+    ours.refresh_from_db()
+    assert ours.status == "active"
+    assert MemoryEvent.objects.filter(memory_id=ours.pk, action="restored", actor="olivia").exists()

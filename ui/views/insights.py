@@ -39,6 +39,9 @@ def decay_context(access: Access) -> dict:
     by_category = decay_figures.distribution(counts, "category")
     peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
     soon, soon_total = decay_figures.falling_soon(within_days=7, memories=mine)
+    sweep_projects = access.projects_for(Action.SWEEP)
+    can_sweep = sweep_projects is None or bool(sweep_projects)
+    swept = selectors.memories_for(access, Action.SWEEP)
     return {
         "threshold": threshold,
         "floor": settings.MEMORYHUB_CONFIRMED_FLOOR,
@@ -55,10 +58,11 @@ def decay_context(access: Access) -> dict:
             for c in decay_figures.category_curves(counts)
         ],
         "grid": decay_figures.tier_category_grid(counts),
-        # What the sweep would archive now: the same rule as the sweep, counted by the database.
-        "due_now": counts.due_now,
-        # The sweep acts on the whole store, so only a hub admin is told about it (and may run or undo it).
-        "last_sweep": last_sweep() if access.is_admin else None,
+        # What the person's sweep would archive now (a hub admin's: everything; an owner's: their projects' memories,
+        # not the globals nor the projects they only view): the same rule as the sweep, counted by the database.
+        "can_sweep": can_sweep,
+        "due_now": counts.due_now if access.is_admin else decay_figures.tally(memories=swept).due_now,
+        "last_sweep": last_sweep(projects=sweep_projects) if can_sweep else None,
         "soon": soon,
         "soon_total": soon_total,
         "archived": decay_figures.recently_archived(memories=mine),
@@ -72,13 +76,13 @@ def decay(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @dashboard_view
-@requires(Action.SWEEP, everywhere=True)
+@requires(Action.SWEEP)
 @require_POST
 def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
     from memoryhub.memories.lifecycle import run_decay_sweep
 
     try:
-        report = run_decay_sweep(actor=actor(request))
+        report = run_decay_sweep(actor=actor(request), projects=request.access.projects_for(Action.SWEEP))
     except DOMAIN_ERRORS as exc:
         return refuse(request, f"The decay sweep did not run. {error_text(exc)}", status=409)
     n = len(report.archived)
@@ -90,14 +94,14 @@ def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
 
 
 @dashboard_view
-@requires(Action.SWEEP, everywhere=True)
+@requires(Action.SWEEP)
 @require_POST
 def decay_undo_sweep(request: HtmxHttpRequest) -> HttpResponse:
     """Undo the last sweep in one action: everything it archived comes back (a history event each)."""
     from memoryhub.memories.lifecycle import undo_last_sweep
 
     try:
-        restored = undo_last_sweep(actor=actor(request))
+        restored = undo_last_sweep(actor=actor(request), projects=request.access.projects_for(Action.SWEEP))
     except DOMAIN_ERRORS as exc:
         return refuse(request, f"Nothing was undone. {error_text(exc)}", status=409)
     n = len(restored)
