@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.contrib.auth.tokens import default_token_generator
 from django.core.exceptions import ValidationError
@@ -28,7 +29,7 @@ class NotAllowed(Exception):
 
 @dataclass(frozen=True)
 class NewPerson:
-    user: object  # the auth user row
+    user: AbstractBaseUser
     set_password_path: str  # "" when a password was given; otherwise the one-time link's path, shown once
 
 

@@ -19,6 +19,7 @@ from ui.views.common import (
     check,
     dashboard_view,
     error_text,
+    error_text_from_form,
     notify,
     refuse,
     requires,
@@ -85,12 +86,6 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
     except DOMAIN_ERRORS as exc:
         return refuse(request, f"Nothing was changed. {error_text(exc)}", status=422)
     return _results(request, f"{n} memor{'y' if n == 1 else 'ies'} {verb}." + _skipped(missing))
-
-
-def error_text_from_form(form) -> str:
-    return "; ".join(
-        f"{'' if field == '__all__' else field + ': '}{' '.join(errs)}" for field, errs in form.errors.items()
-    )
 
 
 def _merge_initial(memories: list[Memory]) -> dict:

@@ -159,6 +159,12 @@ def error_text(exc: Exception) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def error_text_from_form(form) -> str:
+    return "; ".join(
+        f"{'' if field == '__all__' else field + ': '}{' '.join(errs)}" for field, errs in form.errors.items()
+    )
+
+
 # What the domain raises for a request it will not carry out (bad values, a state that does not allow it): Django's
 # ValidationError, from the write path (memoryhub/memories/store.py, gate.py, lifecycle.py) and consolidation. Any
 # other error is a fault, and a 500 that shows up in the log says so better than a refusal would.

@@ -17,13 +17,13 @@ from memoryhub.people import activity, persons, tokens
 from memoryhub.people.roles import Action
 from ui import selectors
 from ui.forms_team import ActivityForm, GrantForm, PersonForm, RevokeRoleForm, TokenForm
-from ui.views.bulk import error_text_from_form
 from ui.views.common import (
     HtmxHttpRequest,
     Missing,
     dashboard_view,
     done,
     error_text,
+    error_text_from_form,
     refuse,
     render_view,
     requires,
