@@ -61,7 +61,7 @@ def _check_manage(access: Access, project: str) -> None:
         raise NotAllowed(f"you may not manage the people of project {project!r}")
 
 
-def clean_project(project: str) -> str:
+def _clean_project(project: str) -> str:
     project = (project or "").strip()
     if not project or len(project) > 200:
         raise ValidationError({"project": "a project name is 1 to 200 characters"})
@@ -70,7 +70,7 @@ def clean_project(project: str) -> str:
 
 def grant_role(*, username: str, role: str, project: str, by: Access) -> Membership:
     """Give a person a role in a project (replacing the one they had there)."""
-    project = clean_project(project)
+    project = _clean_project(project)
     _check_manage(by, project)
     if role not in Role.values:
         raise ValidationError({"role": f"a role is one of {', '.join(Role.values)}"})
@@ -89,12 +89,6 @@ def revoke_role(*, username: str, project: str, by: Access) -> bool:
     _check_manage(by, project)
     deleted, _ = Membership.objects.filter(user__username=username, project=project).delete()
     return bool(deleted)
-
-
-def set_admin(*, username: str, admin: bool, by: Access) -> None:
-    if not by.is_admin:
-        raise NotAllowed("only a hub admin makes hub admins")
-    get_user_model().objects.filter(username=username).update(is_superuser=admin, is_staff=admin)
 
 
 # The commands run as the machine's operator, who may do everything.

@@ -70,10 +70,6 @@ class Access:
         mine = Q(**{f"{field_name}__in": projects})
         return mine | Q(**{f"{field_name}__isnull": True}) if action is Action.READ else mine
 
-    @property
-    def manages_anything(self) -> bool:
-        return self.is_admin or bool(self.projects_for(Action.MEMBERS))
-
 
 def access_for(user) -> Access:
     """The access of a logged-in person (an inactive or anonymous one may do nothing)."""
