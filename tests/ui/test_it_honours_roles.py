@@ -199,6 +199,8 @@ def test_each_route_honours_the_role(hub, name, who):
     if method == "GET" and allowed:
         body = answer.content.decode()
         leaked = [text for text in hub[foreign]["texts"] if text in body]
+        # Nor its ids: no link to, nor row of, another project's memory.
+        leaked += [m.pk for m in hub[foreign]["memories"] if f"/memories/{m.pk}/" in body or f"memory-{m.pk}" in body]
         assert leaked == [], (name, who)
 
 
