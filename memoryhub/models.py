@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -205,3 +206,28 @@ class UsageRecord(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
+
+
+class Role(models.TextChoices):
+    """A person's role in one project; each role can do what the one before it can (memoryhub/people/roles.py)."""
+
+    VIEWER = "viewer"
+    CURATOR = "curator"
+    OWNER = "owner"
+
+
+class Membership(models.Model):
+    """A person's role in a project. Hub admins (`is_superuser`) need none: they see and do everything."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    project = models.CharField(max_length=200)
+    role = models.CharField(max_length=20, choices=Role.choices)
+    granted_at = models.DateTimeField(default=timezone.now)
+    granted_by = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "project"], name="one_role_per_project")]
+        indexes = [models.Index(fields=["project"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.role} of {self.project}"

@@ -24,7 +24,7 @@ from memoryhub.memories.decay import effective_importance, effective_importance_
 from memoryhub.memories.exports import memory_as_dict
 from memoryhub.memories.lifecycle import archive, archive_memory, below_threshold, run_decay_sweep
 from memoryhub.memories.selectors import filter_memories
-from memoryhub.models import Memory, MemoryEvent, Status
+from memoryhub.models import Membership, Memory, MemoryEvent, Status
 from tests.api.conftest import make_agent
 from tests.factories import remember
 
@@ -146,7 +146,9 @@ def test_a_tag_filter_means_the_same_through_the_api_the_tools_search_and_the_da
     wanted = {tagged["whole"].pk, tagged["other case"].pk}
     agent = make_agent("claude", projects=["alpha"])
     person = Client()
-    person.force_login(get_user_model().objects.create_user("curator", password="a-long-test-password"))
+    viewer = get_user_model().objects.create_user("curator", password="a-long-test-password")
+    Membership.objects.create(user=viewer, project="alpha", role="viewer")  # a role in alpha is enough to read it
+    person.force_login(viewer)
 
     assert set(filter_memories(tag=asked).values_list("pk", flat=True)) == wanted
     listed = agent.get("memories", tag=asked).json()["results"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "bench", "consolidation", "embeddings", "memories", "retrieval", "settings", "storage"}
+PACKAGES = {"agents", "bench", "consolidation", "embeddings", "memories", "people", "retrieval", "settings", "storage"}
 
 
 def _domain_modules() -> dict[str, Path]:

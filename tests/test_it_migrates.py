@@ -23,3 +23,26 @@ def test_it_migrates_to_zero_and_back():
     assert not (MADE | {"memoryhub_memory"}) & sql.schema_names()
     call_command("migrate", verbosity=0)
     assert MADE | {"memoryhub_memory"} <= sql.schema_names()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_every_login_made_before_roles_becomes_a_hub_admin():
+    from django.contrib.auth import get_user_model
+
+    call_command("migrate", "memoryhub", "0005_change_log", verbosity=0)
+    User = get_user_model()
+    User.objects.create_user("early", password="x-long-enough-password")
+    User.objects.create_user("earlier", password="x-long-enough-password", is_staff=True)
+    from memoryhub.models import MemoryEvent
+
+    MemoryEvent.objects.create(memory_id=1, action="edited", actor="ui:early")
+    MemoryEvent.objects.create(memory_id=1, action="created", actor="claude")
+    call_command("migrate", verbosity=0)
+    # Dashboard changes were signed "ui:<username>"; now by the username alone, old ones included.
+    assert list(MemoryEvent.objects.order_by("id").values_list("actor", flat=True)) == ["early", "claude"]
+    assert list(User.objects.order_by("username").values_list("username", "is_superuser")) == [
+        ("earlier", True),
+        ("early", True),
+    ]
+    # A login made afterwards is an ordinary person until it is given a role or made an admin.
+    assert not User.objects.create_user("later").is_superuser

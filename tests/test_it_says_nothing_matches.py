@@ -93,7 +93,7 @@ def test_the_api_answers_an_empty_list_and_takes_min_score(notes):
 
 def test_the_dashboard_says_nothing_matches(notes):
     client = Client()
-    client.force_login(get_user_model().objects.create_user("curator", password="a-long-test-password"))
+    client.force_login(get_user_model().objects.create_superuser("curator", password="a-long-test-password"))
     html = client.get("/?q=purple elephant trampoline", HTTP_HX_REQUEST="true").content.decode()
     assert "Nothing matches “purple elephant trampoline”" in html
     assert row_ids(html) == []

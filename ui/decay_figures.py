@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Case, Count, F, FloatField, IntegerField, Value, When
+from django.db.models import Case, Count, F, FloatField, IntegerField, QuerySet, Value, When
 from django.db.models.functions import Cast, Floor
 from django.utils import timezone
 
@@ -62,13 +62,15 @@ class DecayTally:
         return out
 
 
-def tally(now: datetime | None = None) -> DecayTally:
+def tally(now: datetime | None = None, *, memories: QuerySet[Memory] | None = None) -> DecayTally:
+    """The decay figures of `memories` (a person's, from selectors.memories_for; None: the whole store)."""
+    memories = Memory.objects.all() if memories is None else memories
     now = now or timezone.now()
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
     result = DecayTally(bands=defaultdict(lambda: [0] * BANDS))
     if _sqlite_has_pow():
         rows = (
-            Memory.objects.active()
+            memories.active()
             .annotate(effective=effective_importance_expression(now))
             .annotate(
                 band=Cast(Floor((F("effective") + HALF_UNIT) * BANDS, output_field=FloatField()), IntegerField()),
@@ -86,7 +88,7 @@ def tally(now: datetime | None = None) -> DecayTally:
             result.bands[(tier, category)][min(max(int(band), 0), BANDS - 1)] += n
             result.due_now += n if below else 0
     else:
-        for row in Memory.objects.active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=5000):
+        for row in memories.active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=5000):
             value = effective_from_row(row, now)
             result.bands[(row["tier"], row["category"])][min(int(value * BANDS), BANDS - 1)] += 1
             result.due_now += value < threshold
@@ -184,7 +186,13 @@ def tier_category_grid(counts: DecayTally) -> dict:
     return {"columns": [c or NONE for c in columns], "rows": rows}
 
 
-def falling_soon(within_days: float = 7.0, limit: int = 25, now: datetime | None = None) -> tuple[list[DecayRow], int]:
+def falling_soon(
+    within_days: float = 7.0,
+    limit: int = 25,
+    now: datetime | None = None,
+    *,
+    memories: QuerySet[Memory] | None = None,
+) -> tuple[list[DecayRow], int]:
     """Active memories whose effective importance drops below the archive threshold within the window, soonest
     first (those already below, lowest first): the first `limit` (their rows loaded) and how many in all.
 
@@ -193,6 +201,7 @@ def falling_soon(within_days: float = 7.0, limit: int = 25, now: datetime | None
     and the lowest `limit` of them read, not all of them (after a long pause that can be most of the store).
     """
     now = now or timezone.now()
+    memories = Memory.objects.all() if memories is None else memories
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
     fastest = fastest_rate()
     reach = threshold / fastest**within_days if fastest > 0 else float("inf")
@@ -200,7 +209,7 @@ def falling_soon(within_days: float = 7.0, limit: int = 25, now: datetime | None
     found: list[tuple[float, float, int]] = []
     below_total = 0
     if _sqlite_has_pow():
-        rows = Memory.objects.active().annotate(effective=effective_importance_expression(now))
+        rows = memories.active().annotate(effective=effective_importance_expression(now))
         below = rows.filter(effective__lt=threshold - HALF_UNIT)
         below_total = below.count()
         found = [
@@ -212,7 +221,7 @@ def falling_soon(within_days: float = 7.0, limit: int = 25, now: datetime | None
     else:
         candidates = [
             (*(row[f] for f in fields), effective_from_row(row, now))
-            for row in Memory.objects.active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=5000)
+            for row in memories.active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=5000)
         ]
     for pk, category, tier, confirmed, importance, value in candidates:
         value = round(value, 6)
@@ -228,19 +237,21 @@ def falling_soon(within_days: float = 7.0, limit: int = 25, now: datetime | None
     total = below_total + len(found) - min(below_total, limit)
     found.sort()
     shown = found[:limit]
-    memories = Memory.objects.in_bulk([pk for _, _, pk in shown])
-    return [DecayRow(memories[pk], value, days) for days, value, pk in shown if pk in memories], total
+    loaded = memories.in_bulk([pk for _, _, pk in shown])
+    return [DecayRow(loaded[pk], value, days) for days, value, pk in shown if pk in loaded], total
 
 
-def recently_archived(limit: int = 20) -> list[tuple[Memory, MemoryEvent]]:
+def recently_archived(*, memories: QuerySet[Memory], limit: int = 20) -> list[tuple[Memory, MemoryEvent]]:
     """Archived memories, latest first, with the event that archived them (a sweep, a person, a merge).
 
     Archiving leaves `updated_at` alone (it is the decay clock), so the history says when it happened.
     """
-    events = MemoryEvent.objects.filter(action__in=["archived", "merged"]).order_by("-created_at", "-id")[: limit * 4]
+    events = MemoryEvent.objects.filter(
+        action__in=["archived", "merged"], memory_id__in=memories.filter(status=Status.ARCHIVED).values("pk")
+    ).order_by("-created_at", "-id")[: limit * 4]
     latest: dict[int, MemoryEvent] = {}
     for event in events:
         latest.setdefault(event.memory_id, event)
-    memories = Memory.objects.filter(pk__in=list(latest), status=Status.ARCHIVED).in_bulk()
-    ordered = [(memories[mid], event) for mid, event in latest.items() if mid in memories]
+    archived = memories.filter(pk__in=list(latest), status=Status.ARCHIVED).in_bulk()
+    ordered = [(archived[mid], event) for mid, event in latest.items() if mid in archived]
     return ordered[:limit]

@@ -1,11 +1,13 @@
 """Reads for the dashboard: the filtered memory list, a memory's neighbours, decay figures, counts.
 
 Nothing here writes. Search goes through memoryhub.retrieval.search without reinforcing: a person browsing is not use.
+Every read starts from `memories_for(access)` or `scoped(access, rows)`: what a person sees is decided there only.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -41,12 +43,24 @@ from memoryhub.models import (
     Tier,
     UsageRecord,
 )
+from memoryhub.people.roles import Access, Action
 from memoryhub.retrieval.neighbours import nearest_memories
 
 PAGE_SIZE = 25  # a screenful to curate; rendering and the search's k both grow with it
 SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
 GLOBAL = "-"  # the project filter's value for memories without a project
 SORTS = {"": "Default", "relevance": "Relevance", "recent": "Newest", "importance": "Importance", "used": "Most used"}
+
+
+def memories_for(access: Access, action: Action = Action.READ) -> QuerySet[Memory]:
+    """The memories this person may `action` (read: their projects and the globals). Every dashboard read of
+    memories starts here."""
+    return Memory.objects.filter(access.rows(action))
+
+
+def scoped(access: Access, rows: QuerySet) -> QuerySet:
+    """Rows of any table with a `project` column (proposals, gate log, usage), narrowed to what the person sees."""
+    return rows.filter(access.rows(Action.READ))
 
 
 @dataclass
@@ -79,7 +93,7 @@ class MemoryListing:
     exact: bool = True  # False: a search that stopped at its limit, so more matches may exist
 
 
-def _filtered(filters: MemoryFilters) -> QuerySet[Memory]:
+def _filtered(filters: MemoryFilters, access: Access) -> QuerySet[Memory]:
     return filter_memories(
         project=filters.project if filters.project != GLOBAL else None,
         globals_only=filters.project == GLOBAL,
@@ -89,7 +103,7 @@ def _filtered(filters: MemoryFilters) -> QuerySet[Memory]:
         source=filters.source,
         status=None if filters.status == "all" else filters.status,
         confirmed=(filters.confirmed == "yes") if filters.confirmed else None,
-    )
+    ).filter(access.rows(Action.READ))
 
 
 @functools.cache
@@ -121,7 +135,9 @@ def _page_of_ids(ids: list[int], number: int, known: dict[int, Memory] | None = 
     return page
 
 
-def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float], bool, dict[int, Memory], dict]:
+def _search(
+    filters: MemoryFilters, k: int, access: Access
+) -> tuple[list[int], dict[int, float], bool, dict[int, Memory], dict]:
     from memoryhub.retrieval.search import search_memories
 
     common = {
@@ -132,6 +148,7 @@ def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float]
         "source": filters.source or None,
         "status": None if filters.status == "all" else filters.status,
         "reinforce_results": False,
+        "allowed_projects": access.projects_for(Action.READ),
     }
     if filters.project == GLOBAL:
         scope: dict = {"project": None}
@@ -155,19 +172,19 @@ def _search(filters: MemoryFilters, k: int) -> tuple[list[int], dict[int, float]
     return ids, scores, exhausted, memories, explains
 
 
-def list_memories(filters: MemoryFilters) -> MemoryListing:
-    listing = _list_memories(filters)
+def list_memories(filters: MemoryFilters, access: Access) -> MemoryListing:
+    listing = _list_memories(filters, access)
     listing.page.object_list = explain_archived(list(listing.page.object_list))
     return listing
 
 
-def _list_memories(filters: MemoryFilters) -> MemoryListing:
+def _list_memories(filters: MemoryFilters, access: Access) -> MemoryListing:
     sort = filters.effective_sort
     if filters.q.strip():
         # Ask the search for the pages up to this one and one more hit (which tells whether a next page exists):
         # its cost grows with k, and most searches are read on their first page.
         k = min(SEARCH_LIMIT, PAGE_SIZE * max(1, filters.page) + 1)
-        ids, scores, exhausted, memories, explains = _search(filters, k)
+        ids, scores, exhausted, memories, explains = _search(filters, k, access)
         if sort != "relevance":
             ids = _reorder(ids, sort)
         page = _page_of_ids(ids, filters.page, memories)
@@ -176,7 +193,7 @@ def _list_memories(filters: MemoryFilters) -> MemoryListing:
         return MemoryListing(
             page=page, total=len(ids), searched=True, scores=scores, explains=explains, exact=exhausted
         )
-    rows = _filtered(filters)
+    rows = _filtered(filters, access)
     if sort == "importance":
         ordered = _by_importance(rows)
         if isinstance(ordered, list):
@@ -224,26 +241,30 @@ def _reorder(ids: list[int], sort: str) -> list[int]:
     return list(rows.order_by(*ordering).values_list("pk", flat=True))
 
 
-def filter_choices() -> dict[str, list]:
+def filter_choices(access: Access) -> dict[str, list]:
     """Values for the filter menus. Kept a minute: a scan of every row's source is not worth doing per page view,
     and a project or agent that appeared in the last minute is still found by typing its filter in the URL."""
     from django.core.cache import cache
 
-    choices = cache.get("ui:filter-choices")
+    # One entry per set of visible projects: people with the same roles share it, nobody sees another's menus.
+    seen = access.projects_for(Action.READ)
+    key = "ui:filter-choices:" + ("*" if seen is None else hashlib.sha256("\n".join(seen).encode()).hexdigest())
+    choices = cache.get(key)
     if choices is None:
-        projects = sorted(p for p in Memory.objects.values_list("project", flat=True).distinct() if p)
-        sources = sorted(s for s in Memory.objects.values_list("source", flat=True).distinct() if s)
+        rows = memories_for(access).order_by()
+        projects = sorted(p for p in rows.values_list("project", flat=True).distinct() if p)
+        sources = sorted(s for s in rows.values_list("source", flat=True).distinct() if s)
         choices = {"projects": projects, "sources": sources, "categories": Category.values, "tiers": Tier.values}
-        cache.set("ui:filter-choices", choices, 60)
+        cache.set(key, choices, 60)
     return choices
 
 
-def nav_counts() -> dict[str, int]:
-    by_status = dict(Memory.objects.values_list("status").annotate(n=Count("pk")))
+def nav_counts(access: Access) -> dict[str, int]:
+    by_status = dict(memories_for(access).values_list("status").annotate(n=Count("pk")).order_by())
     return {
         "active": by_status.get(Status.ACTIVE, 0),
         "archived": by_status.get(Status.ARCHIVED, 0),
-        "pending": Proposal.objects.filter(status=ProposalStatus.PENDING).count(),
+        "pending": scoped(access, Proposal.objects.filter(status=ProposalStatus.PENDING)).count(),
     }
 
 
@@ -254,27 +275,36 @@ def history(memory_id: int) -> list[MemoryEvent]:
     return list(MemoryEvent.objects.filter(memory_id=memory_id).order_by("created_at", "id"))
 
 
-def similar_memories(memory: Memory, k: int = 8) -> list[tuple[Memory, float]]:
-    """The nearest memories by vector (any project, any status), with cosine similarity."""
-    return nearest_memories(memory, k)
+def similar_memories(memory: Memory, access: Access, k: int = 8) -> list[tuple[Memory, float]]:
+    """The nearest memories by vector (any project the person sees, any status), with cosine similarity."""
+    return [(m, score) for m, score in nearest_memories(memory, k) if access.can(Action.READ, m.project)]
 
 
 # --- gate log and overview --------------------------------------------------------------------------------------
 
 
-def gate_entries(decision: str = "") -> QuerySet[GateLogEntry]:
-    rows = GateLogEntry.objects.select_related("memory", "promoted_to").order_by("-created_at", "-id")
+def gate_entries(access: Access, decision: str = "") -> QuerySet[GateLogEntry]:
+    rows = (
+        scoped(access, GateLogEntry.objects.all())
+        .select_related("memory", "promoted_to")
+        .order_by("-created_at", "-id")
+    )
     return rows.filter(decision=decision) if decision else rows
 
 
-def counts_by(field_name: str) -> list[tuple[str, int]]:
-    rows = Memory.objects.values_list(field_name).annotate(n=Count("pk")).order_by("-n", field_name)
+def counts_by(field_name: str, access: Access) -> list[tuple[str, int]]:
+    rows = memories_for(access).values_list(field_name).annotate(n=Count("pk")).order_by("-n", field_name)
     return [(value or "", n) for value, n in rows]
 
 
-def usage_by_agent() -> tuple[list[str], list[dict]]:
+def usage_by_agent(access: Access) -> tuple[list[str], list[dict]]:
     """Per agent: how many calls of each kind (write, search, recall, ...), from the usage records."""
-    rows = UsageRecord.objects.values_list("agent", "kind").annotate(n=Count("pk")).order_by("agent", "kind")
+    rows = (
+        scoped(access, UsageRecord.objects.all())
+        .values_list("agent", "kind")
+        .annotate(n=Count("pk"))
+        .order_by("agent", "kind")
+    )
     kinds = sorted({kind for _, kind, _ in rows})
     table: dict[str, dict[str, int]] = defaultdict(dict)
     for agent, kind, n in rows:
@@ -285,13 +315,13 @@ def usage_by_agent() -> tuple[list[str], list[dict]]:
     ]
 
 
-def proxy_usage_by_day(days: int = 14) -> list[dict]:
+def proxy_usage_by_day(access: Access, days: int = 14) -> list[dict]:
     """What the chat proxy did per day and agent over the last `days` days, newest day first: requests, recall
     characters injected, memory tool calls, upstream tokens, average latency; `share` is the requests as a
     fraction of the busiest row's, for the bar."""
     since = timezone.now() - timedelta(days=days)
     rows = list(
-        UsageRecord.objects.filter(kind="proxy", created_at__gte=since)
+        scoped(access, UsageRecord.objects.filter(kind="proxy", created_at__gte=since))
         .annotate(day=TruncDate("created_at"))
         .values("day", "agent")
         .annotate(
@@ -324,19 +354,20 @@ def per_day(rows: QuerySet, field_name: str, days: int) -> dict[tuple, int]:
     return {(day, value): n for day, value, n in counted}
 
 
-def gate_outcomes_by_day(days: int = 30) -> dict[tuple, int]:
-    return per_day(GateLogEntry.objects.all(), "decision", days)
+def gate_outcomes_by_day(access: Access, days: int = 30) -> dict[tuple, int]:
+    return per_day(scoped(access, GateLogEntry.objects.all()), "decision", days)
 
 
-def proposals_by_day(days: int = 30) -> dict[tuple, int]:
+def proposals_by_day(access: Access, days: int = 30) -> dict[tuple, int]:
     """Proposals made per day, split by what became of them (pending, accepted, rejected, undone, stale)."""
-    return per_day(Proposal.objects.all(), "status", days)
+    return per_day(scoped(access, Proposal.objects.all()), "status", days)
 
 
-def recall_usage_by_project() -> dict[str | None, dict]:
+def recall_usage_by_project(access: Access) -> dict[str | None, dict]:
     """Average and last recall block size per project, from what the agents were actually sent."""
     rows = (
-        UsageRecord.objects.filter(Q(kind="recall") & Q(recall_chars__gt=0))
+        scoped(access, UsageRecord.objects.all())
+        .filter(Q(kind="recall") & Q(recall_chars__gt=0))
         .values("project")
         .annotate(avg=Avg("recall_chars"), biggest=Max("recall_chars"), n=Count("pk"))
     )

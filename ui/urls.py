@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ui.views import bulk, insights, memories, review
+from ui.views import bulk, insights, memories, review, team
 
 dashboard_patterns = [
     path("", memories.memory_list, name="memories"),
@@ -29,11 +29,27 @@ dashboard_patterns = [
     path("gate/", review.gate_log, name="gate"),
     path("gate/<int:pk>/promote/", review.promote, name="promote"),
     path("overview/", insights.overview, name="overview"),
+    path("activity/", team.activity_index, name="activity_index"),
+    path("projects/<str:project>/activity/", team.project_activity, name="activity"),
+    path("tokens/", team.token_list, name="tokens"),
+    path("tokens/new/", team.token_create, name="token_create"),
+    path("tokens/<int:pk>/revoke/", team.token_revoke, name="token_revoke"),
+    path("people/", team.people, name="people"),
+    path("people/new/", team.person_create, name="person_create"),
+    path("people/grant/", team.grant, name="grant"),
+    path("people/revoke/", team.revoke_role, name="revoke_role"),
 ]
 
 urlpatterns = [
     # Django's login and logout stay outside the "ui" namespace, so LOGIN_URL = "login" resolves.
     path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    # The one-time set-password link a new person gets (memoryhub/people/persons.py): Django's reset machinery.
+    path(
+        "reset/<uidb64>/<token>/",
+        auth_views.PasswordResetConfirmView.as_view(post_reset_login=False),
+        name="password_reset_confirm",
+    ),
+    path("reset/done/", auth_views.PasswordResetCompleteView.as_view(), name="password_reset_complete"),
     path("", include((dashboard_patterns, "ui"))),
 ]

@@ -196,19 +196,30 @@ class SweepReport:
         return [item.id for item in self.archived]
 
 
-def below_threshold(*, now: datetime | None = None, threshold: float | None = None) -> list[tuple[int, float]]:
-    """Active memories whose effective importance is below the threshold at `now`: [(id, effective)]."""
+def _swept(projects: list[str] | None):
+    """The memories a sweep looks at: every one, or those of `projects` (an owner's sweep; globals are not theirs)."""
+    rows = Memory.objects.all()
+    return rows if projects is None else rows.filter(project__in=projects)
+
+
+def below_threshold(
+    *, now: datetime | None = None, threshold: float | None = None, projects: list[str] | None = None
+) -> list[tuple[int, float]]:
+    """Active memories (of `projects`, None: all) whose effective importance is below the threshold at `now`:
+    [(id, effective)]."""
     now = now or timezone.now()
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD if threshold is None else threshold
     out = []
-    for row in Memory.objects.active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=2000):
+    for row in _swept(projects).active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=2000):
         value = effective_from_row(row, now)
         if value < threshold:
             out.append((row["pk"], value))
     return out
 
 
-def run_decay_sweep(*, now: datetime | None = None, actor: str = "decay", dry_run: bool = False) -> SweepReport:
+def run_decay_sweep(
+    *, now: datetime | None = None, actor: str = "decay", dry_run: bool = False, projects: list[str] | None = None
+) -> SweepReport:
     """Archive every active memory whose effective importance fell below the threshold, each with an event.
 
     Idempotent: archived memories are not looked at again, so a second run at the same moment archives
@@ -218,8 +229,8 @@ def run_decay_sweep(*, now: datetime | None = None, actor: str = "decay", dry_ru
     now = now or timezone.now()
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
     report = SweepReport(now=now, threshold=threshold, dry_run=dry_run)
-    report.checked = Memory.objects.active().count()
-    candidates = [pk for pk, _ in below_threshold(now=now, threshold=threshold)]
+    report.checked = _swept(projects).active().count()
+    candidates = [pk for pk, _ in below_threshold(now=now, threshold=threshold, projects=projects)]
     for start in range(0, len(candidates), SWEEP_BATCH):
         batch = candidates[start : start + SWEEP_BATCH]
         with transaction.atomic():
@@ -253,29 +264,34 @@ class LastSweep:
     memory_ids: list[int]  # archived by it and still archived (not merged or restored since)
 
 
-def last_sweep() -> LastSweep | None:
-    """The most recent sweep that archived something, if it has not been undone, with what it can bring back."""
-    latest = (
-        MemoryEvent.objects.filter(action="archived", after__has_key=SWEEP_KEY).order_by("-created_at", "-id").first()
-    )
+def last_sweep(*, projects: list[str] | None = None) -> LastSweep | None:
+    """The most recent sweep that archived something (of `projects`, None: anywhere), if it has not been undone,
+    with what it can bring back (of those projects)."""
+    events = MemoryEvent.objects.filter(action="archived", after__has_key=SWEEP_KEY)
+    if projects is not None:
+        events = events.filter(memory_id__in=_swept(projects).values("pk"))
+    latest = events.order_by("-created_at", "-id").first()
     if latest is None:
         return None
     sweep_id = latest.after[SWEEP_KEY]
-    if MemoryEvent.objects.filter(action="restored", **{f"after__{UNDONE_SWEEP_KEY}": sweep_id}).exists():
+    undone = MemoryEvent.objects.filter(action="restored", **{f"after__{UNDONE_SWEEP_KEY}": sweep_id})
+    if projects is not None:  # one owner's undo leaves the sweep of another project undoable by its owner
+        undone = undone.filter(memory_id__in=_swept(projects).values("pk"))
+    if undone.exists():
         return None
     ids = MemoryEvent.objects.filter(action="archived", **{f"after__{SWEEP_KEY}": sweep_id}).values_list(
         "memory_id", flat=True
     )
-    still = Memory.objects.filter(pk__in=list(ids), status=Status.ARCHIVED, merged_into__isnull=True)
+    still = _swept(projects).filter(pk__in=list(ids), status=Status.ARCHIVED, merged_into__isnull=True)
     return LastSweep(sweep_id, sorted(still.values_list("pk", flat=True)))
 
 
-def undo_last_sweep(*, actor: str) -> list[int]:
+def undo_last_sweep(*, actor: str, projects: list[str] | None = None) -> list[int]:
     """Bring back, in one step, what the last sweep archived (each with a `restored` event naming the sweep);
     returns the ids restored. Like `restore_memory`, the decay clock restarts, so the next sweep does not take
     them straight back. A memory restored or merged since is left as it is; a sweep is undone once (the dashboard
     offers the undo only while something of the last sweep is still archived)."""
-    sweep = last_sweep()
+    sweep = last_sweep(projects=projects)
     if sweep is None or not sweep.memory_ids:
         raise ValidationError("there is no decay sweep to undo", code="invalid_state")
     now = timezone.now()

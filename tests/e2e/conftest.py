@@ -56,7 +56,9 @@ def _fresh_test_state(settings):
 
 @pytest.fixture
 def curator(transactional_db):
-    return get_user_model().objects.create_user("curator", password=PASSWORD)
+    # A hub admin, as every login made before roles existed became (migration 0006): these tests are about the
+    # pages, not roles (tests/ui/test_it_honours_roles.py is).
+    return get_user_model().objects.create_superuser("curator", password=PASSWORD)
 
 
 class Dashboard:

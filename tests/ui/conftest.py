@@ -23,7 +23,9 @@ def _fresh_test_state(settings):
 
 @pytest.fixture
 def curator(db):
-    return get_user_model().objects.create_user("curator", password="a-long-test-password")
+    # A hub admin, as every login made before roles existed became (migration 0006): these tests are about the
+    # pages, not roles (tests/ui/test_it_honours_roles.py is).
+    return get_user_model().objects.create_superuser("curator", password="a-long-test-password")
 
 
 @pytest.fixture

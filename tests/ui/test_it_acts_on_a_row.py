@@ -107,7 +107,7 @@ def test_editing_the_text_in_place_re_indexes_it(ui, store):
     hits = search_memories(query="jenkins", project="alpha", mode="keyword")
     assert [h.memory.pk for h in hits] == [memory.pk]
     event = MemoryEvent.objects.filter(memory_id=memory.pk).last()
-    assert event.action == "edited" and event.actor == "ui:curator"
+    assert event.action == "edited" and event.actor == "curator"
     assert event.before == {"content": "Deploys run through GitHub Actions to Fly.io"}
 
 

@@ -70,7 +70,7 @@ def test_undo_brings_the_sources_back(ui, proposal):
 def test_rejecting_records_the_decision_and_changes_no_memory(ui, proposal):
     html = ui.post(f"/proposals/{proposal.pk}/reject/", **HX).content.decode()
     proposal.refresh_from_db()
-    assert proposal.status == "rejected" and proposal.decided_by == "ui:curator"
+    assert proposal.status == "rejected" and proposal.decided_by == "curator"
     assert ">rejected<" in html
     assert set(Memory.objects.filter(pk__in=proposal.sources).values_list("status", flat=True)) == {"active"}
 

@@ -11,14 +11,34 @@ from django.conf import settings
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from memoryhub.people.roles import Access, Action, access_for
 from ui import selectors
 
 register = template.Library()
 
 
-@register.simple_tag
-def nav_counts() -> dict[str, int]:
-    return selectors.nav_counts()
+def request_access(request) -> Access:
+    """The person's access, as the dashboard view found it (or worked out again for a page outside the views)."""
+    access = getattr(request, "access", None)
+    return access if access is not None else access_for(request.user)
+
+
+@register.simple_tag(takes_context=True)
+def nav_counts(context) -> dict[str, int]:
+    return selectors.nav_counts(request_access(context["request"]))
+
+
+@register.simple_tag(takes_context=True)
+def may(context, action: str, project: str | None = None) -> bool:
+    """`{% may "curate" memory.project as can_curate %}`: whether to offer an action (the view checks it again)."""
+    return request_access(context["request"]).can(Action(action), project or None)
+
+
+@register.simple_tag(takes_context=True)
+def may_somewhere(context, action: str) -> bool:
+    """Whether the person may `action` in at least one project: which team pages the navigation offers."""
+    access = request_access(context["request"])
+    return access.is_admin or bool(access.projects_for(Action(action)))
 
 
 @register.filter

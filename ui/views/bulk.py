@@ -9,9 +9,21 @@ from django.views.decorators.http import require_POST
 
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.models import Memory
-from ui import services
+from memoryhub.people.roles import Action
+from ui import selectors, services
 from ui.forms import BulkForm, MergeForm
-from ui.views.common import DOMAIN_ERRORS, HtmxHttpRequest, actor, dashboard_view, error_text, notify, refuse
+from ui.views.common import (
+    DOMAIN_ERRORS,
+    HtmxHttpRequest,
+    actor,
+    check,
+    dashboard_view,
+    error_text,
+    error_text_from_form,
+    notify,
+    refuse,
+    requires,
+)
 from ui.views.memories import LIST, listing_context
 
 
@@ -23,13 +35,17 @@ def _results(request: HtmxHttpRequest, notice: str) -> HttpResponse:
 
         messages.success(request, notice)
         return HttpResponseRedirect(reverse("ui:memories") + (f"?{return_query}" if return_query else ""))
-    context = listing_context(QueryDict(return_query)) | {"close_dialog": True}
+    context = listing_context(QueryDict(return_query), request.access) | {"close_dialog": True}
     response = render(request, f"{LIST}#results", context)
     return notify(response, notice)
 
 
-def _selected_memories(ids: list[int]) -> tuple[list[Memory], int]:
-    by_id = Memory.objects.in_bulk(ids)
+def _selected_memories(request: HtmxHttpRequest, ids: list[int]) -> tuple[list[Memory], int]:
+    """The selected memories the person sees (any other id counts as gone); every one must be theirs to curate,
+    or nothing is done."""
+    by_id = selectors.memories_for(request.access).in_bulk(ids)
+    for memory in by_id.values():
+        check(request, Action.CURATE, memory.project)
     return [by_id[i] for i in ids if i in by_id], sum(1 for i in ids if i not in by_id)
 
 
@@ -38,6 +54,7 @@ def _skipped(missing: int) -> str:
 
 
 @dashboard_view
+@requires(Action.CURATE)
 @require_POST
 def bulk(request: HtmxHttpRequest) -> HttpResponse:
     form = BulkForm(request.POST)
@@ -46,11 +63,13 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
     ids = form.cleaned_data["selected"]
     if not ids:
         return refuse(request, "Select at least one memory first.", status=400)
-    memories, missing = _selected_memories(ids)
+    memories, missing = _selected_memories(request, ids)
     if not memories:
         return refuse(request, "None of the selected memories exist any more; reload the list.", status=404)
     action = form.cleaned_data["action"]
     who = actor(request)
+    if action == "retag" and form.cleaned_data.get("set_project"):  # moving memories needs the right where they go
+        check(request, Action.CURATE, form.cleaned_data["project"].strip() or None)
     if action == "merge":
         memories.sort(key=lambda m: m.pk)  # oldest first, as the merge records its sources
         return _merge_dialog(request, memories, MergeForm(initial=_merge_initial(memories)), missing=missing)
@@ -67,12 +86,6 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
     except DOMAIN_ERRORS as exc:
         return refuse(request, f"Nothing was changed. {error_text(exc)}", status=422)
     return _results(request, f"{n} memor{'y' if n == 1 else 'ies'} {verb}." + _skipped(missing))
-
-
-def error_text_from_form(form) -> str:
-    return "; ".join(
-        f"{'' if field == '__all__' else field + ': '}{' '.join(errs)}" for field, errs in form.errors.items()
-    )
 
 
 def _merge_initial(memories: list[Memory]) -> dict:
@@ -107,11 +120,12 @@ def _merge_dialog(
 
 
 @dashboard_view
+@requires(Action.CURATE)
 @require_POST
 def merge(request: HtmxHttpRequest) -> HttpResponse:
     form = MergeForm(request.POST)
     ids = [int(v) for v in request.POST.getlist("selected") if v.isdigit()]
-    memories, missing = _selected_memories(ids)
+    memories, missing = _selected_memories(request, ids)
     if not form.is_valid():
         return _merge_dialog(request, memories, form, status=422)
     if missing or len(memories) < 2:

@@ -1,4 +1,9 @@
-"""What every dashboard view shares: login, partial-or-page rendering, messages, and clear refusals."""
+"""What every dashboard view shares: login, the person's access, partial-or-page rendering, messages, refusals.
+
+The person's access (memoryhub.people.roles) is worked out once per request by `dashboard_view`; views load what
+they act on through `get_memory` / `get_scoped`, which answer a row the person may not see exactly like a missing
+one (404) and a visible row they may not change with a 403.
+"""
 
 from __future__ import annotations
 
@@ -19,10 +24,17 @@ from django_htmx.middleware import HtmxDetails
 
 from memoryhub.memories.backup import BackupError
 from memoryhub.models import Memory
+from memoryhub.people.persons import NotAllowed
+from memoryhub.people.roles import Access, Action, access_for
 
 
 class HtmxHttpRequest(HttpRequest):
     htmx: HtmxDetails
+    access: Access
+
+
+class Missing(Exception):
+    """What the view looked for does not exist, or the person may not see it: both answer the same 404."""
 
 
 MEMORIES_CHANGED = "memories-changed"  # the nav counters listen for it
@@ -42,16 +54,46 @@ def dashboard_view(view: Callable) -> Callable:
                 next_url = request.htmx.current_url_abs_path or "/"
                 return HttpResponseClientRedirect(f"{reverse('login')}?{urlencode({'next': next_url})}")
             return redirect_to_login(request.get_full_path())
+        request.access = access_for(request.user)
         try:
             return view(request, *args, **kwargs)
         except BackupError as exc:
             return refuse(request, error_text(exc), status=503)
+        except Missing as exc:
+            return refuse(request, str(exc), status=404)
+        except NotAllowed as exc:
+            return refuse(request, error_text(exc), status=403)
 
     return wrapper
 
 
+def requires(action: Action, *, everywhere: bool = False) -> Callable:
+    """A page or action that needs `action` in at least one project (`everywhere`: a hub admin only, for what
+    acts on the whole store). Stacked under `dashboard_view`; per-row checks happen where the row is loaded."""
+
+    def decorate(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapper(request: HtmxHttpRequest, *args, **kwargs):
+            access = request.access
+            allowed = access.is_admin if everywhere else access.is_admin or bool(access.projects_for(action))
+            if not allowed:
+                raise NotAllowed(f"your role does not allow this ({action})")
+            return view(request, *args, **kwargs)
+
+        return wrapper
+
+    return decorate
+
+
+def check(request: HtmxHttpRequest, action: Action, project: str | None) -> None:
+    if not request.access.can(action, project):
+        where = f"project {project!r}" if project else "global memories"
+        raise NotAllowed(f"your role does not allow this ({action}) in {where}")
+
+
 def actor(request: HttpRequest) -> str:
-    return f"ui:{request.user.get_username()}"
+    """Dashboard changes are signed with the person's username (agents sign with their token's name)."""
+    return request.user.get_username()
 
 
 def wants_partial(request: HtmxHttpRequest) -> bool:
@@ -117,15 +159,32 @@ def error_text(exc: Exception) -> str:
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
+def error_text_from_form(form) -> str:
+    return "; ".join(
+        f"{'' if field == '__all__' else field + ': '}{' '.join(errs)}" for field, errs in form.errors.items()
+    )
+
+
 # What the domain raises for a request it will not carry out (bad values, a state that does not allow it): Django's
 # ValidationError, from the write path (memoryhub/memories/store.py, gate.py, lifecycle.py) and consolidation. Any
 # other error is a fault, and a 500 that shows up in the log says so better than a refusal would.
 DOMAIN_ERRORS: tuple[type[Exception], ...] = (ValidationError,)
 
 
-def get_memory(pk: int) -> Memory | None:
-    return Memory.objects.filter(pk=pk).first()
+def get_memory(request: HtmxHttpRequest, pk: int, action: Action = Action.READ) -> Memory:
+    """The memory, if the person sees it (else Missing: the same answer as a memory that never was) and may
+    `action` it (else NotAllowed)."""
+    memory = Memory.objects.filter(request.access.rows(Action.READ), pk=pk).first()
+    if memory is None:
+        raise Missing(f"Memory #{pk} does not exist (it may have been deleted or merged away).")
+    check(request, action, memory.project)
+    return memory
 
 
-def missing_memory(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    return refuse(request, f"Memory #{pk} does not exist (it may have been deleted or merged away).", status=404)
+def get_scoped(request: HtmxHttpRequest, rows, pk: int, action: Action, noun: str):
+    """A row of a table with a project column (proposal, gate log entry), under the same rule as `get_memory`."""
+    row = rows.filter(request.access.rows(Action.READ), pk=pk).first()
+    if row is None:
+        raise Missing(f"{noun} #{pk} does not exist.")
+    check(request, action, row.project)
+    return row

@@ -8,7 +8,8 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryhub.models import GateDecision, Memory, ProposalStatus
+from memoryhub.models import GateDecision, ProposalStatus
+from memoryhub.people.roles import Access, Action
 from ui import charts, decay_figures, selectors
 from ui.views.common import (
     DOMAIN_ERRORS,
@@ -20,6 +21,7 @@ from ui.views.common import (
     notify,
     refuse,
     render_view,
+    requires,
 )
 
 DECAY = "ui/decay.html"
@@ -27,15 +29,19 @@ PROXY_DAYS = 14  # the chat proxy table on the overview: the last two weeks, a r
 ACTIVITY_DAYS = 30  # the overview's gate and proposal charts
 
 
-def decay_context() -> dict:
+def decay_context(access: Access) -> dict:
     from memoryhub.memories.lifecycle import last_sweep
 
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    counts = decay_figures.tally()
+    mine = selectors.memories_for(access)
+    counts = decay_figures.tally(memories=mine)
     by_tier = decay_figures.distribution(counts, "tier")
     by_category = decay_figures.distribution(counts, "category")
     peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
-    soon, soon_total = decay_figures.falling_soon(within_days=7)
+    soon, soon_total = decay_figures.falling_soon(within_days=7, memories=mine)
+    sweep_projects = access.projects_for(Action.SWEEP)
+    can_sweep = sweep_projects is None or bool(sweep_projects)
+    swept = selectors.memories_for(access, Action.SWEEP)
     return {
         "threshold": threshold,
         "floor": settings.MEMORYHUB_CONFIRMED_FLOOR,
@@ -52,53 +58,57 @@ def decay_context() -> dict:
             for c in decay_figures.category_curves(counts)
         ],
         "grid": decay_figures.tier_category_grid(counts),
-        # What the sweep would archive now: the same rule as the sweep, counted by the database.
-        "due_now": counts.due_now,
-        "last_sweep": last_sweep(),
+        # What the person's sweep would archive now (a hub admin's: everything; an owner's: their projects' memories,
+        # not the globals nor the projects they only view): the same rule as the sweep, counted by the database.
+        "can_sweep": can_sweep,
+        "due_now": counts.due_now if access.is_admin else decay_figures.tally(memories=swept).due_now,
+        "last_sweep": last_sweep(projects=sweep_projects) if can_sweep else None,
         "soon": soon,
         "soon_total": soon_total,
-        "archived": decay_figures.recently_archived(),
+        "archived": decay_figures.recently_archived(memories=mine),
     }
 
 
 @dashboard_view
 @require_GET
 def decay(request: HtmxHttpRequest) -> HttpResponse:
-    return render_view(request, DECAY, "body", decay_context())
+    return render_view(request, DECAY, "body", decay_context(request.access))
 
 
 @dashboard_view
+@requires(Action.SWEEP)
 @require_POST
 def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
     from memoryhub.memories.lifecycle import run_decay_sweep
 
     try:
-        report = run_decay_sweep(actor=actor(request))
+        report = run_decay_sweep(actor=actor(request), projects=request.access.projects_for(Action.SWEEP))
     except DOMAIN_ERRORS as exc:
         return refuse(request, f"The decay sweep did not run. {error_text(exc)}", status=409)
     n = len(report.archived)
     notice = f"Decay sweep done: {n} memor{'y' if n == 1 else 'ies'} archived."
     if not request.htmx:
         return done(request, notice, reverse("ui:decay"))
-    context = decay_context() | {"swept": report}
+    context = decay_context(request.access) | {"swept": report}
     return notify(render_view(request, DECAY, "body", context), notice)
 
 
 @dashboard_view
+@requires(Action.SWEEP)
 @require_POST
 def decay_undo_sweep(request: HtmxHttpRequest) -> HttpResponse:
     """Undo the last sweep in one action: everything it archived comes back (a history event each)."""
     from memoryhub.memories.lifecycle import undo_last_sweep
 
     try:
-        restored = undo_last_sweep(actor=actor(request))
+        restored = undo_last_sweep(actor=actor(request), projects=request.access.projects_for(Action.SWEEP))
     except DOMAIN_ERRORS as exc:
         return refuse(request, f"Nothing was undone. {error_text(exc)}", status=409)
     n = len(restored)
     notice = f"Last decay sweep undone: {n} memor{'y' if n == 1 else 'ies'} restored."
     if not request.htmx:
         return done(request, notice, reverse("ui:decay"))
-    return notify(render_view(request, DECAY, "body", decay_context()), notice)
+    return notify(render_view(request, DECAY, "body", decay_context(request.access)), notice)
 
 
 @dashboard_view
@@ -106,9 +116,10 @@ def decay_undo_sweep(request: HtmxHttpRequest) -> HttpResponse:
 def overview(request: HtmxHttpRequest) -> HttpResponse:
     from memoryhub.retrieval.recall import build_recall
 
-    kinds, agents = selectors.usage_by_agent()
-    projects = [p for p, _ in selectors.counts_by("project")]
-    recall_usage = selectors.recall_usage_by_project()
+    access = request.access
+    kinds, agents = selectors.usage_by_agent(access)
+    projects = [p for p, _ in selectors.counts_by("project", access)]
+    recall_usage = selectors.recall_usage_by_project(access)
     # What an agent gets when it names no size (MEMORYHUB_RECALL_BUDGET_CHARS), build_recall's default.
     budget = settings.MEMORYHUB_RECALL_BUDGET_CHARS
     recall_rows = []
@@ -129,24 +140,28 @@ def overview(request: HtmxHttpRequest) -> HttpResponse:
         )
     today = timezone.now().date()
     context = {
-        "total": Memory.objects.count(),
-        "by_project": selectors.counts_by("project"),
-        "by_category": selectors.counts_by("category"),
-        "by_tier": selectors.counts_by("tier"),
-        "by_status": selectors.counts_by("status"),
-        "by_confirmed": [("confirmed" if v else "unconfirmed", n) for v, n in selectors.counts_by("confirmed")],
+        "total": selectors.memories_for(access).count(),
+        "by_project": selectors.counts_by("project", access),
+        "by_category": selectors.counts_by("category", access),
+        "by_tier": selectors.counts_by("tier", access),
+        "by_status": selectors.counts_by("status", access),
+        "by_confirmed": [("confirmed" if v else "unconfirmed", n) for v, n in selectors.counts_by("confirmed", access)],
         "kinds": kinds,
         "agents": agents,
         "recall_rows": recall_rows,
         "budget": budget,
-        "proxy_days": selectors.proxy_usage_by_day(days=PROXY_DAYS),
+        "proxy_days": selectors.proxy_usage_by_day(access, days=PROXY_DAYS),
         "proxy_window": PROXY_DAYS,
         "activity_window": ACTIVITY_DAYS,
         "gate_chart": charts.daily_bars(
-            "Gate outcomes", selectors.gate_outcomes_by_day(ACTIVITY_DAYS), GateDecision.values, today, ACTIVITY_DAYS
+            "Gate outcomes",
+            selectors.gate_outcomes_by_day(access, ACTIVITY_DAYS),
+            GateDecision.values,
+            today,
+            ACTIVITY_DAYS,
         ),
         "proposal_chart": charts.daily_bars(
-            "Proposals", selectors.proposals_by_day(ACTIVITY_DAYS), ProposalStatus.values, today, ACTIVITY_DAYS
+            "Proposals", selectors.proposals_by_day(access, ACTIVITY_DAYS), ProposalStatus.values, today, ACTIVITY_DAYS
         ),
     }
     return render_view(request, "ui/overview.html", None, context)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse, HttpResponseRedirect, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -12,17 +12,19 @@ from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_fields, delete_memory, update_memory
 from memoryhub.models import Memory
+from memoryhub.people.activity import people_among
+from memoryhub.people.roles import Access, Action
 from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
     actor,
+    check,
     dashboard_view,
     done,
     error_text,
     get_memory,
-    missing_memory,
     notify,
     refuse,
     render_view,
@@ -32,7 +34,7 @@ from ui.views.common import (
 LIST = "ui/memory_list.html"
 
 
-def listing_context(query: QueryDict) -> dict:
+def listing_context(query: QueryDict, access: Access) -> dict:
     """Everything the results partial needs, from a query string (the page's or the one a bulk form carried)."""
     form = FilterForm(query or None)
     if form.is_bound:
@@ -40,12 +42,12 @@ def listing_context(query: QueryDict) -> dict:
     filters = form.filters()
     problems = [f"Ignored the {name} filter: {' '.join(errs)}" for name, errs in form.errors.items()]
     try:
-        listing = selectors.list_memories(filters)
+        listing = selectors.list_memories(filters, access)
     except EmbeddingError as exc:
         # The meaning half of the search needs the embedder; keep the page up and say what failed.
         problems.append(f"Search is unavailable: {exc}")
         filters.q = ""
-        listing = selectors.list_memories(filters)
+        listing = selectors.list_memories(filters, access)
     link_query = query.copy()
     link_query.pop("page", None)
     return {
@@ -64,8 +66,8 @@ def listing_context(query: QueryDict) -> dict:
 @dashboard_view
 @require_GET
 def memory_list(request: HtmxHttpRequest) -> HttpResponse:
-    context = listing_context(request.GET)
-    choices = selectors.filter_choices()
+    context = listing_context(request.GET, request.access)
+    choices = selectors.filter_choices(request.access)
     filters = context["filters"]
     # The menus are kept a minute; a value chosen in the URL is always offered, so the form shows what is applied.
     for key, value in (("projects", filters.project), ("sources", filters.source)):
@@ -84,15 +86,15 @@ def counters(request: HtmxHttpRequest) -> HttpResponse:
 @dashboard_view
 @require_GET
 def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    memory = get_memory(pk)
-    if memory is None:
-        return missing_memory(request, pk)
+    memory = get_memory(request, pk)
+    events = selectors.history(pk)
     context = {
         "memory": memory,
         "days_left": days_until_below(memory),
-        "events": selectors.history(pk),
-        "similar": selectors.similar_memories(memory),
-        "merged_from": list(Memory.objects.filter(merged_into=memory).order_by("pk")),
+        "events": events,
+        "people": people_among(sorted({event.actor for event in events})),
+        "similar": selectors.similar_memories(memory, request.access),
+        "merged_from": list(selectors.memories_for(request.access).filter(merged_into=memory).order_by("pk")),
         "merge_proposal": _merge_proposal(memory),
     }
     return render_view(request, "ui/memory_detail.html", None, context)
@@ -129,17 +131,15 @@ def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str) -> Http
 @dashboard_view
 @require_GET
 def memory_row(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """The plain row again: what Cancel on an inline form swaps back in."""
-    memory = get_memory(pk)
-    if memory is None:
-        return missing_memory(request, pk)
+    """The plain row again: what Cancel on an inline form swaps back in (followed as a link: the memory's page)."""
+    memory = get_memory(request, pk)
+    if not request.htmx:
+        return HttpResponseRedirect(reverse("ui:memory", args=[pk]))
     return _row(request, memory)
 
 
 def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str) -> HttpResponse:
-    memory = get_memory(pk)
-    if memory is None:
-        return missing_memory(request, pk)
+    memory = get_memory(request, pk, Action.CURATE)
     try:
         call(memory)
     except DOMAIN_ERRORS as exc:
@@ -197,9 +197,7 @@ def refresh(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_http_methods(["GET", "POST"])
 def delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    memory = get_memory(pk)
-    if memory is None:
-        return missing_memory(request, pk)
+    memory = get_memory(request, pk, Action.DELETE)
     if request.method == "GET":
         # Without JavaScript there is no hx-confirm: this page asks instead.
         return render_view(request, "ui/memory_form.html", None, {"memory": memory, "mode": "delete"})
@@ -215,9 +213,7 @@ def delete(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) -> HttpResponse:
     """GET shows the form (in the row for htmx, as a page otherwise); POST validates, checks staleness, saves."""
-    memory = get_memory(pk)
-    if memory is None:
-        return missing_memory(request, pk)
+    memory = get_memory(request, pk, Action.CURATE)
     partial = "row_edit" if mode == "edit" else "row_retag"
     if request.method == "GET":
         form = form_class(memory=memory)
@@ -254,7 +250,7 @@ def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) 
 def _form_response(request, memory, form, mode, partial, *, status=200) -> HttpResponse:
     context = {"memory": memory, "form": form, "mode": mode, "next": safe_next(request, "")}
     if mode == "retag":
-        context["projects"] = selectors.filter_choices()["projects"]
+        context["projects"] = selectors.filter_choices(request.access)["projects"]
     if request.htmx:
         return render_view(request, LIST, partial, context, status=status)
     return render_view(request, "ui/memory_form.html", None, context, status=status)
@@ -277,6 +273,9 @@ def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def retag(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     def apply(memory: Memory, form: RetagForm) -> None:
-        update_memory(memory=memory, changes=form.changes(), actor=actor(request), action="retagged")
+        changes = form.changes()
+        if "project" in changes:  # moving a memory needs the same right where it goes
+            check(request, Action.CURATE, changes["project"])
+        update_memory(memory=memory, changes=changes, actor=actor(request), action="retagged")
 
     return _form_view(request, pk, RetagForm, "retag", apply)

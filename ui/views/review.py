@@ -9,18 +9,22 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Proposal, ProposalStatus
+from memoryhub.people.roles import Access, Action
 from ui import diffing, selectors
 from ui.forms import AcceptProposalForm, RunConsolidationForm
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
     actor,
+    check,
     dashboard_view,
     done,
     error_text,
+    get_scoped,
     notify,
     refuse,
     render_view,
+    requires,
 )
 
 PROPOSALS = "ui/proposals.html"
@@ -57,9 +61,9 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
     }
 
 
-def _cards(proposals: list[Proposal]) -> list[dict]:
+def _cards(proposals: list[Proposal], access: Access) -> list[dict]:
     ids = {int(i) for p in proposals for i in p.sources}
-    memories = Memory.objects.in_bulk(list(ids))
+    memories = selectors.memories_for(access).in_bulk(list(ids))
     return [proposal_view_model(p, memories) for p in proposals]
 
 
@@ -75,21 +79,20 @@ def proposals(request: HtmxHttpRequest) -> HttpResponse:
     if status not in STATUSES:
         problems.append(f"Unknown status “{status}”; showing pending proposals.")
         status = ProposalStatus.PENDING
-    return render_view(request, PROPOSALS, "queue", _queue_context(status, request.GET.get("page"), problems))
+    context = _queue_context(request.access, status, request.GET.get("page"), problems)
+    return render_view(request, PROPOSALS, "queue", context)
 
 
 def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str) -> HttpResponse:
     if not request.htmx:
         return done(request, notice, reverse("ui:proposals"))
     proposal.refresh_from_db()
-    card = _cards([proposal])[0]
+    card = _cards([proposal], request.access)[0]
     return notify(render_view(request, PROPOSALS, "card", {"card": card}), notice)
 
 
 def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice) -> HttpResponse:
-    proposal = Proposal.objects.filter(pk=pk).first()
-    if proposal is None:
-        return refuse(request, f"Proposal #{pk} does not exist.", status=404)
+    proposal = get_scoped(request, Proposal.objects.all(), pk, Action.CURATE, "Proposal")
     try:
         result = call(proposal)
     except EmbeddingError as exc:
@@ -129,6 +132,7 @@ def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @dashboard_view
+@requires(Action.CURATE)
 @require_POST
 def reject_selected(request: HtmxHttpRequest) -> HttpResponse:
     """Bulk reject: every pending proposal ticked in the queue; the queue comes back without them."""
@@ -140,25 +144,32 @@ def reject_selected(request: HtmxHttpRequest) -> HttpResponse:
         return refuse(request, "Nothing was rejected: a selected proposal id is not a number.", status=422)
     if not ids:
         return refuse(request, "Nothing was rejected: tick the proposals to reject first.", status=422)
+    # Only the proposals the person may decide; any other id is left alone, like one that does not exist.
+    ids = list(Proposal.objects.filter(request.access.rows(Action.CURATE), pk__in=ids).values_list("pk", flat=True))
     rejected = reject_proposals(proposal_ids=ids, actor=actor(request))
     n = len(rejected)
     notice = f"{n} proposal{'' if n == 1 else 's'} rejected."
     if not request.htmx:
         return done(request, notice, reverse("ui:proposals"))
-    response = render_view(request, PROPOSALS, "queue", _queue_context(ProposalStatus.PENDING, None, []))
+    response = render_view(
+        request, PROPOSALS, "queue", _queue_context(request.access, ProposalStatus.PENDING, None, [])
+    )
     return notify(response, notice)
 
 
-def _queue_context(status: str, page_number, problems: list[str]) -> dict:
+def _queue_context(access: Access, status: str, page_number, problems: list[str]) -> dict:
     rows = Proposal.objects.all() if status == "all" else Proposal.objects.filter(status=status)
-    page = Paginator(rows.order_by("-created_at", "-id"), 20).get_page(page_number)
+    page = Paginator(selectors.scoped(access, rows).order_by("-created_at", "-id"), 20).get_page(page_number)
     return {
-        "cards": _cards(list(page.object_list)),
+        "cards": _cards(list(page.object_list), access),
         "page": page,
         "status": status,
         "statuses": STATUSES,
         "problems": problems,
-        "projects": selectors.filter_choices()["projects"],
+        # What the person may run a pass for: every project for a hub admin, else the projects they curate.
+        "projects": selectors.filter_choices(access)["projects"]
+        if access.is_admin
+        else access.projects_for(Action.CURATE),
     }
 
 
@@ -173,6 +184,7 @@ def undo(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 
 
 @dashboard_view
+@requires(Action.CURATE)
 @require_POST
 def run_consolidation_pass(request: HtmxHttpRequest) -> HttpResponse:
     from memoryhub.consolidation.proposals import run_consolidation
@@ -181,6 +193,7 @@ def run_consolidation_pass(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return refuse(request, "Consolidation not run: the project name is too long.", status=422)
     project = form.cleaned_data["project"].strip() or None
+    check(request, Action.CURATE, project)  # no project: every project and the globals, a hub admin's pass
     try:
         made = run_consolidation(project=project, actor=actor(request))
     except EmbeddingError as exc:
@@ -190,7 +203,7 @@ def run_consolidation_pass(request: HtmxHttpRequest) -> HttpResponse:
     notice = f"Consolidation pass done: {len(made)} new proposal{'' if len(made) == 1 else 's'}."
     if not request.htmx:
         return done(request, notice, reverse("ui:proposals"))
-    response = render_view(request, PROPOSALS, "queue", _queue_context(ProposalStatus.PENDING, 1, []))
+    response = render_view(request, PROPOSALS, "queue", _queue_context(request.access, ProposalStatus.PENDING, 1, []))
     response["HX-Push-Url"] = reverse("ui:proposals")
     return notify(response, notice)
 
@@ -206,7 +219,7 @@ def gate_log(request: HtmxHttpRequest) -> HttpResponse:
     if decision and decision not in GateDecision.values:
         problems.append(f"Unknown decision “{decision}”; showing every entry.")
         decision = ""
-    page = Paginator(selectors.gate_entries(decision), 50).get_page(request.GET.get("page"))
+    page = Paginator(selectors.gate_entries(request.access, decision), 50).get_page(request.GET.get("page"))
     context = {"page": page, "decision": decision, "decisions": GateDecision.values, "problems": problems}
     return render_view(request, GATE, "entries", context)
 
@@ -216,9 +229,7 @@ def gate_log(request: HtmxHttpRequest) -> HttpResponse:
 def promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     from memoryhub.memories.gate import promote_gate_entry
 
-    entry = GateLogEntry.objects.filter(pk=pk).first()
-    if entry is None:
-        return refuse(request, f"Gate log entry #{pk} does not exist.", status=404)
+    entry = get_scoped(request, GateLogEntry.objects.all(), pk, Action.CURATE, "Gate log entry")
     try:
         memory = promote_gate_entry(entry=entry, actor=actor(request))
     except EmbeddingError as exc:
