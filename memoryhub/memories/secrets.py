@@ -367,6 +367,11 @@ def kinds_in(text: str) -> list[str]:
 LABEL_FIELDS = ("project", "tags", "source")
 
 
+def holds_secret(text: str) -> bool:
+    """Whether typed text holds a secret, read as prose and as a list of labels (a form's comma-separated tags)."""
+    return bool(find_secrets(text)) or any(label_secret_kinds(part) for part in re.split(r"[,\s]+", text) if part)
+
+
 def redact_label(label: str) -> str:
     """A label as it may be shown or kept: a secret in it replaced by its kind and length."""
     if kinds_in(label):

@@ -11,7 +11,16 @@ from memoryhub.embeddings import EmbeddingError
 from memoryhub.models import Memory
 from ui import services
 from ui.forms import BulkForm, MergeForm
-from ui.views.common import DOMAIN_ERRORS, HtmxHttpRequest, actor, dashboard_view, error_text, notify, refuse
+from ui.views.common import (
+    DOMAIN_ERRORS,
+    HtmxHttpRequest,
+    actor,
+    dashboard_view,
+    error_text,
+    forget_secret_inputs,
+    notify,
+    refuse,
+)
 from ui.views.memories import LIST, listing_context
 
 
@@ -113,6 +122,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     ids = [int(v) for v in request.POST.getlist("selected") if v.isdigit()]
     memories, missing = _selected_memories(ids)
     if not form.is_valid():
+        forget_secret_inputs(form)
         return _merge_dialog(request, memories, form, status=422)
     if missing or len(memories) < 2:
         return refuse(
@@ -133,6 +143,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was merged: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
+        forget_secret_inputs(form)
         form.add_error(None, error_text(exc))
         return _merge_dialog(request, memories, form, status=422)
     return _results(request, f"Merged {len(memories)} memories into #{merged.pk}.")

@@ -18,6 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from memoryhub.memories.backup import BackupError
+from memoryhub.memories.secrets import holds_secret
 from memoryhub.models import Memory
 
 
@@ -121,6 +122,17 @@ def error_text(exc: Exception) -> str:
 # ValidationError, from the write path (memoryhub/memories/store.py, gate.py, lifecycle.py) and consolidation. Any
 # other error is a fault, and a 500 that shows up in the log says so better than a refusal would.
 DOMAIN_ERRORS: tuple[type[Exception], ...] = (ValidationError,)
+
+
+def forget_secret_inputs(form) -> None:
+    """A form shown again after a refusal: every input that holds a secret comes back empty, so the page never
+    carries it (the error names the field and kind). Applies to every form, whatever refused it."""
+    form.data = form.data.copy()
+    for name in form.fields:
+        key = form.add_prefix(name)
+        values = form.data.getlist(key) if hasattr(form.data, "getlist") else [form.data.get(key)]
+        if any(isinstance(v, str) and holds_secret(v) for v in values):
+            form.data[key] = ""
 
 
 def get_memory(pk: int) -> Memory | None:

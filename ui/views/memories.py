@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from django.http import HttpResponse, QueryDict
+from django.http import HttpResponse, HttpResponseRedirect, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
 from memoryhub.memories.gate import refuse_noise
-from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_fields, delete_memory, update_memory
 from memoryhub.models import Memory
 from ui import decay_figures, selectors
@@ -21,12 +20,14 @@ from ui.views.common import (
     dashboard_view,
     done,
     error_text,
+    forget_secret_inputs,
     get_memory,
     missing_memory,
     notify,
     refuse,
     render_view,
     safe_next,
+    wants_partial,
 )
 
 LIST = "ui/memory_list.html"
@@ -129,10 +130,13 @@ def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str) -> Http
 @dashboard_view
 @require_GET
 def memory_row(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """The plain row again: what Cancel on an inline form swaps back in."""
+    """The plain row again: what Cancel on an inline form swaps back in. A row alone is no page: opened as a plain
+    link (no htmx), it leads to the memory's page."""
     memory = get_memory(pk)
     if memory is None:
         return missing_memory(request, pk)
+    if not wants_partial(request):
+        return HttpResponseRedirect(reverse("ui:memory", args=[pk]))
     return _row(request, memory)
 
 
@@ -224,6 +228,7 @@ def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) 
         return _form_response(request, memory, form, mode, partial)
     form = form_class(request.POST, memory=memory)
     if not form.is_valid():
+        forget_secret_inputs(form)
         return _form_response(request, memory, form, mode, partial, status=422)
     if form.is_stale():
         return refuse(
@@ -237,11 +242,7 @@ def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) 
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was saved: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
-        if isinstance(exc, WriteRefused) and exc.kind == "secret":
-            # The page must not echo the secret back: the fields that held one are shown empty.
-            form.data = form.data.copy()
-            for name in exc.message_dict:
-                form.data[form.add_prefix(name.split(".")[0])] = ""
+        forget_secret_inputs(form)
         form.add_error(None, error_text(exc))
         return _form_response(request, memory, form, mode, partial, status=422)
     notice = f"Memory #{pk} saved."
