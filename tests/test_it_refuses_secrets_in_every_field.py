@@ -204,6 +204,23 @@ def test_accepting_a_proposal_with_a_django_key_refuses_it(curator):
     assert proposal.status == "pending"
 
 
+def test_scrub_removes_secret_labels_stored_before_the_rule(db):
+    """A store written before this rule may hold a secret tag or project, and usage records counted under it."""
+    from memoryhub.memories.scrub import scrub_store
+
+    aws = next(c for c in LABELS if c.kind == "AWS secret key part")
+    memory = create_memory(content=FACT, project="alpha", tags=["deploy"])
+    Memory.objects.filter(pk=memory.pk).update(tags=["deploy", aws.text], project=aws.text)  # as an old build did
+    UsageRecord.objects.create(agent="claude", kind="write", project=aws.text, latency_ms=1.0)
+    report = scrub_store(vacuum=False)
+    assert report.memories == [memory.pk] and report.usage == 1
+    memory.refresh_from_db()
+    assert memory.tags[0] == "deploy" and memory.tags[1].startswith("[REDACTED random token")
+    assert memory.project.startswith("[REDACTED ")
+    _no_trace(aws.secret)
+    assert scrub_store(vacuum=False).total == 0  # safe to run again
+
+
 # --- the files ----------------------------------------------------------------------------------------------
 
 

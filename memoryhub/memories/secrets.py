@@ -445,14 +445,22 @@ def redact_value(value: Any) -> Any:
     return value
 
 
+def _redact_labels(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_label(value)
+    return [_redact_labels(v) for v in value] if isinstance(value, list) else value
+
+
 def redact_rows(rows: Iterable, names: tuple[str, ...]) -> list:
-    """Rows whose fields held a secret, redacted in place (not saved)."""
+    """Rows whose fields held a secret, redacted in place (not saved). Label fields (tags, project, source) are read
+    as labels: a random token or a password there is a secret with no keyword beside it."""
     changed = []
     for row in rows:
         dirty = False
         for name in names:
             value = getattr(row, name)
-            clean = redact_value(value) if value is not None else None
+            redacted = _redact_labels if name in LABEL_FIELDS else redact_value
+            clean = redacted(value) if value is not None else None
             if clean != value:
                 setattr(row, name, clean)
                 dirty = True
