@@ -260,3 +260,15 @@ def test_no_new_kind_reaches_the_database_files_or_backups(store_template, tmp_p
     for case in [*cases, *LABELS]:
         assert case.secret[-12:].encode() not in blob, case.kind
     assert b"[REDACTED " in blob
+
+
+def test_an_error_that_quotes_what_was_sent_never_repeats_a_secret(curator):
+    aws = next(c for c in LABELS if c.kind == "AWS secret key part")
+    key = held.django_key_lines(1)[0]
+    for fields in ({"category": aws.text}, {"tier": key.secret}, {"importance": aws.text}):
+        response = curator.store(FACT, project="alpha", **fields)
+        assert response.status_code == 400, response.content
+        body = response.content.decode()
+        assert aws.secret[-12:] not in body and key.secret[-12:] not in body
+    response = curator.get("memories", status=aws.text)
+    assert response.status_code == 400 and aws.secret[-12:] not in response.content.decode()

@@ -380,6 +380,15 @@ def redact_label(label: str) -> str:
     return f"[REDACTED {kinds[0]}, {len(label)} chars]" if kinds else label
 
 
+# A value a message quotes back ('"<input>" is not a valid choice.', 'Tag “<tag>” ...').
+_QUOTED = re.compile(r"[\"'“‘]([^\"'“”‘’\s]{8,200})[\"'”’]")
+
+
+def redact_shown(message: str) -> str:
+    """A message as it may be shown: secrets in it redacted, and a quoted value that is a secret as a label too."""
+    return _QUOTED.sub(lambda m: m.group(0).replace(m.group(1), redact_label(m.group(1))), redact(message))
+
+
 def _strings(value: Any, path: str, *, label: bool) -> Iterable[tuple[str, str, bool]]:
     """(path, text, is a label) for every string in a JSON value, keys included: `metadata.db.url`, `tags.2`. A
     key that is a secret is named by its kind in the path, so the path itself can be shown."""

@@ -18,7 +18,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from memoryhub.memories.backup import BackupError
-from memoryhub.memories.secrets import holds_secret
+from memoryhub.memories.secrets import holds_secret, redact_shown
 from memoryhub.models import Memory
 
 
@@ -114,7 +114,7 @@ def error_text(exc: Exception) -> str:
             text = " ".join(exc.messages)
     else:
         text = str(exc) or exc.__class__.__name__
-    text = text[:1].upper() + text[1:]
+    text = redact_shown(text[:1].upper() + text[1:])  # a message that quotes what was typed never repeats a secret
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
