@@ -16,7 +16,7 @@ import pytest
 from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
 from memoryhub.bench import secret_holdout as held
-from memoryhub.bench.gate_set import DURABLE
+from memoryhub.bench.gate_set import DURABLE, secret_writes
 from memoryhub.management.commands.eval_gate import judge
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds, redact, secrets_in_fields
 from memoryhub.memories.store import create_memory
@@ -272,3 +272,31 @@ def test_an_error_that_quotes_what_was_sent_never_repeats_a_secret(curator):
         assert aws.secret[-12:] not in body and key.secret[-12:] not in body
     response = curator.get("memories", status=aws.text)
     assert response.status_code == 400 and aws.secret[-12:] not in response.content.decode()
+
+
+def _value(text: str) -> str:
+    from memoryhub.memories.secrets import merge_spans
+
+    span = max(merge_spans(find_secrets(text)), key=lambda f: f.end - f.start)
+    return text[span.start : span.end]
+
+
+GATE_SET = secret_writes()
+# A lowercase password with dashes reads as a slug (`python3-venv-2`): refused in text beside its keyword, not alone.
+NOT_A_LABEL = {"hunter2-fake-9"}
+
+
+@pytest.mark.parametrize(("kind", "text"), GATE_SET, ids=[k for k, _ in GATE_SET])
+def test_each_kind_of_the_gate_set_is_refused_as_a_tag_and_as_a_metadata_key(curator, kind, text):
+    value = _value(text)
+    if value in NOT_A_LABEL:
+        assert label_secret_kinds(value) == []
+        return
+    tag = value[:64]
+    response = curator.store(FACT, project="alpha", tags=[tag])
+    assert response.status_code == 422 and "tags.0" in error_of(response)["fields"], (kind, response.content)
+    response = curator.store(FACT, project="alpha", metadata={value: "where it lives"})
+    assert response.status_code == 422, (kind, response.content)
+    body = response.content.decode()
+    assert value[-10:] not in body and tag[-10:] not in body
+    _no_trace(value)

@@ -244,9 +244,11 @@ def _looks_random(value: str) -> bool:
         return False
     cores = {value, max(re.split(r"[^A-Za-z0-9+/=]", value), key=len)}  # the longest part between separators
     for core in cores:
-        if len(core) < 16 or _wordiness(core) >= 0.4:
+        # Padded base64 may hold no digit at all: `ZmFrZTpmYWtlcGFzcw==` (a Basic credential) is half "words".
+        padded = bool(re.fullmatch(r"[A-Za-z0-9+/]{14,}={1,2}", core))
+        if len(core) < 16 or _wordiness(core) >= (0.5 if padded else 0.4):
             continue
-        if not (re.search(r"[A-Za-z]", core) and re.search(r"\d", core)):
+        if not (re.search(r"[A-Za-z]", core) and (re.search(r"\d", core) or padded)):
             continue
         if re.fullmatch(r"[0-9a-fA-F]+", core):
             if len(core) >= 24:  # shorter hex is an abbreviated commit or an id; 24 and up a token or a digest
