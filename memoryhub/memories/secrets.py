@@ -227,7 +227,7 @@ def _class_changes(value: str) -> float:
 
 def looks_like_django_key(value: str, *, bare: bool = False) -> bool:
     """A string in Django's key alphabet as mixed as a generated key: letters, and digits and symbols other than
-    `-` and `_` (which names and kebab-case words also hold). Of 100,000 generated keys one scores under these
+    `-` and `_` (which names and kebab-case words also hold). None of 100,000 generated keys scored under these
     thresholds. `bare` (no keyword beside it) also sets aside what reads as code, `total(price=10)*qty+ship(3)`:
     pronounceable words (vowels) making up most of it; that costs about 3 keys in 10,000."""
     letters = [c for c in value if c.isalpha()]
