@@ -11,6 +11,7 @@ are labels people really use, some of them code-ish, that must stay allowed.
 from __future__ import annotations
 
 import base64
+import random
 import secrets
 import string
 from dataclasses import dataclass
@@ -68,43 +69,55 @@ def digitalocean_tokens() -> list[HeldOut]:
     ]
 
 
-def _b64(n: int) -> str:
-    return base64.b64encode(secrets.token_bytes(n)).decode()
+def _random(alphabet: str, n: int, rng: random.Random) -> str:
+    return "".join(rng.choice(alphabet) for _ in range(n))
 
 
-def _random(alphabet: str, n: int) -> str:
-    return "".join(secrets.choice(alphabet) for _ in range(n))
-
-
-def secret_labels() -> list[HeldOut]:
-    """Bare secret values, as an attacker or a careless agent puts them in a tag, a metadata key or a project."""
+def secret_labels(rng: random.Random | None = None) -> list[HeldOut]:
+    """Bare secret values, as an attacker or a careless agent puts them in a tag, a metadata key or a project.
+    Fresh randomness by default; a seeded `rng` gives the same set every time (for tests that walk every route)."""
+    rng = rng or random.SystemRandom()
     alnum = string.ascii_letters + string.digits
-    aws_secret = _random(alnum + "/+", 40)
-    jwt = "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiJ4In0." + _random(alnum + "-_", 43)
-    pem_body = _b64(45)  # one 60-character line of a PEM body
+    aws_secret = _random(alnum + "/+", 40, rng)
+    jwt = "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiJ4In0." + _random(alnum + "-_", 43, rng)
+    pem_body = base64.b64encode(bytes(rng.getrandbits(8) for _ in range(45))).decode()  # a 60-character PEM line
+    django_key = _random("abcdefghijklmnopqrstuvwxyz0123456789!@#$%^&*(-_=+)", 50, rng)  # Django's own alphabet
     return [
-        HeldOut("AWS secret key part", aws_secret, aws_secret),
-        HeldOut("JWT", jwt[:64], jwt[:64]),
-        HeldOut("PEM body line", pem_body, pem_body),
-        HeldOut("Twilio token", secrets.token_hex(16), ""),
-        HeldOut("GitHub token", "ghp_" + _random(alnum, 36), ""),
-        HeldOut("Slack token", "xoxb-1234567890-" + _random(alnum, 24), ""),
-        HeldOut("Stripe key", "sk_live_" + _random(alnum, 24), ""),
-        HeldOut("OpenAI key", "sk-proj-" + _random(alnum, 40), ""),
-        HeldOut("DigitalOcean token", "dop_v1_" + secrets.token_hex(28), ""),
-        HeldOut("Django secret key", django_keys(1)[0], ""),
-        HeldOut("random 40-character string", _random(alnum, 40), ""),
-        HeldOut("random 24-character string", _random(alnum, 24), ""),
-        HeldOut("password", "Tr0ub4dor&3-" + _random(string.digits, 3), ""),
-        HeldOut("password", _random(string.ascii_lowercase, 3) + "!" + _random(alnum, 8), ""),
+        HeldOut("AWS secret key part", aws_secret, ""),
+        HeldOut("JWT", jwt[:64], ""),
+        HeldOut("PEM body line", pem_body, ""),
+        HeldOut("Twilio token", _random("0123456789abcdef", 32, rng), ""),
+        HeldOut("GitHub token", "ghp_" + _random(alnum, 36, rng), ""),
+        HeldOut("Slack token", "xoxb-1234567890-" + _random(alnum, 24, rng), ""),
+        HeldOut("Stripe key", "sk_live_" + _random(alnum, 24, rng), ""),
+        HeldOut("OpenAI key", "sk-proj-" + _random(alnum, 40, rng), ""),
+        HeldOut("DigitalOcean token", "dop_v1_" + _random("0123456789abcdef", 56, rng), ""),
+        HeldOut("Django secret key", django_key, ""),
+        HeldOut("random 40-character string", _random(alnum, 40, rng), ""),
+        HeldOut("random 24-character string", _random(alnum, 24, rng), ""),
+        HeldOut("password", "Tr0ub4dor&3-" + _random(string.digits, 3, rng), ""),
+        HeldOut("password", _random(string.ascii_lowercase, 3, rng) + "!" + _random(alnum, 8, rng), ""),
         HeldOut("password", "Zq8vR2mK9x", ""),
         HeldOut("password", "hunter2-Fake!", ""),
     ]
 
 
-def labelled_secrets() -> list[HeldOut]:
+def labelled_secrets(rng: random.Random | None = None) -> list[HeldOut]:
     """`secret_labels` with the secret field filled in (the whole label)."""
-    return [HeldOut(s.kind, s.text, s.secret or s.text) for s in secret_labels()]
+    return [HeldOut(s.kind, s.text, s.secret or s.text) for s in secret_labels(rng)]
+
+
+def random_labels(n: int) -> dict[str, list[str]]:
+    """`n` fresh machine-made strings of each shape, to measure the label rule's rate on random tokens."""
+    rng, alnum = random.SystemRandom(), string.ascii_letters + string.digits
+    shapes = {
+        "24 letters and digits": lambda: _random(alnum, 24, rng),
+        "40 letters and digits": lambda: _random(alnum, 40, rng),
+        "AWS secret part (40 base64)": lambda: _random(alnum + "/+", 40, rng),
+        "PEM line (60 base64)": lambda: base64.b64encode(bytes(rng.getrandbits(8) for _ in range(45))).decode(),
+        "urlsafe token (43)": lambda: base64.urlsafe_b64encode(bytes(rng.getrandbits(8) for _ in range(32))).decode(),
+    }
+    return {name: [make() for _ in range(n)] for name, make in shapes.items()}
 
 
 # Labels people use, code-ish on purpose: versions, tickets, hashes of commits, UUID-free ids, camelCase.

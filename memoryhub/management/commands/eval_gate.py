@@ -65,7 +65,11 @@ class Command(BaseCommand):
             ("Django keys, bare", [bool(find_secrets(x.text)) for x in held.bare_django_keys(n)]),
             ("DigitalOcean tokens", [bool(find_secrets(x.text)) for x in held.digitalocean_tokens()]),
             ("secrets as labels", [bool(label_secret_kinds(x.text)) for x in held.labelled_secrets()]),
+            *[
+                (f"random label: {shape}", [bool(label_secret_kinds(v)) for v in values])
+                for shape, values in held.random_labels(n).items()
+            ],
             ("benign labels kept", [not label_secret_kinds(t) for t in held.BENIGN_TAGS + held.BENIGN_PROJECTS]),
         ]
         for label, hits in rows:
-            self.stdout.write(f"{label:<33} {sum(hits):>4} / {len(hits):<4} {100 * sum(hits) / len(hits):6.1f}%")
+            self.stdout.write(f"{label:<44} {sum(hits):>4} / {len(hits):<4} {100 * sum(hits) / len(hits):6.1f}%")
