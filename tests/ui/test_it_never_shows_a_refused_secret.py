@@ -115,3 +115,15 @@ def test_a_plain_link_to_a_row_leads_to_the_memory_page(ui, store):
     row = ui.get(f"/memories/{memory.pk}/row/", **HX)
     assert row.status_code == 200 and f'id="memory-{memory.pk}"' in row.content.decode()
     assert ui.get("/memories/999999/row/").status_code == 404
+
+
+def test_a_secret_typed_into_a_choice_field_is_not_quoted_in_the_error(ui, store):
+    memory = store["pagination"]
+    p = f"m{memory.pk}"
+    data = {f"{p}-add_tags": "", f"{p}-project": "alpha", f"{p}-category": AWS.text, f"{p}-tier": ""}
+    data[f"{p}-version"] = fresh(memory).updated_at.isoformat()
+    response = ui.post(f"/memories/{memory.pk}/retag/", data, **HX)
+    assert response.status_code == 422 and not shown(response, AWS.secret)
+    bulk = ui.post("/memories/bulk/", {"action": "retag", "selected": [memory.pk], "category": AWS.text}, **HX)
+    assert bulk.status_code == 422 and not shown(bulk, AWS.secret)
+    assert "held a secret" in bulk.content.decode()  # Django's own message would quote the value

@@ -51,6 +51,7 @@ def _skipped(missing: int) -> str:
 def bulk(request: HtmxHttpRequest) -> HttpResponse:
     form = BulkForm(request.POST)
     if not form.is_valid():
+        forget_secret_inputs(form)
         return refuse(request, "Bulk action not carried out: " + error_text_from_form(form), status=422)
     ids = form.cleaned_data["selected"]
     if not ids:

@@ -126,13 +126,18 @@ DOMAIN_ERRORS: tuple[type[Exception], ...] = (ValidationError,)
 
 def forget_secret_inputs(form) -> None:
     """A form shown again after a refusal: every input that holds a secret comes back empty, so the page never
-    carries it (the error names the field and kind). Applies to every form, whatever refused it."""
+    carries it (the error names the field and kind). Applies to every form, whatever refused it; a field error that
+    could quote the value (Django's "Select a valid choice. <value> is not one of...") is replaced too."""
     form.data = form.data.copy()
     for name in form.fields:
         key = form.add_prefix(name)
         values = form.data.getlist(key) if hasattr(form.data, "getlist") else [form.data.get(key)]
         if any(isinstance(v, str) and holds_secret(v) for v in values):
             form.data[key] = ""
+            if form.is_bound and name in form.errors:
+                form.errors[name] = form.error_class(
+                    ["This held a secret; it was not kept. Enter it again without it."]
+                )
 
 
 def get_memory(pk: int) -> Memory | None:
