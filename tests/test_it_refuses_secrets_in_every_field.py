@@ -94,8 +94,18 @@ def test_code_made_of_the_django_alphabet_is_not_a_key():
         "my-very-long-kebab-case-name-for-a-thing(x)-and-more-words",
         "SECRET_KEY = get_random_secret_key()",
         "SECRET_KEY = os.environ['DJANGO_SECRET_KEY']",
+        "pwd = (a+b)",
+        "token = self.tokens[0]",
+        "password: hash_password(raw)",
     ]:
         assert find_secrets(text) == [], text
+
+
+def test_a_key_value_line_is_judged_by_its_value_whatever_its_alphabet():
+    """Brackets inside a value used to make it "code" and let it through; only a value that starts as code is."""
+    for text in ["PASSWORD=p@ss(w0rd)!", "API_KEY=aB3(dE5[fG7hJ9kL2mN4", "api_key: (Zq8vR2mK9x]Tq4W"]:
+        assert find_secrets(text), text
+        assert "w0rd" not in redact(text) and "fG7hJ9" not in redact(text) and "Zq8vR2" not in redact(text)
 
 
 # --- the API: nothing echoed, nothing kept ------------------------------------------------------------------

@@ -196,7 +196,10 @@ _PLAIN_BARE = re.compile(
     r"\b(?:login|credentials?|user(?:name)?(?: and password)?)\b[^.\n]{0,20}?\b(?:is|are|:)\s*"
     r"[^\s/:]+\s*(?:/|:)\s*[\"'`]?([^\s\"'`,;]{4,})"
 )
-_CODE_LIKE = re.compile(r"[()\[\]]|^\w+\.\w+\.|^[a-z_]+\.[a-z_]+$")
+# A value that is code: a call or a subscript from its first character (`get_key()`, `os.environ[...]`,
+# `config("X")`), an expression in brackets, a dotted path. Brackets further in (`p@ss(w0rd)!`, a Django key) do
+# not make a value code.
+_CODE_LIKE = re.compile(r"^[A-Za-z_][\w.]*[(\[]|^[(\[{]|^\w+\.\w+\.|^[a-z_]+\.[a-z_]+$")
 
 # Django's key alphabet (get_random_secret_key): lowercase, digits and these symbols. A run of 40 to 80 of them is
 # a key when it is as mixed as a random one (below); code made of the same characters reads as words.
