@@ -14,6 +14,11 @@ Two sources of rules, run together on every write:
 
 `find_secrets` answers (kind, start, end) spans; `redact` replaces every span (overlaps merged first) with
 `[REDACTED <kind>, <n> chars]`. Kinds are names for people; the value itself is never repeated anywhere.
+
+Labels (tags, metadata keys, the project, the source) are held to a stricter rule, `label_secret_kinds`: a label
+names something, so a machine-made token or a password there is refused with no keyword beside it. `redact_label`
+and `redact_shown` are the one way a label or a message about a value is shown or kept (error `fields` keys, the gate
+log, usage records, 403 messages, the dashboard's messages).
 """
 
 from __future__ import annotations
