@@ -263,6 +263,17 @@ def test_no_new_kind_reaches_the_database_files_or_backups(store_template, tmp_p
                     http.patch(f"/api/v1/memories/{first}", json={"content": f"{FACT} {case.text}"}),
                 ]
                 assert [a.status_code for a in answers] == [422] * 4, case.text
+                # Imports from other tools and capture answer item by item (200), each secret item rejected.
+                mem0 = json.dumps({"results": [{"memory": f"The export job signs with {case.text}"}]})
+                turns = [{"role": "user", "text": f"Remember: always {case.text}"}]
+                reported = [
+                    http.post("/api/v1/import_from", json={"format": "markdown", "content": f"# Ops\n\n- {case.text}"}),
+                    http.post("/api/v1/import_from", json={"format": "mem0", "content": mem0}),
+                    http.post("/api/v1/capture", json={"turns": turns}),
+                ]
+                assert [r.status_code for r in reported] == [200] * 3, [r.text[:200] for r in reported]
+                assert reported[0].json()["created"] == 0 and reported[1].json()["created"] == 0
+                answers += reported
                 assert all(case.secret[-12:] not in a.text for a in answers)
             for case in LABELS:
                 answers = [
