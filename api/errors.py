@@ -25,7 +25,7 @@ from memoryhub.agents.tokens import AccessDenied
 from memoryhub.agents.tools import ToolError
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.backup import BackupError
-from memoryhub.memories.secrets import WriteRefused
+from memoryhub.memories.secrets import WriteRefused, redact_shown
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +36,10 @@ def too_large_message() -> str:
 
 
 def error_body(code: str, message: str, fields: dict[str, list[str]] | None = None) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+    """The error shape. Every message passes `redact_shown` on its way out: a message that quotes what was sent
+    ('"<value>" is not a valid choice') never repeats a secret, whichever layer wrote it."""
+    shown = {redact_shown(k): [redact_shown(m) for m in v] for k, v in (fields or {}).items()}
+    return {"error": {"code": code, "message": redact_shown(message), "fields": shown}}
 
 
 class Conflict(exceptions.APIException):

@@ -88,6 +88,13 @@ def test_the_inputs_that_once_answered_500_answer_4xx(live):
         assert http.post("/api/v1/memories/import", json=blank).status_code == 422
         nul = {"name": "memory_store", "arguments": {"content": "NUL \u0000 inside", "project": "fuzz"}}
         assert http.post("/api/v1/tools/call", json=nul).status_code == 400
+        # Issue 25: JSON nested past Python's recursion limit inside an import_from file, and a 4 MiB metadata value.
+        deep = '{"results": [{"memory": "Deep metadata", "metadata": ' + '{"a":' * 20_000 + "1" + "}" * 20_000 + "}]}"
+        for format, content in (("mem0", deep), ("mcp-memory", '{"type": "entity", "x": ' + "[" * 20_000)):
+            answer = http.post("/api/v1/import_from", json={"format": format, "content": content})
+            assert answer.status_code == 400, answer.text[:300]
+        big = {"content": "Metadata has a size limit", "project": "fuzz", "metadata": {"blob": "x" * 4 * 1024 * 1024}}
+        assert http.post("/api/v1/memories", json=big).status_code == 422
         nested = b'{"model": "m", "messages": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
         surrogate = b'{"model": "m", "messages": [{"role": "user", "content": "\\ud800"}]}'
         for body in (nested, surrogate):

@@ -230,7 +230,7 @@ def test_the_api_takes_a_folders_files_refuses_other_projects_and_bad_files(clie
 
 
 def test_export_to_the_mcp_memory_format_gives_back_what_came_in(client):
-    items = read_path(format="mcp-memory", path=str(SAMPLES / "memory.json"))
+    items = read_path(format="mcp-memory", path=str(SAMPLES / "memory.json")).items
     import_from(format="mcp-memory", items=items, project="webshop", source="import:mcp-memory")
     from memoryhub.memories.store import create_memory
 

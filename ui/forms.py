@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
+from memoryhub.memories.secrets import redact_label
 from memoryhub.memories.store import MAX_TAG_LENGTH, MAX_TAGS
 from memoryhub.models import Category, Memory, Status, Tier
 from ui.selectors import SORTS, MemoryFilters
@@ -18,10 +19,13 @@ def parse_tags(text: str) -> list[str]:
     """Comma-separated tags; raises ValidationError naming the tag that is not acceptable."""
     tags = list(dict.fromkeys(t.strip() for t in (text or "").split(",") if t.strip()))
     for tag in tags:
+        shown = redact_label(tag)  # the message names the tag, but never a secret typed as one
         if len(tag) > MAX_TAG_LENGTH:
-            raise forms.ValidationError(f"Tag “{tag[:24]}…” is longer than {MAX_TAG_LENGTH} characters.")
+            raise forms.ValidationError(f"Tag “{shown[:24]}…” is longer than {MAX_TAG_LENGTH} characters.")
         if any(ch in tag for ch in "<>\"'") or not tag.isprintable():
-            raise forms.ValidationError(f"Tag “{tag}” contains a character tags may not have (< > quotes or control).")
+            raise forms.ValidationError(
+                f"Tag “{shown}” contains a character tags may not have (< > quotes or control)."
+            )
     if len(tags) > MAX_TAGS:
         raise forms.ValidationError(f"At most {MAX_TAGS} tags.")
     return tags

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from api.serializers import ErrorSerializer
 from memoryhub.agents.tokens import Agent
 from memoryhub.memories import bookkeeping
+from memoryhub.memories.secrets import redact_label
 from memoryhub.models import UsageRecord
 
 _ERROR_TEXT = {
@@ -57,5 +58,6 @@ class Timer:
 def record_usage(agent: Agent, kind: str, *, project: str | None, timer: Timer, **counts: int) -> None:
     """One row per agent call the overview counts (write, search, recall; tools/call records its own). Written
     after the answer when the server runs (memories/bookkeeping.py); the latency is measured now."""
+    project = redact_label(project) if project else project  # a refused secret sent as a project is not kept
     fields = {"agent": agent.name, "kind": kind, "project": project, "latency_ms": timer.ms, **counts}
     bookkeeping.later(lambda: UsageRecord.objects.create(**fields))

@@ -37,6 +37,7 @@ from memoryhub.agents.upstream import (
     upstream_error,
 )
 from memoryhub.embeddings import EmbeddingError
+from memoryhub.memories.secrets import redact_label
 from memoryhub.memories.store import bookkeeping_write
 from memoryhub.models import UsageRecord
 from memoryhub.retrieval.recall import build_recall
@@ -142,7 +143,8 @@ class Exchange:
         try:
             with bookkeeping_write():
                 UsageRecord.objects.create(
-                    agent=self.agent.name, kind="proxy", project=self.project, recall_chars=self.recall_chars,
+                    agent=self.agent.name, kind="proxy", project=redact_label(self.project) if self.project else None,
+                    recall_chars=self.recall_chars,
                     tool_calls=self.tool_calls, prompt_tokens=self.prompt_tokens,
                     completion_tokens=self.completion_tokens,
                     latency_ms=(time.perf_counter() - self.started) * 1000.0,

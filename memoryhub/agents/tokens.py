@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub.memories.secrets import redact_label
 from memoryhub.models import ApiToken
 
 TOKEN_PREFIX = "mh_"
@@ -55,7 +56,7 @@ class Agent:
 
     def check_read(self, project: str | None) -> None:
         if not self.may_see(project):
-            raise AccessDenied(f"this token may not touch project {project!r}; it is limited to {self._scope()}")
+            raise AccessDenied(f"this token may not touch project {_named(project)}; it is limited to {self._scope()}")
 
     def check_write(self, project: str | None) -> None:
         if self.read_only:
@@ -63,7 +64,7 @@ class Agent:
         if not self.may_write_to(project):
             if project is None:
                 raise AccessDenied(f"this token is limited to {self._scope()} and may not write global memories")
-            raise AccessDenied(f"this token may not touch project {project!r}; it is limited to {self._scope()}")
+            raise AccessDenied(f"this token may not touch project {_named(project)}; it is limited to {self._scope()}")
 
     def check_may_write(self) -> None:
         if self.read_only:
@@ -71,6 +72,11 @@ class Agent:
 
     def _scope(self) -> str:
         return "projects " + ", ".join(repr(p) for p in self.projects or [])
+
+
+def _named(project: str | None) -> str:
+    """A project as a refusal names it: a secret sent as a project name is not echoed back."""
+    return repr(redact_label(project) if isinstance(project, str) else project)
 
 
 def hash_token(raw: str) -> str:

@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.exports import memory_as_dict
 from memoryhub.memories.gate import edit_memory, gate_write
-from memoryhub.memories.secrets import WriteRefused
+from memoryhub.memories.secrets import WriteRefused, redact_label
 from memoryhub.memories.selectors import filter_memories
 from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
@@ -355,7 +355,7 @@ def call_tool(
     finally:
         project = default_project
         if isinstance(arguments, dict) and isinstance(arguments.get("project"), str):
-            project = arguments["project"]
+            project = redact_label(arguments["project"])  # a refused secret sent as a project is not kept
         with bookkeeping_write():
             UsageRecord.objects.create(
                 agent=agent.name, kind="tool", project=project, tool_calls=1,

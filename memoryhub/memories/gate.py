@@ -28,6 +28,7 @@ from memoryhub.memories.secrets import (
     WriteRefused,
     find_secrets,
     redact,
+    redact_label,
     redact_value,
     refusal_message,
     secrets_in_fields,
@@ -293,10 +294,10 @@ def _refuse_secret(fields: dict, found: dict[str, list[str]], *, payload: dict, 
     spans = [{"field": "content", "kind": f.kind, "length": f.end - f.start} for f in find_secrets(text)]
     spans += [{"field": path, "kind": k} for path, path_kinds in found.items() if path != "content" for k in path_kinds]
     safe_payload = {k: payload[k] for k in ("category", "tier", "importance")} | {
-        "tags": redact_value(payload["tags"]), "metadata": redact_value(payload["metadata"]), "redacted": True,
-        "secrets": spans,
+        "tags": [redact_label(t) for t in payload["tags"]], "metadata": redact_value(payload["metadata"]),
+        "redacted": True, "secrets": spans,
     }  # fmt: skip
-    project = redact(fields["project"]) if fields.get("project") else fields.get("project")
+    project = redact_label(fields["project"]) if fields.get("project") else fields.get("project")
     entry = _log(GateDecision.REJECTED, reason=reason, kind="secret", content=redact(text), payload=safe_payload,
                  project=project, source=source)  # fmt: skip
     fields = {path: [refusal_message(path_kinds)] for path, path_kinds in found.items()}

@@ -22,7 +22,7 @@ def preview_write(
     *, content: str, project: str | None, tags: Any = None, metadata: Any = None, seen: set[str]
 ) -> tuple[str, str, int | None]:
     """(outcome, reason, id of the memory it duplicates). `seen` collects the run's texts so far."""
-    found = secrets_in_fields({"content": content, "tags": tags or [], "metadata": metadata or {}})
+    found = secrets_in_fields({"content": content, "project": project, "tags": tags or [], "metadata": metadata or {}})
     kinds = list(dict.fromkeys(kind for field_kinds in found.values() for kind in field_kinds))
     if kinds:
         return "rejected", f"refused: the text holds a secret ({', '.join(kinds)})", None

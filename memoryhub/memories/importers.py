@@ -41,6 +41,8 @@ FORMATS = ("mcp-memory", "mem0", "markdown")
 OUTCOMES = ("created", "merged", "duplicate", "rejected")
 MAX_ITEMS = 20_000  # one import; a bigger file is refused whole rather than half stored
 MAX_TAG = 64
+# JSON nested deeper than this is refused (a memory's metadata has the same limit, store.py's `_unstorable`).
+MAX_JSON_DEPTH = 32
 
 
 class ImportFormatError(ValueError):
@@ -78,6 +80,7 @@ class ImportReport:
     format: str
     dry_run: bool
     outcomes: list[ItemOutcome] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # files not read, each with why (a symbolic link)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -103,21 +106,45 @@ def _category(word: Any) -> str:
     return word.lower() if isinstance(word, str) and word.lower() in Category.values else ""
 
 
+def _loads(text: str, where: str) -> Any:
+    """JSON, or ImportFormatError: not JSON, or nested deeper than MAX_JSON_DEPTH (Python's parser would
+    otherwise stop at its recursion limit with an error no one could act on)."""
+    try:
+        value = json.loads(text)
+    except RecursionError as exc:
+        raise ImportFormatError(f"{where} is nested too deeply (at most {MAX_JSON_DEPTH} levels)") from exc
+    except ValueError as exc:
+        raise ImportFormatError(f"{where} is not JSON") from exc
+    if _depth(value) > MAX_JSON_DEPTH:
+        raise ImportFormatError(f"{where} is nested too deeply (at most {MAX_JSON_DEPTH} levels)")
+    return value
+
+
+def _depth(value: Any) -> int:
+    """How deeply a parsed JSON value nests, counted without recursion (a value may be hundreds deep)."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_JSON_DEPTH:  # past the limit, how much deeper does not matter
+                todo += [(child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)]
+    return deepest
+
+
 def _json_lines(text: str, name: str) -> list[tuple[int, Any]]:
     stripped = text.strip()
     if stripped.startswith("{") and "\n" in stripped:
         try:  # one JSON document over several lines (a pretty-printed graph)
-            return [(1, json.loads(stripped))]
-        except ValueError:
-            pass
+            return [(1, _loads(stripped, name))]
+        except ImportFormatError as exc:
+            if "nested" in str(exc):
+                raise
     rows = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            rows.append((number, json.loads(line)))
-        except ValueError as exc:
-            raise ImportFormatError(f"{name} line {number} is not JSON") from exc
+        rows.append((number, _loads(line, f"{name} line {number}")))
     return rows
 
 
@@ -162,10 +189,7 @@ def parse_mcp_memory(text: str, *, name: str = "memory.json") -> list[ImportItem
 
 
 def parse_mem0(text: str, *, name: str = "mem0.json") -> list[ImportItem]:
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise ImportFormatError(f"{name} is not JSON") from exc
+    data = _loads(text, name)
     results = data.get("results", data.get("memories")) if isinstance(data, dict) else data
     if not isinstance(results, list):
         raise ImportFormatError(f"{name} has no `results` list (the shape mem0's get_all returns)")
@@ -202,37 +226,61 @@ def parse_text(*, format: str, text: str, name: str) -> list[ImportItem]:
     return PARSERS[format](text, name=name)
 
 
-def read_path(*, format: str, path: str) -> list[ImportItem]:
-    """The items of a file, or of every Markdown file in a folder (markdown only)."""
+@dataclass
+class PathItems:
+    items: list[ImportItem]
+    skipped: list[str] = field(default_factory=list)  # files left alone, each with why
+
+
+def _read_text(path: str) -> str:
+    """A file's text, never through a symbolic link (O_NOFOLLOW: a link swapped in after the check fails too)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise ImportFormatError(f"{path} could not be read ({exc.strerror})") from exc
+    with open(fd, encoding="utf-8", errors="replace") as handle:
+        return handle.read()
+
+
+def read_path(*, format: str, path: str) -> PathItems:
+    """The items of a file, or of every Markdown file in a folder (markdown only). Symbolic links are not followed:
+    a path that is one is refused, and inside a folder each one is skipped and named."""
+    if os.path.islink(path):
+        raise ImportFormatError(f"{path} is a symbolic link; import_from does not follow links, give the real path")
     if os.path.isdir(path):
         if format != "markdown":
             raise ImportFormatError(f"{path} is a folder; only the markdown format reads folders")
-        files = markdown_files(path)
-        if not files:
+        folder = markdown_files(path)
+        if not folder.files:
             raise ImportFormatError(f"{path} holds no Markdown or rule files")
         items = []
-        for file in files:
-            with open(file, encoding="utf-8", errors="replace") as handle:
-                items += parse_text(format=format, text=handle.read(), name=os.path.relpath(file, path))
-        return items
+        for file in folder.files:
+            items += parse_text(format=format, text=_read_text(file), name=os.path.relpath(file, path))
+        return PathItems(items, folder.skipped)
     if not os.path.isfile(path):
         raise ImportFormatError(f"{path} does not exist")
     if format == "markdown" and not is_markdown_file(path):
         raise ImportFormatError(f"{path} is not a Markdown or rule file (.md, .mdc, .cursorrules, ...)")
-    with open(path, encoding="utf-8", errors="replace") as handle:
-        return parse_text(format=format, text=handle.read(), name=os.path.basename(path))
+    return PathItems(parse_text(format=format, text=_read_text(path), name=os.path.basename(path)))
 
 
 # --- storing ------------------------------------------------------------------------------------------------------
 
 
 def import_from(
-    *, format: str, items: list[ImportItem], project: str | None, source: str, dry_run: bool = False
+    *,
+    format: str,
+    items: list[ImportItem],
+    project: str | None,
+    source: str,
+    dry_run: bool = False,
+    skipped: list[str] | None = None,
 ) -> ImportReport:
-    """Send each item through the gate (or, on a dry run, say what the gate would decide)."""
+    """Send each item through the gate (or, on a dry run, say what the gate would decide). `skipped`: the files
+    reading left alone (read_path), carried into the report."""
     if len(items) > MAX_ITEMS:
         raise ImportFormatError(f"{len(items)} items is more than one import takes ({MAX_ITEMS}); split the file")
-    report = ImportReport(format=format, dry_run=dry_run)
+    report = ImportReport(format=format, dry_run=dry_run, skipped=list(skipped or []))
     seen: set[str] = set()
     for item in items:
         if dry_run:

@@ -69,13 +69,33 @@ def is_markdown_file(name: str) -> bool:
     return base in RULE_FILES or base.lower().endswith(MARKDOWN_SUFFIXES)
 
 
-def markdown_files(folder: str) -> list[str]:
-    """Every Markdown or rule file under `folder`, sorted, skipping VCS, dependency and editor folders."""
-    found = []
-    for root, folders, files in os.walk(folder):
-        folders[:] = sorted(f for f in folders if f not in SKIPPED_FOLDERS)
-        found += [os.path.join(root, f) for f in sorted(files) if is_markdown_file(f)]
-    return found
+@dataclass
+class FolderFiles:
+    files: list[str]  # the Markdown or rule files to read, sorted
+    skipped: list[str]  # why each link was left alone: "notes/CLAUDE.md: a symbolic link, not followed"
+
+
+def markdown_files(folder: str) -> FolderFiles:
+    """Every Markdown or rule file under `folder`, sorted, skipping VCS, dependency and editor folders. Symbolic
+    links, to files or folders, are never followed: a `CLAUDE.md` linked to /etc/passwd would otherwise become
+    memories. Each one left alone is named in `skipped`."""
+    found, skipped = [], []
+    for root, folders, files in os.walk(folder):  # followlinks=False: a linked folder is listed, never entered
+        for name in sorted(folders):
+            if os.path.islink(os.path.join(root, name)):
+                skipped.append(f"{os.path.relpath(os.path.join(root, name), folder)}: a symbolic link, not followed")
+        folders[:] = sorted(
+            f for f in folders if f not in SKIPPED_FOLDERS and not os.path.islink(os.path.join(root, f))
+        )
+        for name in sorted(files):
+            path = os.path.join(root, name)
+            if not is_markdown_file(name):
+                continue
+            if os.path.islink(path):
+                skipped.append(f"{os.path.relpath(path, folder)}: a symbolic link, not followed")
+                continue
+            found.append(path)
+    return FolderFiles(found, skipped)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:

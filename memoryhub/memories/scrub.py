@@ -2,8 +2,8 @@
 
 `memories.store.scrub_history` redacts the history events of some memories (an edit that replaces a secret calls it);
 `scrub_store` (`python manage.py scrub`) goes through everything the store keeps in text: memories (content,
-tags, metadata, source), their history, the gate log and consolidation proposals; replaces every secret span
-with `[REDACTED <kind>, <n> chars]`, re-embeds the memories whose text changed, rebuilds the keyword indexes
+tags, metadata, source), their history, the gate log, consolidation proposals and usage records; replaces every
+secret span with `[REDACTED <kind>, <n> chars]`, re-embeds the memories whose text changed, rebuilds the keyword indexes
 (FTS5 keeps its own copy of the words) and vacuums, so no freed page or WAL frame keeps the old bytes
 (`secure_delete` is on for every connection as well).
 """
@@ -16,7 +16,7 @@ from django.db import connection, transaction
 
 from memoryhub.memories.secrets import redact_rows
 from memoryhub.memories.store import record_event, reembed, scrub_history
-from memoryhub.models import GateLogEntry, Memory, Proposal
+from memoryhub.models import GateLogEntry, Memory, Proposal, UsageRecord
 from memoryhub.storage import sql
 
 
@@ -26,12 +26,13 @@ class ScrubReport:
     events: int = 0
     gate_log: int = 0
     proposals: int = 0
+    usage: int = 0
     reembedded: int = 0
     vacuumed: bool = False
 
     @property
     def total(self) -> int:
-        return len(self.memories) + self.events + self.gate_log + self.proposals
+        return len(self.memories) + self.events + self.gate_log + self.proposals + self.usage
 
 
 def scrub_store(*, vacuum: bool = True) -> ScrubReport:
@@ -61,6 +62,12 @@ def scrub_store(*, vacuum: bool = True) -> ScrubReport:
         for proposal in proposals:
             proposal.save(update_fields=["content", "tags", "rationale"])
     report.proposals = len(proposals)
+    # A secret sent as a project used to be counted in the usage records under its own name.
+    usage = redact_rows(UsageRecord.objects.iterator(), ("project",))
+    with transaction.atomic():
+        for record in usage:
+            record.save(update_fields=["project"])
+    report.usage = len(usage)
     if memories:
         report.reembedded = reembed()
     if report.total:

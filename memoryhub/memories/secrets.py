@@ -14,6 +14,11 @@ Two sources of rules, run together on every write:
 
 `find_secrets` answers (kind, start, end) spans; `redact` replaces every span (overlaps merged first) with
 `[REDACTED <kind>, <n> chars]`. Kinds are names for people; the value itself is never repeated anywhere.
+
+Labels (tags, metadata keys, the project, the source) are held to a stricter rule, `label_secret_kinds`: a label
+names something, so a machine-made token or a password there is refused with no keyword beside it. `redact_label`
+and `redact_shown` are the one way a label or a message about a value is shown or kept (error `fields` keys, the gate
+log, usage records, 403 messages, the dashboard's messages).
 """
 
 from __future__ import annotations
@@ -132,7 +137,9 @@ _RULES: list[tuple[str, str, int]] = [
     ("Twilio key", r"(?i)twilio[\w .-]{0,30}?(?:token|secret|key)[\w .-]{0,10}?[=:\s]\s*[\"'`]?([0-9a-f]{32})" + _E, 1),
     ("Mailgun key", _B + r"key-[0-9a-zA-Z]{32}" + _E, 0),
     ("Mailgun key", _B + r"[0-9a-f]{32}-[0-9a-f]{8}-[0-9a-f]{8}" + _E, 0),
-    ("DigitalOcean token", _B + r"do[opr]_v1_[a-f0-9]{64}" + _E, 0),
+    # DigitalOcean documents 64 hex characters; the prefix alone is distinctive, so any length or case is caught.
+    ("DigitalOcean token", _B + r"do[opr]_v1_[A-Za-z0-9]{32,}" + _E, 0),
+    ("Django secret key", _B + r"django-insecure-[^\s\"'`]{20,}", 0),
     ("Heroku API key", _B + r"HRKU-[A-Za-z0-9_-]{20,}", 0),
     (
         "Heroku API key",
@@ -194,7 +201,16 @@ _PLAIN_BARE = re.compile(
     r"\b(?:login|credentials?|user(?:name)?(?: and password)?)\b[^.\n]{0,20}?\b(?:is|are|:)\s*"
     r"[^\s/:]+\s*(?:/|:)\s*[\"'`]?([^\s\"'`,;]{4,})"
 )
-_CODE_LIKE = re.compile(r"[()\[\]]|^\w+\.\w+\.|^[a-z_]+\.[a-z_]+$")
+# A value that is code: a call or a subscript from its first character (`get_key()`, `os.environ[...]`,
+# `config("X")`), an expression in brackets, a dotted path. Brackets further in (`p@ss(w0rd)!`, a Django key) do
+# not make a value code.
+_CODE_LIKE = re.compile(r"^[A-Za-z_][\w.]*[(\[]|^[(\[{]|^\w+\.\w+\.|^[a-z_]+\.[a-z_]+$")
+
+# Django's key alphabet (get_random_secret_key): lowercase, digits and these symbols. A run of 40 to 80 of them is
+# a key when it is as mixed as a random one (below); code made of the same characters reads as words.
+_DJANGO_SYMBOLS = "!@#$%^&*(-_=+)"
+_DJANGO_RUN = re.compile(r"(?<![a-z0-9!@#$%^&*(\-_=+)])[a-z0-9!@#$%^&*(\-_=+)]{40,80}(?![a-z0-9!@#$%^&*(\-_=+)])")
+_WORD_RUN = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}")
 
 
 def shannon_entropy(value: str) -> float:
@@ -205,9 +221,106 @@ def shannon_entropy(value: str) -> float:
     return -sum(c / len(value) * math.log2(c / len(value)) for c in counts)
 
 
+def _wordiness(value: str) -> float:
+    """The share of `value` in runs that read as words (`deploy`, `User`, `HTTP`): near 0.2 for a random token, well
+    over 0.5 for names, paths and code."""
+    return sum(len(m) for m in _WORD_RUN.findall(value)) / len(value) if value else 0.0
+
+
+def _class_changes(value: str) -> float:
+    """How often the next character is of another class (lower, upper, digit, symbol): 0.4 to 0.7 when random."""
+    classes = ["l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "s" for c in value]
+    return sum(a != b for a, b in zip(classes, classes[1:], strict=False)) / max(1, len(value) - 1)
+
+
+def looks_like_django_key(value: str, *, bare: bool = False) -> bool:
+    """A string in Django's key alphabet as mixed as a generated key: letters, and digits and symbols other than
+    `-` and `_` (which names and kebab-case words also hold). None of 100,000 generated keys scored under these
+    thresholds. `bare` (no keyword beside it) also sets aside what reads as code, `total(price=10)*qty+ship(3)`:
+    pronounceable words (vowels) making up most of it; that costs about 3 keys in 10,000."""
+    letters = [c for c in value if c.isalpha()]
+    marks = sum(c.isdigit() or (c in _DJANGO_SYMBOLS and c not in "-_") for c in value)
+    if not (len(letters) >= 10 and marks >= 6 and _class_changes(value) >= 0.28 and shannon_entropy(value) >= 4.2):
+        return False
+    vowels = sum(c in "aeiou" for c in letters) / len(letters)
+    return not (bare and vowels >= 0.35 and _wordiness(value) >= 0.55)
+
+
+_SYLLABLE_RUN = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")  # camelCase and snake_case split into words
+
+
+def _pronounceable(value: str) -> float:
+    """The share of `value` in runs that could be words (3+ letters, a vowel, no 5 consonants in a row): over 0.6 for
+    names (`getUserIdFromToken`, `fix/PAY-123-refund-rounding`), about 0.2 for a random token."""
+    found = 0
+    for run in _SYLLABLE_RUN.findall(value):
+        if len(run) >= 3 and re.search(r"[aeiouyAEIOUY]", run) and not re.search(r"[^aeiouyAEIOUY]{5}", run):
+            found += len(run)
+    return found / len(value) if value else 0.0
+
+
+def _jumbled(value: str) -> float:
+    """How often, inside each run of letters and digits, a lowercase letter is followed by a capital or a letter by a
+    digit or back: about 0.45 for a random token, under 0.25 for names (`getUserId`, `PostgreSQL16`, `FILTERED_KNN`)."""
+    changes = pairs = 0
+    for piece in re.findall(r"[A-Za-z0-9]+", value):
+        for a, b in zip(piece, piece[1:], strict=False):
+            pairs += 1
+            changes += (a.islower() and b.isupper()) or (a.isdigit() != b.isdigit())
+    return changes / pairs if pairs else 0.0
+
+
+def _looks_random(value: str) -> bool:
+    """A machine-made token (a key, a secret's random part, a PEM line), not a name, a path or a version."""
+    if len(value) < 16 or re.search(r"\s|://", value):
+        return False
+    cores = {value, max(re.split(r"[^A-Za-z0-9+/=]", value), key=len)}  # the longest part between separators
+    for core in cores:
+        if len(core) < 16 or not re.search(r"[A-Za-z]", core) or _pronounceable(core) >= 0.6:
+            continue
+        if re.fullmatch(r"[0-9a-fA-F]+", core):
+            if len(core) >= 24:  # shorter hex is an abbreviated commit or an id; 24 and up a token or a digest
+                return True
+            continue
+        if _jumbled(core) < 0.25 and not re.fullmatch(r"[A-Za-z0-9+/]{14,}={1,2}", core):
+            continue  # words and numbers side by side; padded base64 may read like that and still be a key
+        mixed_case = bool(re.search(r"[a-z]", core) and re.search(r"[A-Z]", core))
+        if mixed_case and shannon_entropy(core) >= 3.5 or len(core) >= 24 and shannon_entropy(core) >= 3.8:
+            return True
+    return False
+
+
+def _looks_like_password(value: str) -> bool:
+    """A short label that reads as a password: a symbol inside letters and digits (`Tr0ub4dor&3`), or mixed case
+    with digits between letters (`Zq8vR2mK9`, `S3cr3tFake`); not `OAuth2`, `macOS14`, `build#512` or `k8s`."""
+    if not 8 <= len(value) <= 64 or re.search(r"\s", value):
+        return False
+    has_letter, has_digit = bool(re.search(r"[A-Za-z]", value)), bool(re.search(r"\d", value))
+    if has_letter and has_digit and re.search(r"[!$%^&*~?]", value[1:-1] if len(value) > 2 else ""):
+        return True
+    if has_letter and has_digit and re.search(r"[A-Za-z][!$%^&*~?]$", value):
+        return True
+    mixed_case = bool(re.search(r"[a-z]", value) and re.search(r"[A-Z]", value))
+    letter_digit_changes = len(re.findall(r"(?<=[A-Za-z])\d|(?<=\d)[A-Za-z]", value))
+    return mixed_case and letter_digit_changes >= 3
+
+
+def label_secret_kinds(label: str) -> list[str]:
+    """The kinds of secret in a label (a tag, a metadata key, a project name). A label names something: a random
+    token or a password there is refused even with no keyword or known prefix beside it."""
+    kinds = kinds_in(label)
+    if not kinds and _looks_random(label.strip()):
+        kinds = ["random token"]
+    if not kinds and _looks_like_password(label.strip()):
+        kinds = ["password"]
+    return kinds
+
+
 def _looks_secret(value: str, *, password: bool) -> bool:
     """A value after a secret-ish keyword: a real secret, or a name, a placeholder, a word, code?"""
     value = value.rstrip(".")
+    if len(value) >= 16 and (looks_like_django_key(value) or _looks_random(value)):
+        return True  # whatever its alphabet: Django's keys hold `(` and `)`, which the code test below reads as code
     if len(value) < (4 if password else 8) or _PLACEHOLDER.match(value) or _CODE_LIKE.search(value):
         return False
     if re.fullmatch(r"[A-Z][A-Z0-9_]+", value):  # an environment variable's name, not its value
@@ -240,6 +353,9 @@ def find_secrets(text: str) -> list[Finding]:
             if group and _PLACEHOLDER.match(m.group(group)):
                 continue
             found.append(Finding(kind, start, end))
+    for m in _DJANGO_RUN.finditer(text):
+        if looks_like_django_key(m.group(), bare=True):
+            found.append(Finding("Django secret key", m.start(), m.end()))
     for m in _ASSIGNMENT.finditer(text):
         keyword, value = m.group(1), m.group(2)
         if _looks_secret(value, password=_is_password_word(keyword)):
@@ -279,28 +395,57 @@ def kinds_in(text: str) -> list[str]:
     return list(dict.fromkeys(f.kind for f in find_secrets(text)))
 
 
-def _strings(value: Any, path: str) -> Iterable[tuple[str, str]]:
-    """(path, text) for every string in a JSON value, keys included: `metadata.db.url`, `tags.2`."""
+# Fields that hold labels (names for things), where a random token or a password is refused on sight.
+LABEL_FIELDS = ("project", "tags", "source")
+
+
+def holds_secret(text: str) -> bool:
+    """Whether typed text holds a secret, read as prose and as a list of labels (a form's comma-separated tags)."""
+    return bool(find_secrets(text)) or any(label_secret_kinds(part) for part in re.split(r"[,\s]+", text) if part)
+
+
+def redact_label(label: str) -> str:
+    """A label as it may be shown or kept: a secret in it replaced by its kind and length."""
+    if kinds_in(label):
+        return redact(label)
+    kinds = label_secret_kinds(label)
+    return f"[REDACTED {kinds[0]}, {len(label)} chars]" if kinds else label
+
+
+# A value a message quotes back ('"<input>" is not a valid choice.', 'Tag “<tag>” ...').
+_QUOTED = re.compile(r"[\"'“‘]([^\"'“”‘’\s]{8,200})[\"'”’]")
+
+
+def redact_shown(message: str) -> str:
+    """A message as it may be shown: secrets in it redacted, and a quoted value that is a secret as a label too."""
+    return _QUOTED.sub(lambda m: m.group(0).replace(m.group(1), redact_label(m.group(1))), redact(message))
+
+
+def _strings(value: Any, path: str, *, label: bool) -> Iterable[tuple[str, str, bool]]:
+    """(path, text, is a label) for every string in a JSON value, keys included: `metadata.db.url`, `tags.2`. A
+    key that is a secret is named by its kind in the path, so the path itself can be shown."""
     if isinstance(value, str):
-        yield path, value
+        yield path, value, label
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield f"{path}.{key}", str(key)
+            key_path = f"{path}.{redact_label(str(key))}"
+            yield key_path, str(key), True
             # "password": "hunter2" only reads as a secret with its key beside it.
             if isinstance(item, str | int | float) and not isinstance(item, bool):
-                yield f"{path}.{key}", f'"{key}": "{item}"'
-            yield from _strings(item, f"{path}.{key}")
+                yield key_path, f'"{key}": "{item}"', False
+            yield from _strings(item, key_path, label=False)
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _strings(item, f"{path}.{index}")
+            yield from _strings(item, f"{path}.{index}", label=label)
 
 
 def secrets_in_fields(fields: dict[str, Any]) -> dict[str, list[str]]:
-    """{field path: [kinds]} for every secret in a write's fields (content, project, tags, metadata, source...)."""
+    """{field path: [kinds]} for every secret in a write's fields (content, project, tags, metadata, source...).
+    Paths never hold a secret: a metadata key that is one appears as `metadata.[REDACTED <kind>, <n> chars]`."""
     out: dict[str, list[str]] = {}
     for name, value in fields.items():
-        for path, text in _strings(value, name):
-            kinds = kinds_in(text)
+        for path, text, label in _strings(value, name, label=name in LABEL_FIELDS):
+            kinds = label_secret_kinds(text) if label else kinds_in(text)
             if kinds:
                 bucket = out.setdefault(path, [])
                 bucket += [k for k in kinds if k not in bucket]
@@ -333,22 +478,30 @@ def redact_value(value: Any) -> Any:
         for key, item in value.items():
             if isinstance(item, str | int | float) and not isinstance(item, bool):
                 pair = f'"{key}": "{item}"'
-                if find_secrets(pair) and not find_secrets(str(key)) and not find_secrets(str(item)):
-                    out[redact(str(key))] = f"[REDACTED {kinds_in(pair)[0]}, {len(str(item))} chars]"
+                if find_secrets(pair) and not label_secret_kinds(str(key)) and not find_secrets(str(item)):
+                    out[redact_label(str(key))] = f"[REDACTED {kinds_in(pair)[0]}, {len(str(item))} chars]"
                     continue
-            out[redact(str(key))] = redact_value(item)
+            out[redact_label(str(key))] = redact_value(item)
         return out
     return value
 
 
+def _redact_labels(value: Any) -> Any:
+    if isinstance(value, str):
+        return redact_label(value)
+    return [_redact_labels(v) for v in value] if isinstance(value, list) else value
+
+
 def redact_rows(rows: Iterable, names: tuple[str, ...]) -> list:
-    """Rows whose fields held a secret, redacted in place (not saved)."""
+    """Rows whose fields held a secret, redacted in place (not saved). Label fields (tags, project, source) are read
+    as labels: a random token or a password there is a secret with no keyword beside it."""
     changed = []
     for row in rows:
         dirty = False
         for name in names:
             value = getattr(row, name)
-            clean = redact_value(value) if value is not None else None
+            redacted = _redact_labels if name in LABEL_FIELDS else redact_value
+            clean = redacted(value) if value is not None else None
             if clean != value:
                 setattr(row, name, clean)
                 dirty = True

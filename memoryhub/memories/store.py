@@ -6,6 +6,7 @@ embedder that fails leaves nothing behind.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -27,6 +28,9 @@ from memoryhub.storage import sql
 EDITABLE_FIELDS = ("content", "category", "tier", "project", "tags", "metadata", "importance", "confirmed", "status")
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
+# Metadata is a few references (a path, a URL, a commit, an id): 16 KiB of JSON holds hundreds of them, and keeps a
+# 4 MiB blob out of every row, history event, export and backup. Content has its own cap (MEMORYHUB_MAX_CONTENT_CHARS).
+MAX_METADATA_BYTES = 16 * 1024
 
 
 def snapshot(memory: Memory) -> dict[str, Any]:
@@ -65,6 +69,11 @@ def _unstorable(value: Any, depth: int = 0) -> str | None:
     if isinstance(value, list):
         return next((why for item in value if (why := _unstorable(item, depth + 1))), None)
     return None
+
+
+def metadata_size(metadata: dict) -> int:
+    """Bytes of metadata as JSON (UTF-8), as it is stored."""
+    return len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
 
 
 def clean_fields(values: dict[str, Any], *, partial: bool = False, check_secrets: bool = True) -> dict[str, Any]:
@@ -122,6 +131,12 @@ def clean_fields(values: dict[str, Any], *, partial: bool = False, check_secrets
     if "metadata" in values and values["metadata"] is not None:
         if not isinstance(values["metadata"], dict):
             errors["metadata"] = "metadata must be a JSON object"
+        elif (size := metadata_size(values["metadata"])) > MAX_METADATA_BYTES:
+            raise WriteRefused(
+                {"metadata": f"metadata is {size} bytes as JSON; at most {MAX_METADATA_BYTES} are kept (keep "
+                 "references there, a path or a URL, not documents)"},
+                kind="",
+            )  # fmt: skip
         else:
             out["metadata"] = values["metadata"]
     if "importance" in values and values["importance"] is not None:

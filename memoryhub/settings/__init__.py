@@ -11,14 +11,15 @@ from pathlib import Path
 
 from memoryhub.settings.database import postgres_database
 from memoryhub.settings.env import SettingError, envbool, envchoice, envfloat, envint, envstr
+from memoryhub.settings.secret_key import install_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
 # --- Django core: hosts, secrets, apps, request limits, security headers, logging ------------------------------
 
 DEBUG = envbool("MEMORYHUB_DEBUG", False)
-# A local service: a fixed key is only acceptable because the default bind is loopback; set one for anything else.
-SECRET_KEY = envstr("MEMORYHUB_SECRET_KEY", "memoryhub-local-only-change-me-if-you-expose-it")
+# SECRET_KEY is set under "Backups", once the store's folder is known: MEMORYHUB_SECRET_KEY, else a key made for
+# this install and kept beside the store (memoryhub/settings/secret_key.py). None is fixed in the source.
 ALLOWED_HOSTS = [h for h in envstr("MEMORYHUB_ALLOWED_HOSTS", "127.0.0.1,localhost,[::1],testserver").split(",") if h]
 
 INSTALLED_APPS = [
@@ -88,6 +89,12 @@ SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# Behind HTTPS the login and CSRF cookies must never travel over plain HTTP; off by default because the default
+# bind is loopback over HTTP, where a Secure cookie would never come back and no one could log in.
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = envbool("MEMORYHUB_SECURE_COOKIES", False)
+# A TLS-terminating proxy in front: trust its X-Forwarded-Proto, so Django knows the request came over HTTPS.
+if envbool("MEMORYHUB_BEHIND_HTTPS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 CSRF_COOKIE_SAMESITE = "Lax"
 # Only this site's own files: no inline scripts or styles, no eval, no framing (memoryhub/middleware.py).
 MEMORYHUB_CONTENT_SECURITY_POLICY = envstr(
@@ -356,6 +363,8 @@ AXES_VERBOSE = False
 # Beside the SQLite file; on PostgreSQL (whose backups are pg_dump's) beside the project, for `copy_store` dumps.
 _STORE_DIR = BASE_DIR if MEMORYHUB_DATABASE_URL else Path(DATABASES["default"]["NAME"]).parent
 MEMORYHUB_BACKUP_DIR = envstr("MEMORYHUB_BACKUP_DIR", str(_STORE_DIR / "backups"))
+_IN_MEMORY = not MEMORYHUB_DATABASE_URL and DATABASES["default"]["NAME"] in ("", ":memory:")
+SECRET_KEY = install_secret_key(envstr("MEMORYHUB_SECRET_KEY"), store_dir=None if _IN_MEMORY else _STORE_DIR)
 MEMORYHUB_BACKUP_KEEP = envint("MEMORYHUB_BACKUP_KEEP", 10, minimum=1)
 # A backup before bulk deletes, merges, imports over a non-empty store and re-embedding.
 MEMORYHUB_AUTO_BACKUP = envbool("MEMORYHUB_AUTO_BACKUP", True)

@@ -20,6 +20,7 @@ from ui.views.common import (
     dashboard_view,
     error_text,
     error_text_from_form,
+    forget_secret_inputs,
     notify,
     refuse,
     requires,
@@ -59,6 +60,7 @@ def _skipped(missing: int) -> str:
 def bulk(request: HtmxHttpRequest) -> HttpResponse:
     form = BulkForm(request.POST)
     if not form.is_valid():
+        forget_secret_inputs(form)
         return refuse(request, "Bulk action not carried out: " + error_text_from_form(form), status=422)
     ids = form.cleaned_data["selected"]
     if not ids:
@@ -127,6 +129,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     ids = [int(v) for v in request.POST.getlist("selected") if v.isdigit()]
     memories, missing = _selected_memories(request, ids)
     if not form.is_valid():
+        forget_secret_inputs(form)
         return _merge_dialog(request, memories, form, status=422)
     if missing or len(memories) < 2:
         return refuse(
@@ -147,6 +150,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was merged: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
+        forget_secret_inputs(form)
         form.add_error(None, error_text(exc))
         return _merge_dialog(request, memories, form, status=422)
     return _results(request, f"Merged {len(memories)} memories into #{merged.pk}.")

@@ -23,6 +23,7 @@ from django_htmx.http import HttpResponseClientRedirect
 from django_htmx.middleware import HtmxDetails
 
 from memoryhub.memories.backup import BackupError
+from memoryhub.memories.secrets import holds_secret, redact_shown
 from memoryhub.models import Memory
 from memoryhub.people.persons import NotAllowed
 from memoryhub.people.roles import Access, Action, access_for
@@ -155,7 +156,7 @@ def error_text(exc: Exception) -> str:
             text = " ".join(exc.messages)
     else:
         text = str(exc) or exc.__class__.__name__
-    text = text[:1].upper() + text[1:]
+    text = redact_shown(text[:1].upper() + text[1:])  # a message that quotes what was typed never repeats a secret
     return text if text.endswith((".", "!", "?")) else text + "."
 
 
@@ -169,6 +170,22 @@ def error_text_from_form(form) -> str:
 # ValidationError, from the write path (memoryhub/memories/store.py, gate.py, lifecycle.py) and consolidation. Any
 # other error is a fault, and a 500 that shows up in the log says so better than a refusal would.
 DOMAIN_ERRORS: tuple[type[Exception], ...] = (ValidationError,)
+
+
+def forget_secret_inputs(form) -> None:
+    """A form shown again after a refusal: every input that holds a secret comes back empty, so the page never
+    carries it (the error names the field and kind). Applies to every form, whatever refused it; a field error that
+    could quote the value (Django's "Select a valid choice. <value> is not one of...") is replaced too."""
+    form.data = form.data.copy()
+    for name in form.fields:
+        key = form.add_prefix(name)
+        values = form.data.getlist(key) if hasattr(form.data, "getlist") else [form.data.get(key)]
+        if any(isinstance(v, str) and holds_secret(v) for v in values):
+            form.data[key] = ""
+            if form.is_bound and name in form.errors:
+                form.errors[name] = form.error_class(
+                    ["This held a secret; it was not kept. Enter it again without it."]
+                )
 
 
 def get_memory(request: HtmxHttpRequest, pk: int, action: Action = Action.READ) -> Memory:

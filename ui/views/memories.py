@@ -9,7 +9,6 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
 from memoryhub.memories.gate import refuse_noise
-from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_fields, delete_memory, update_memory
 from memoryhub.models import Memory
 from memoryhub.people.activity import people_among
@@ -24,11 +23,13 @@ from ui.views.common import (
     dashboard_view,
     done,
     error_text,
+    forget_secret_inputs,
     get_memory,
     notify,
     refuse,
     render_view,
     safe_next,
+    wants_partial,
 )
 
 LIST = "ui/memory_list.html"
@@ -131,9 +132,10 @@ def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str) -> Http
 @dashboard_view
 @require_GET
 def memory_row(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """The plain row again: what Cancel on an inline form swaps back in (followed as a link: the memory's page)."""
+    """The plain row again: what Cancel on an inline form swaps back in. A row alone is no page: opened as a plain
+    link (no htmx), it leads to the memory's page."""
     memory = get_memory(request, pk)
-    if not request.htmx:
+    if not wants_partial(request):
         return HttpResponseRedirect(reverse("ui:memory", args=[pk]))
     return _row(request, memory)
 
@@ -220,6 +222,7 @@ def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) 
         return _form_response(request, memory, form, mode, partial)
     form = form_class(request.POST, memory=memory)
     if not form.is_valid():
+        forget_secret_inputs(form)
         return _form_response(request, memory, form, mode, partial, status=422)
     if form.is_stale():
         return refuse(
@@ -233,11 +236,7 @@ def _form_view(request: HtmxHttpRequest, pk: int, form_class, mode: str, apply) 
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was saved: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
-        if isinstance(exc, WriteRefused) and exc.kind == "secret":
-            # The page must not echo the secret back: the fields that held one are shown empty.
-            form.data = form.data.copy()
-            for name in exc.message_dict:
-                form.data[form.add_prefix(name.split(".")[0])] = ""
+        forget_secret_inputs(form)
         form.add_error(None, error_text(exc))
         return _form_response(request, memory, form, mode, partial, status=422)
     notice = f"Memory #{pk} saved."

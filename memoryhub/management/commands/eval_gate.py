@@ -23,8 +23,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--verbose", action="store_true", help="list every write the gate judged wrong")
+        parser.add_argument(
+            "--holdout", type=int, default=0, metavar="N",
+            help="also measure the held-out secret set (bench/secret_holdout.py) with N generated Django keys",
+        )  # fmt: skip
 
-    def handle(self, *args, verbose: bool, **options):
+    def handle(self, *args, verbose: bool, holdout: int = 0, **options):
         kept = [t for t in DURABLE if judge(t) is None]
         refused = [t for t in NOISE if judge(t) is not None]
         secrets = secret_writes()
@@ -38,6 +42,8 @@ class Command(BaseCommand):
             self.stdout.write(f"{label:<16} {hit:>4} / {total:<4} {100 * hit / total:6.1f}%")
         kinds = sorted({k for k, _ in secrets})
         self.stdout.write(f"secret kinds in the set: {len(kinds)} ({', '.join(kinds)})")
+        if holdout:
+            self._holdout(holdout)
         if verbose:
             for text in DURABLE:
                 if text not in kept:
@@ -48,3 +54,22 @@ class Command(BaseCommand):
             for kind, _ in secrets:
                 if kind not in {k for k, _ in caught}:
                     self.stdout.write(f"  secret missed: {kind}")
+
+    def _holdout(self, n: int) -> None:
+        """Rates on the held-out set written before the detector was tuned for issue 25."""
+        from memoryhub.bench import secret_holdout as held
+        from memoryhub.memories.secrets import label_secret_kinds
+
+        rows = [
+            ("Django keys in a SECRET_KEY line", [bool(find_secrets(x.text)) for x in held.django_key_lines(n)]),
+            ("Django keys, bare", [bool(find_secrets(x.text)) for x in held.bare_django_keys(n)]),
+            ("DigitalOcean tokens", [bool(find_secrets(x.text)) for x in held.digitalocean_tokens()]),
+            ("secrets as labels", [bool(label_secret_kinds(x.text)) for x in held.labelled_secrets()]),
+            *[
+                (f"random label: {shape}", [bool(label_secret_kinds(v)) for v in values])
+                for shape, values in held.random_labels(n).items()
+            ],
+            ("benign labels kept", [not label_secret_kinds(t) for t in held.BENIGN_TAGS + held.BENIGN_PROJECTS]),
+        ]
+        for label, hits in rows:
+            self.stdout.write(f"{label:<44} {sum(hits):>4} / {len(hits):<4} {100 * sum(hits) / len(hits):6.1f}%")

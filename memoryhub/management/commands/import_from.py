@@ -22,11 +22,13 @@ class Command(BaseCommand):
 
     def handle(self, *args, format: str, path: str, project: str | None, dry_run: bool, **options):
         try:
-            items = read_path(format=format, path=path)
-            report = import_from(format=format, items=items, project=project or None, source=f"import:{format}",
-                                 dry_run=dry_run)  # fmt: skip
+            read = read_path(format=format, path=path)
+            report = import_from(format=format, items=read.items, project=project or None, source=f"import:{format}",
+                                 dry_run=dry_run, skipped=read.skipped)  # fmt: skip
         except ImportFormatError as exc:
             raise CommandError(str(exc)) from exc
+        for why in report.skipped:
+            self.stdout.write(f"skipped {why}")
         verbose = options.get("verbosity", 1) >= 2 or dry_run
         for outcome in report.outcomes:
             if verbose or outcome.outcome == "rejected":

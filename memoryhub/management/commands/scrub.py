@@ -30,6 +30,7 @@ class Command(BaseCommand):
         self.stdout.write(f"History events scrubbed: {report.events}")
         self.stdout.write(f"Gate log entries scrubbed: {report.gate_log}")
         self.stdout.write(f"Proposals scrubbed: {report.proposals}")
+        self.stdout.write(f"Usage records scrubbed: {report.usage}")
         if report.reembedded:
             self.stdout.write(f"Memories re-embedded: {report.reembedded}")
         if report.total:

@@ -65,7 +65,7 @@ class Command(BaseCommand):
         if not is_loopback(host):
             self.stderr.write(
                 f"warning: binding {host} exposes the memory store beyond this machine; "
-                "set MEMORYHUB_SECRET_KEY and MEMORYHUB_ALLOWED_HOSTS, and put TLS in front"
+                "set MEMORYHUB_ALLOWED_HOSTS, put TLS in front and set MEMORYHUB_SECURE_COOKIES=true"
             )
         from memoryhub.storage import sql
 
