@@ -16,7 +16,7 @@ from api.auth import AgentAPIMixin, agent_of
 from api.errors import error_body
 from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
-from memoryhub.memories.exports import event_as_dict, import_items, memory_as_dict
+from memoryhub.memories.exports import event_as_dict, import_items, memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.store import delete_memory, reinforce
 from memoryhub.models import Memory, MemoryEvent
@@ -124,13 +124,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         data = parse(s.MemoryCreateSerializer, request.data)
         agent.check_write(data.get("project") or None)
         result = gate_write(**data, source=agent.name)
-        body = {
-            "outcome": result.outcome,
-            "memory": memory_as_dict(result.memory) if result.memory else None,
-            "reason": result.reason,
-        }
-        if result.warnings:
-            body["warnings"] = result.warnings
+        body = write_answer(result)
         if result.outcome == "rejected":
             fields = result.fields or {"content": [result.reason]}
             body |= error_body(f"rejected_{result.kind}", result.reason, fields)

@@ -59,7 +59,7 @@ class SearchView(AgentAPIMixin, APIView):
             query=data["query"], project=project, k=data["k"], mode=data["mode"], category=data.get("category"),
             tier=data.get("tier"), tags=data.get("tags") or None, source=data.get("source") or None,
             status=None if status == "any" else status, allowed_projects=agent.projects, reinforce_results=True,
-            min_score=data.get("min_score"),
+            min_score=data.get("min_score"), include_superseded=data.get("include_superseded", False),
         )  # fmt: skip
         results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} for h in hits]
         record_usage(agent, "search", project=project, timer=timer)

@@ -263,7 +263,8 @@ DEV: tuple[UpdatePair, ...] = (
            "What is the test coverage threshold?"),
     # --- look-alikes that are both true
     _alike("The API listens on port 8000 in development.", "What port does the API use in development?",
-           "The admin panel listens on port 8001 in development.", "What port does the admin panel use in development?"),
+           "The admin panel listens on port 8001 in development.",
+           "What port does the admin panel use in development?"),
     _alike("The staging database host is db-staging.internal.", "What is the staging database host?",
            "The production database host is db-prod.internal.", "What is the production database host?"),
     _alike("The VAT registration threshold in Germany is 22000 EUR.", "What is the VAT threshold in Germany?",

@@ -254,7 +254,7 @@ def _scope_rows(scopes: list[str | None] | None, exclude_ids: set[int]) -> dict[
     return grouped
 
 
-def _candidate_pairs(matrix: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def candidate_pairs(matrix: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Index pairs (i < j) whose cosine similarity is at least `floor`, by blocks of rows."""
     firsts, seconds, sims = [], [], []
     n = len(matrix)
@@ -291,7 +291,7 @@ def _cluster_scope(
 
     # Naming exactly the same things makes a paraphrase likely even when few other words are shared.
     same_names_similarity = (limits.similarity + limits.strong_similarity) / 2
-    firsts, seconds, sims = _candidate_pairs(matrix, limits.similarity)
+    firsts, seconds, sims = candidate_pairs(matrix, limits.similarity)
     links: list[tuple[float, float, int, int]] = []
     for i, j, sim in zip(firsts.tolist(), seconds.tolist(), sims.tolist(), strict=True):
         if names_apart(parsed[i], parsed[j]):
