@@ -276,7 +276,7 @@ def _gate_write(
         candidates = similar_in_scope(
             content=text, vector=vector, model_id=embedder.model_id, project=project, limit=50
         )
-        verdicts = judge_neighbours(text=text, project=project, candidates=candidates)
+        verdicts = judge_neighbours(text=text, project=project, candidates=candidates, valid_from=valid_from)
         # A memory the update rules judged to hold another value, or to be another fact, is never folded into.
         skip = {v.memory_id for v in verdicts if v.verdict != Verdict.NONE}
         duplicate = find_duplicate(content=text, project=project, vector=vector, candidates=candidates, skip=skip)

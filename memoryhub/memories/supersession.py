@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub.memories.lifecycle import restore_memory
 from memoryhub.memories.store import record_event
 from memoryhub.models import ConflictChoice, Memory, Proposal, ProposalKind, ProposalStatus, Status
 
@@ -105,6 +106,13 @@ def restore_superseded(*, memory: Memory, actor: str) -> Memory:
             _close_pair(older=current, newer=successor, actor=actor, choice=ConflictChoice.BOTH, why="restored")
     memory.refresh_from_db()
     return memory
+
+
+def restore(*, memory: Memory, actor: str) -> Memory:
+    """The one restore: a superseded memory as above, an archived one as `lifecycle.restore_memory` does."""
+    if memory.status == Status.SUPERSEDED:
+        return restore_superseded(memory=memory, actor=actor)
+    return restore_memory(memory=memory, actor=actor)
 
 
 # --- conflicts: a person decides ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ folded into as a duplicate, and one judged another fact (a look-alike) is neithe
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from memoryhub.memories.supersession import kept_both, queue_conflict, supersede
 from memoryhub.memories.updates import RULES, Neighbour, UpdateVerdict, Verdict, judge_update
@@ -26,9 +27,10 @@ class UpdateOutcome:
 
 
 def judge_neighbours(
-    *, text: str, project: str | None, candidates: tuple[list[int], dict[int, float]]
+    *, text: str, project: str | None, candidates: tuple[list[int], dict[int, float]], valid_from: datetime | None
 ) -> list[UpdateVerdict]:
-    """The verdict on each of the write's nearest active neighbours in its scope (from `similar_in_scope`)."""
+    """The verdict on each of the write's nearest active neighbours in its scope (from `similar_in_scope`);
+    `valid_from` is when the write's fact became true (None: now)."""
     keyword_ids, vector_hits = candidates
     nearest = [mid for mid, sim in sorted(vector_hits.items(), key=lambda kv: -kv[1]) if sim >= RULES["min_similarity"]]
     ids = list(dict.fromkeys([*nearest[:NEIGHBOURS_JUDGED], *keyword_ids[:NEIGHBOURS_JUDGED]]))
@@ -37,9 +39,10 @@ def judge_neighbours(
     rows = Memory.objects.filter(pk__in=ids, status=Status.ACTIVE)
     rows = rows.filter(project=project) if project else rows.filter(project__isnull=True)
     neighbours = [
-        Neighbour(id=pk, content=content, similarity=vector_hits.get(pk, 0.0))
-        for pk, content in rows.values_list("pk", "content")
-    ]
+        Neighbour(id=pk, content=content, similarity=vector_hits.get(pk, 0.0),
+                  newer=valid_from is not None and (since or created) > valid_from)
+        for pk, content, since, created in rows.values_list("pk", "content", "valid_from", "created_at")
+    ]  # fmt: skip
     return judge_update(text=text, neighbours=neighbours)
 
 

@@ -38,6 +38,7 @@ class Neighbour:
     id: int
     content: str
     similarity: float  # cosine similarity of the two vectors (0 when unknown)
+    newer: bool = False  # the neighbour's fact became true after the write's (the write is the older)
 
 
 @dataclass(frozen=True)
@@ -235,6 +236,11 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
 
 
 def judge_update(*, text: str, neighbours: Sequence[Neighbour]) -> list[UpdateVerdict]:
-    """The verdict on each neighbour, nearest first."""
+    """The verdict on each neighbour, nearest first; each pair is judged in the order its facts became true."""
     ordered = sorted(neighbours, key=lambda n: -n.similarity)
-    return [judge_pair(older=n.content, newer=text, similarity=n.similarity, memory_id=n.id) for n in ordered]
+    return [
+        judge_pair(older=text, newer=n.content, similarity=n.similarity, memory_id=n.id)
+        if n.newer
+        else judge_pair(older=n.content, newer=text, similarity=n.similarity, memory_id=n.id)
+        for n in ordered
+    ]
