@@ -85,7 +85,8 @@ _STOP = frozenset(
     would should can could may must so than too very just also only all any each every some via per one our
     use uses used using run runs""".split()
 )
-_NEGATION = frozenset("not no never don't doesn't isn't aren't won't can't cannot without".split())
+# "Use pnpm, not npm" and "pnpm instead of npm" say the same: "instead" and "rather" negate as "not" does.
+_NEGATION = frozenset("not no never don't doesn't isn't aren't won't can't cannot without instead rather".split())
 # What tells two look-alike facts apart rather than one fact's old and new value: the environment, the
 # platform, the region, the language, the audience. Two texts naming different ones are two facts.
 QUALIFIERS = frozenset(
