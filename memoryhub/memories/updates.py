@@ -5,10 +5,11 @@ For each neighbour the verdict is one of:
 - `supersede`: the same subject with another value, and the write says it changed ("now", "moved from X to Y",
   "switched", "replaced", "no longer", ...) or it is the same sentence with one slot edited ("The bastion host is
   bastion-1." -> "The bastion host is bastion-3.");
-- `conflict`: the same subject with another value, but not clearly a replacement (the edited slot is the
-  sentence's subject, or the wording moved too): a person decides which is current;
-- `different`: look-alikes that differ in a qualifier (environment, platform, region, language, service...) or
-  in two slots at once ("The staging cluster has 3 nodes." / "The production cluster has 12 nodes."): two facts;
+- `conflict`: the same subject with another value, but not clearly a replacement (the wording moved too): a
+  person decides which is current;
+- `different`: look-alikes that differ in a qualifier (environment, platform, region, language, service...), in
+  two slots at once ("The staging cluster has 3 nodes." / "The production cluster has 12 nodes.") or in the
+  sentence's subject alone ("billing-api listens on port 8080." / "search-api ..."): two facts;
 - `none`: nothing to say (another subject, or the same claim: the near-duplicate check decides that).
 
 Values are compared as words: a number, a name, a version, a tool, a place, a time, a negation. Words that only
@@ -55,8 +56,10 @@ RULES = {
     "min_similarity": 0.45,
     # With a change cue: the share of the smaller text's content words the two must share (the subject).
     "cue_subject": 0.34,
-    # Without a cue, an edit of one slot: the share of the older sentence's words that stay in place.
+    # Without a cue, an edit of one slot: the share of the older sentence's words that stay in place, and how
+    # close in meaning the two must still be (templated lines about two services sit lower).
     "edit_kept": 0.55,
+    "edit_similarity": 0.65,
     # Without a cue, reworded with another value: shared content words and cosine both this high to ask a person.
     "reworded_subject": 0.75,
     "reworded_similarity": 0.85,
@@ -106,6 +109,8 @@ _VALUE_WORDS = frozenset(
     hourly daily nightly weekly biweekly fortnightly monthly quarterly yearly annually morning mornings
     afternoon afternoons evening evenings night noon midnight""".split()
 )
+# Words that label a note rather than state anything: "Note:", "FYI:", "Reminder:".
+_LABELS = frozenset("note fyi nb todo reminder important update heads-up tip warning".split())
 _SYNONYMS = {"single": "one", "second": "other", "mins": "minute", "min": "minute", "secs": "second"}
 
 
@@ -117,15 +122,18 @@ def _values(text: str) -> set[str]:
     """The words of `text` that name a value rather than say something about it: a number or version, an
     identifier or path, a capitalised name, a day, a month, a count, how often (each normalised as compared)."""
     out = set()
-    for raw in _WORD.findall(text):
-        word = raw.rstrip(".:")
+    for match in _WORD.finditer(text):
+        word = match.group(0).rstrip(".:")
         lower = word.lower()
-        if lower in _STOP or lower in _CHANGE_WORDS and lower not in _VALUE_WORDS:
+        if lower in _STOP or lower in _LABELS or lower in _CHANGE_WORDS and lower not in _VALUE_WORDS:
             continue
+        # A capital that starts a sentence or follows a label ("Note:") says nothing about the word.
+        starts = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1:] in ".!?:;"
         if (
             any(c.isdigit() for c in word)
             or re.search(r"\w[-_./#+]\w|^[/#@~]", word)
-            or word[:1].isupper()
+            or (word[:1].isupper() and not starts)
+            or (len(word) > 1 and word.isupper())
             or lower in _VALUE_WORDS
         ):
             out.add(_norm(lower))
@@ -200,7 +208,9 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
     shared = len(old_words) - len(old_only)
     negation_differs = _negates(old_tokens) != _negates(new_tokens)
     values = _values(older) | _values(newer)
-    value_changed = any(w in values for w in (*old_only, *new_only))
+    old_values = [w for w in old_only if w in values]
+    new_values = [w for w in new_only if w in values]
+    value_changed = bool(old_values or new_values)
     # With a cue, a lower-case tool ("switched from Poetry to uv") is the new value too.
     if not (value_changed or negation_differs or (cue and new_only)):
         # Only wording differs ("Alice owns X." / "X is owned by Alice."): the same claim, for the twin check.
@@ -222,14 +232,25 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
     plain_old = [_norm(t) for t in old_tokens]
     plain_new = [_norm(t) for t in new_tokens]
     runs, kept = _runs(plain_old, plain_new)
-    if len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]:
+    one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
+    if one_edit and (not similarity or similarity >= RULES["edit_similarity"]):
         tag, i1, _, _, _ = runs[0]
+        if tag != "replace" and not negation_differs:
+            # Words added or left out, none replaced: a detail more or less, not another value.
+            return UpdateVerdict(Verdict.NONE, memory_id, "the same statement with a detail added or left out")
         content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
-        if i1 <= content_start and tag == "replace":
-            # The edited slot is the sentence's subject: "Alice reviews ..." / "Bob reviews ...": maybe both.
-            return UpdateVerdict(Verdict.CONFLICT, memory_id, f"the same statement about another subject? {changed}")
+        if i1 <= content_start:
+            # The edited slot is the sentence's subject ("billing-api listens on port 8080." / "search-api listens
+            # on port 8080."): two things that share a value, not one thing with a new value.
+            return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"the same statement about another subject: {changed}")
         return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"the same statement with another value: {changed}")
-    if len(runs) >= 2 and subject >= RULES["reworded_subject"] and similarity >= RULES["reworded_similarity"]:
+    if (
+        len(runs) >= 2
+        and old_values
+        and new_values
+        and subject >= RULES["reworded_subject"]
+        and similarity >= RULES["reworded_similarity"]
+    ):
         return UpdateVerdict(Verdict.CONFLICT, memory_id, f"the same subject with another value: {changed}")
     if len(runs) >= 2 and old_only and new_only:
         return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"differs in more than one place: {changed}")
