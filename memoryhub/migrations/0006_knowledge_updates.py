@@ -6,6 +6,8 @@ import django.utils.timezone
 from django.db import migrations, models
 from django.db.models import F
 
+from memoryhub.storage import sql
+
 
 def valid_from_created_at(apps, schema_editor):
     """A memory stored before dates travelled with facts became true, as far as anyone knows, when stored."""
@@ -19,26 +21,23 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
-            model_name="memory",
-            name="superseded_by",
-            field=models.ForeignKey(
-                blank=True,
-                null=True,
-                on_delete=django.db.models.deletion.SET_NULL,
-                related_name="supersedes_set",
-                to="memoryhub.memory",
-            ),
-        ),
-        # The column goes in without a default: SQLite adds a column in place only then, and rebuilding the
-        # memory table would drop its FTS and change-log triggers. The default is Django's, not the table's.
+        # The two memory columns are added (and dropped) in place by per-store statements: Django's own operations
+        # would rebuild the SQLite memory table, dropping its FTS and change-log triggers. The default of
+        # valid_from is Django's, not the table's, for the same reason.
         migrations.SeparateDatabaseAndState(
-            database_operations=[
-                migrations.AddField(
-                    model_name="memory", name="valid_from", field=models.DateTimeField(blank=True, null=True)
-                ),
-            ],
+            database_operations=[migrations.RunSQL(sql.SUPERSESSION_UP, reverse_sql=sql.SUPERSESSION_DOWN)],
             state_operations=[
+                migrations.AddField(
+                    model_name="memory",
+                    name="superseded_by",
+                    field=models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="supersedes_set",
+                        to="memoryhub.memory",
+                    ),
+                ),
                 migrations.AddField(
                     model_name="memory",
                     name="valid_from",
