@@ -32,7 +32,9 @@ def judge_neighbours(
     """The verdict on each of the write's nearest active neighbours in its scope (from `similar_in_scope`);
     `valid_from` is when the write's fact became true (None: now)."""
     keyword_ids, vector_hits = candidates
-    nearest = [mid for mid, sim in sorted(vector_hits.items(), key=lambda kv: -kv[1]) if sim >= RULES["min_similarity"]]
+    nearest = [
+        mid for mid, sim in sorted(vector_hits.items(), key=lambda kv: -kv[1]) if sim >= RULES["cue_min_similarity"]
+    ]
     ids = list(dict.fromkeys([*nearest[:NEIGHBOURS_JUDGED], *keyword_ids[:NEIGHBOURS_JUDGED]]))
     if not ids:
         return []

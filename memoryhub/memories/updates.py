@@ -52,8 +52,10 @@ class UpdateVerdict:
 
 # Tuning constants, each with why (measured on the dev part of bench/updates_set.py; see docs/updates.md).
 RULES = {
-    # Below this cosine two texts are about different things, whatever words they share.
+    # Below this cosine two texts are about different things, whatever words they share; a write that says
+    # it changed may sit lower (a new database's name moves the vector more than the sentence around it).
     "min_similarity": 0.45,
+    "cue_min_similarity": 0.35,
     # With a change cue: the share of the smaller text's content words the two must share (the subject).
     "cue_subject": 0.34,
     # Without a cue, an edit of one slot: the share of the older sentence's words that stay in place, and how
@@ -220,7 +222,8 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
         return UpdateVerdict(
             Verdict.DIFFERENT, memory_id, f"look-alikes: '{clash[0]}' and '{clash[1]}' are two facts", cue
         )
-    if similarity and similarity < RULES["min_similarity"]:
+    floor = RULES["cue_min_similarity"] if cue else RULES["min_similarity"]
+    if similarity and similarity < floor:
         return UpdateVerdict(Verdict.NONE, memory_id, "another subject", cue)
     smaller = max(1, min(len(old_words), len(new_words)))
     subject = shared / smaller
