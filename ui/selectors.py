@@ -243,6 +243,7 @@ def nav_counts() -> dict[str, int]:
     return {
         "active": by_status.get(Status.ACTIVE, 0),
         "archived": by_status.get(Status.ARCHIVED, 0),
+        "superseded": by_status.get(Status.SUPERSEDED, 0),  # replaced by a newer fact, apart from the archived
         "pending": Proposal.objects.filter(status=ProposalStatus.PENDING).count(),
     }
 

@@ -24,6 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memoryhub.memories.times import normalise_times
+
 
 class Verdict(StrEnum):
     SUPERSEDE = "supersede"
@@ -202,6 +204,7 @@ def _quote(words: Sequence[str]) -> str:
 
 def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0) -> UpdateVerdict:
     """How the newer text stands to one older memory. Pure: no database, no model."""
+    older, newer = normalise_times(older), normalise_times(newer)
     cue = change_cue(newer) if not change_cue(older) else ""
     old_tokens, new_tokens = _tokens(older), _tokens(newer)
     old_words = _content(old_tokens, drop_change_words=False)

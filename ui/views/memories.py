@@ -11,6 +11,7 @@ from memoryhub.memories.decay import days_until_below
 from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_fields, delete_memory, update_memory
+from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Memory
 from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
@@ -89,6 +90,7 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         return missing_memory(request, pk)
     context = {
         "memory": memory,
+        "supersedes": chain_of(memory).supersedes,
         "days_left": days_until_below(memory),
         "events": selectors.history(pk),
         "similar": selectors.similar_memories(memory),
@@ -177,11 +179,10 @@ def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def restore(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.memories.lifecycle import restore_memory
+    from memoryhub.memories.supersession import restore
 
-    return _lifecycle_action(
-        request, pk, lambda m: restore_memory(memory=m, actor=actor(request)), "Memory #{pk} restored."
-    )
+    # One restore for archived and superseded memories: a superseded one is unlinked on both sides.
+    return _lifecycle_action(request, pk, lambda m: restore(memory=m, actor=actor(request)), "Memory #{pk} restored.")
 
 
 @dashboard_view
