@@ -58,6 +58,8 @@ def decay_context() -> dict:
         "soon": soon,
         "soon_total": soon_total,
         "archived": decay_figures.recently_archived(),
+        # Replaced by a newer fact, not faded: counted apart, and never in the charts or a sweep.
+        "superseded_total": selectors.nav_counts()["superseded"],
     }
 
 
