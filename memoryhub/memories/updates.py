@@ -102,7 +102,7 @@ QUALIFIERS = frozenset(
     latam europe european america american asia germany german france french spain spanish italy italian canada
     canadian australia australian japan japanese english python javascript typescript java kotlin swift ruby
     elixir rust go golang php scala c# csharp unit integration end-to-end e2e smoke internal external public
-    private partner admin marketing transactional nightly weekly daily""".split()
+    private partner admin marketing transactional""".split()
 )
 _WORD = re.compile(r"[/#@~]?[A-Za-z0-9][\w.#+/:-]*[\w#+]|[/#@~]?[A-Za-z0-9]")
 # Words that are a value by what they mean: counts, days, months, how often.
@@ -198,6 +198,18 @@ def _runs(older: Sequence[str], newer: Sequence[str]) -> tuple[list[tuple[str, i
     return runs, kept
 
 
+def _names_the_thing(run: tuple, old: Sequence[str], new: Sequence[str], content_start: int) -> bool:
+    """Is the one edited slot the thing the sentence is about, rather than its value? It is when it opens the
+    sentence, or when the words around it keep a number (the value, "port 8080") and the slot holds none."""
+    _, i1, i2, j1, j2 = run
+    if i1 <= content_start:
+        return True
+    digit = re.compile(r"\d")
+    kept = [*old[:i1], *old[i2:]]
+    slot = [*old[i1:i2], *new[j1:j2]]
+    return any(digit.search(w) for w in kept) and not any(digit.search(w) for w in slot)
+
+
 def _quote(words: Sequence[str]) -> str:
     return " ".join(words) or "-"
 
@@ -216,39 +228,43 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
     old_values = [w for w in old_only if w in values]
     new_values = [w for w in new_only if w in values]
     value_changed = bool(old_values or new_values)
-    # With a cue, a lower-case tool ("switched from Poetry to uv") is the new value too.
-    if not (value_changed or negation_differs or (cue and new_only)):
-        # Only wording differs ("Alice owns X." / "X is owned by Alice."): the same claim, for the twin check.
-        return UpdateVerdict(Verdict.NONE, memory_id, "the same claim in other words", cue)
     clash = _qualifier_clash(old_only, new_only)
     if clash:
         return UpdateVerdict(
             Verdict.DIFFERENT, memory_id, f"look-alikes: '{clash[0]}' and '{clash[1]}' are two facts", cue
         )
+    plain_old = [_norm(t) for t in old_tokens]
+    plain_new = [_norm(t) for t in new_tokens]
+    runs, kept = _runs(plain_old, plain_new)
+    one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
+    changed = f"'{_quote(old_only)}' -> '{_quote(new_only)}'"
+    content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
+    if (
+        not cue
+        and one_edit
+        and runs[0][0] == "replace"
+        and _names_the_thing(runs[0], plain_old, plain_new, content_start)
+    ):
+        # The edited slot is what the sentence is about ("billing-api listens on port 8080." / "search-api
+        # listens on port 8080."; "Port 8080 is where billing-api listens."): two things that share a value.
+        return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"the same statement about another subject: {changed}")
+    # With a cue, a lower-case tool ("switched from Poetry to uv") is the new value too.
+    if not (value_changed or negation_differs or (cue and new_only)):
+        # Only wording differs ("Alice owns X." / "X is owned by Alice."): the same claim, for the twin check.
+        return UpdateVerdict(Verdict.NONE, memory_id, "the same claim in other words", cue)
     floor = RULES["cue_min_similarity"] if cue else RULES["min_similarity"]
     if similarity and similarity < floor:
         return UpdateVerdict(Verdict.NONE, memory_id, "another subject", cue)
     smaller = max(1, min(len(old_words), len(new_words)))
     subject = shared / smaller
-    changed = f"'{_quote(old_only)}' -> '{_quote(new_only)}'"
     if cue:
         if subject >= RULES["cue_subject"] and shared >= 1:
             return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"says it changed ('{cue}'): {changed}", cue)
         return UpdateVerdict(Verdict.NONE, memory_id, "says something changed, but about another subject", cue)
-    plain_old = [_norm(t) for t in old_tokens]
-    plain_new = [_norm(t) for t in new_tokens]
-    runs, kept = _runs(plain_old, plain_new)
-    one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
     if one_edit and (not similarity or similarity >= RULES["edit_similarity"]):
-        tag, i1, _, _, _ = runs[0]
-        if tag != "replace" and not negation_differs:
+        if runs[0][0] != "replace" and not negation_differs:
             # Words added or left out, none replaced: a detail more or less, not another value.
             return UpdateVerdict(Verdict.NONE, memory_id, "the same statement with a detail added or left out")
-        content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
-        if i1 <= content_start:
-            # The edited slot is the sentence's subject ("billing-api listens on port 8080." / "search-api listens
-            # on port 8080."): two things that share a value, not one thing with a new value.
-            return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"the same statement about another subject: {changed}")
         return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"the same statement with another value: {changed}")
     if (
         len(runs) >= 2

@@ -57,14 +57,15 @@ class Command(BaseCommand):
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
             for name, pairs, offset in (("dev", DEV, 0), ("held out", HELD_OUT, 10_000)):
                 results = [
-                    self._run(client, f"{name}-{pair.kind}" if crowded else f"pair-{offset + i}", pair)
+                    self.run_pair(client, f"{name}-{pair.kind}" if crowded else f"pair-{offset + i}", pair)
                     for i, pair in enumerate(pairs)
                 ]
                 self._report(name, results)
                 if misses and name == "dev":
                     self._misses(results)
 
-    def _run(self, client: APIClient, project: str, pair: UpdatePair) -> PairResult:
+    def run_pair(self, client: APIClient, project: str, pair: UpdatePair) -> PairResult:
+        """One pair through the API: both writes, then the question(s); what happened."""
         older = client.post("/api/v1/memories", {"content": pair.older, "project": project}, format="json").json()
         newer = client.post("/api/v1/memories", {"content": pair.newer, "project": project}, format="json").json()
         result = PairResult(pair, newer["outcome"])
