@@ -155,3 +155,21 @@ def test_exports_carry_the_status_and_the_link_and_an_import_keeps_them(agent):
     moved = dict(zip([m["id"] for m in lines], ids, strict=True))
     restored = Memory.objects.get(pk=moved[old])
     assert (restored.status, restored.superseded_by_id) == (Status.SUPERSEDED, moved[new])
+
+
+def test_an_import_from_mem0_keeps_the_source_dates_and_answers_what_it_superseded(agent):
+    import json
+
+    results = [
+        {"id": "a", "memory": "The main database is MySQL 5.7.", "updated_at": "2025-02-01T09:00:00Z"},
+        {"id": "b", "memory": "The main database was migrated to PostgreSQL 16.", "created_at": "2025-09-01T09:00:00Z"},
+    ]
+    body = {"format": "mem0", "content": json.dumps({"results": results}), "project": "alpha"}
+    response = agent.post("import_from", body)
+    assert response.status_code == 200, response.json()
+    first, second = response.json()["items"]
+    assert second["supersedes"] == [first["memory_id"]]
+    assert "supersedes" not in first
+    rows = Memory.objects.in_bulk([first["memory_id"], second["memory_id"]])
+    assert rows[first["memory_id"]].valid_from.isoformat() == "2025-02-01T09:00:00+00:00"
+    assert rows[first["memory_id"]].superseded_by_id == second["memory_id"]

@@ -198,10 +198,13 @@ def _runs(older: Sequence[str], newer: Sequence[str]) -> tuple[list[tuple[str, i
     return runs, kept
 
 
-def _names_the_thing(run: tuple, old: Sequence[str], new: Sequence[str], content_start: int) -> bool:
-    """Is the one edited slot the thing the sentence is about, rather than its value? It is when it opens the
-    sentence, or when the words around it keep a number (the value, "port 8080") and the slot holds none."""
+def _names_the_thing(run: tuple, old: Sequence[str], new: Sequence[str], content_start: int, values: set[str]) -> bool:
+    """Is the one edited slot the thing the sentence is about, rather than its value? A slot naming something (a
+    value-shaped word: "billing-api") is, when it opens the sentence, or when the words around it keep a number
+    (the value, "port 8080") and the slot holds none. A heading or a plain word that differs is neither."""
     _, i1, i2, j1, j2 = run
+    if not any(w in values for w in (*old[i1:i2], *new[j1:j2])):
+        return False
     if i1 <= content_start:
         return True
     digit = re.compile(r"\d")
@@ -243,7 +246,7 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
         not cue
         and one_edit
         and runs[0][0] == "replace"
-        and _names_the_thing(runs[0], plain_old, plain_new, content_start)
+        and _names_the_thing(runs[0], plain_old, plain_new, content_start, values)
     ):
         # The edited slot is what the sentence is about ("billing-api listens on port 8080." / "search-api
         # listens on port 8080."; "Port 8080 is where billing-api listens."): two things that share a value.
