@@ -20,7 +20,7 @@ from memoryhub.agents.tools import list_memories
 from memoryhub.memories.exports import event_as_dict, import_items, memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.store import delete_memory, reinforce
-from memoryhub.memories.supersession import restore
+from memoryhub.memories.supersession import restore, with_chains
 from memoryhub.models import Memory, MemoryEvent
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id cannot exist, and binding it would raise
@@ -98,7 +98,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     def list(self, request):
         filters = parse_query(s.MemoryListQuerySerializer, request.query_params)
         rows = list_memories(agent=agent_of(request), **filters)
-        page = self.paginate_queryset(rows)
+        page = with_chains(list(self.paginate_queryset(rows)))
         return self.get_paginated_response([memory_as_dict(m) for m in page])
 
     def retrieve(self, request, pk=None):

@@ -54,7 +54,7 @@ def memory_as_dict(memory: Memory) -> dict[str, Any]:
         "merged_into": memory.merged_into_id,
         "valid_from": iso(memory.valid_from or memory.created_at),
         # The supersession chain: what this memory replaced, and what replaced it.
-        "supersedes": list(getattr(memory, "supersedes_ids", None) or chain_of(memory).supersedes),
+        "supersedes": list(memory.supersedes_ids if hasattr(memory, "supersedes_ids") else chain_of(memory).supersedes),
         "superseded_by": memory.superseded_by_id,
     }
 
@@ -96,7 +96,14 @@ def export_queryset(allowed_projects: list[str] | None = None):
 
 def export_jsonl(memories: Iterable[Memory]) -> Iterator[str]:
     """One JSON object per line, newline-terminated."""
+    # Every supersession link of the store in one query (few rows), not one query per exported memory.
+    replaced: dict[int, list[int]] = {}
+    for pk, successor in (
+        Memory.objects.filter(superseded_by__isnull=False).order_by("pk").values_list("pk", "superseded_by_id")
+    ):
+        replaced.setdefault(successor, []).append(pk)
     for memory in memories:
+        memory.supersedes_ids = replaced.get(memory.pk, [])
         yield json.dumps(memory_as_dict(memory), ensure_ascii=False, sort_keys=True) + "\n"
 
 

@@ -48,6 +48,15 @@ def chains_of(memory_ids: list[int]) -> dict[int, list[int]]:
     return out
 
 
+def with_chains(memories: list[Memory]) -> list[Memory]:
+    """Give each memory `supersedes_ids` (what it replaced) in one query, for a page or a result list: the API's
+    shape would otherwise ask once per memory."""
+    chains = chains_of([m.pk for m in memories])
+    for memory in memories:
+        memory.supersedes_ids = chains.get(memory.pk, [])
+    return memories
+
+
 def current_successor(memory: Memory) -> Memory:
     """The end of the chain that starts at `memory`: the memory that stands for it now (itself if active)."""
     seen = {memory.pk}
