@@ -173,3 +173,15 @@ def test_an_import_from_mem0_keeps_the_source_dates_and_answers_what_it_supersed
     rows = Memory.objects.in_bulk([first["memory_id"], second["memory_id"]])
     assert rows[first["memory_id"]].valid_from.isoformat() == "2025-02-01T09:00:00+00:00"
     assert rows[first["memory_id"]].superseded_by_id == second["memory_id"]
+
+
+def test_a_dry_run_import_says_what_it_would_supersede_and_changes_nothing(agent):
+    old = write(agent, "The main database is MySQL 5.7.")["memory"]["id"]
+    text = "- The main database was migrated to PostgreSQL 16.\n"
+    body = {"format": "markdown", "content": text, "name": "notes.md", "project": "alpha", "dry_run": True}
+    response = agent.post("import_from", body)
+    assert response.status_code == 200, response.json()
+    (item,) = response.json()["items"]
+    assert item["outcome"] == "created" and item["supersedes"] == [old]
+    assert f"superseding memory #{old}" in item["reason"]
+    assert Memory.objects.get(pk=old).status == Status.ACTIVE

@@ -257,7 +257,7 @@ def capture_session(
             metadata["session_id"] = session_id
         if dry_run:
             done = preview_write(content=candidate.content, project=project, metadata=metadata, seen=seen)
-            report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id))
+            report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
             continue
         done = write_through_gate(
             content=candidate.content, project=project, category=candidate.category, metadata=metadata, source=source

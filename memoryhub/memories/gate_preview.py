@@ -17,6 +17,9 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.gate import find_duplicate, gate_write, normalised
 from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import secrets_in_fields
+from memoryhub.memories.update_gate import judge_neighbours
+from memoryhub.memories.updates import Verdict
+from memoryhub.retrieval.search import similar_in_scope
 
 
 @dataclass(frozen=True)
@@ -44,9 +47,19 @@ def preview_write(
     if key in seen:
         return ItemWrite("duplicate", "the same as an earlier item of this run")
     seen.add(key)
-    found = find_duplicate(content=content, project=project, vector=get_embedder().embed([content])[0])
+    embedder = get_embedder()
+    vector = embedder.embed([content])[0]
+    candidates = similar_in_scope(content=content, vector=vector, model_id=embedder.model_id, project=project)
+    # As the gate judges: a neighbour holding another value of the same fact is never a duplicate.
+    verdicts = judge_neighbours(text=content, project=project, candidates=candidates, valid_from=None)
+    skip = {v.memory_id for v in verdicts if v.verdict != Verdict.NONE}
+    found = find_duplicate(content=content, project=project, vector=vector, candidates=candidates, skip=skip)
     if found is not None:
         return ItemWrite("duplicate", f"duplicate of memory #{found[0].pk} ({found[1]})", found[0].pk)
+    replaced = [v.memory_id for v in verdicts if v.verdict == Verdict.SUPERSEDE]
+    if replaced:
+        named = ", ".join(f"#{pk}" for pk in replaced)
+        return ItemWrite("created", f"would be stored as a new memory, superseding memory {named}", None, replaced)
     return ItemWrite("created", "would be stored as a new memory")
 
 

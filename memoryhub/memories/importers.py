@@ -259,7 +259,7 @@ def import_from(
             done = preview_write(
                 content=item.content, project=project, tags=item.tags, metadata=item.metadata, seen=seen
             )
-            report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id))
+            report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id, done.supersedes))
             continue
         done = write_through_gate(
             content=item.content,
