@@ -131,3 +131,49 @@ def test_a_repeated_superseded_fact_decided_as_older_brings_it_back(curator):
     rows = Memory.objects.in_bulk([old, new])
     assert (rows[old].status, rows[old].superseded_by_id) == (Status.ACTIVE, None)
     assert (rows[new].status, rows[new].superseded_by_id) == (Status.SUPERSEDED, old)
+
+
+REPLICAS_OLD = "The checkout service runs 4 replicas in Kubernetes."
+REPLICAS_NEW = "In Kubernetes, 6 replicas of the checkout service run."
+
+
+def test_a_reworded_disagreement_at_write_time_keeps_both_and_asks_a_person(curator):
+    agent = make_agent("claude", projects=["alpha"])
+    old = agent.store(REPLICAS_OLD, project="alpha").json()["memory"]["id"]
+    body = agent.store(REPLICAS_NEW, project="alpha").json()
+    new = body["memory"]["id"]
+    assert body["outcome"] == "created" and "supersedes" not in body
+    proposal = Proposal.objects.get(pk=body["conflicts"][0])
+    assert (proposal.kind, proposal.sources) == ("conflict", [old, new])
+    assert f"asked a person which is current (proposal #{proposal.pk})" in body["reason"]
+    assert set(Memory.objects.values_list("status", flat=True)) == {Status.ACTIVE}
+    question = {"query": "How many replicas does the checkout service run?", "project": "alpha", "min_score": 0}
+    ranked = [r["id"] for r in agent.post("search", question).json()["results"]]
+    assert ranked.index(new) < ranked.index(old)
+
+
+def test_with_an_llm_judge_an_unsure_pair_gets_a_second_opinion_and_a_bad_answer_leaves_the_rules(settings):
+    import json
+
+    from tests.fake_openai import FakeOpenAI, chat_answer
+
+    with FakeOpenAI() as fake:
+        settings.MEMORYHUB_LLM_BASE_URL, settings.MEMORYHUB_LLM_MODEL = fake.base_url, "fake"
+        settings.MEMORYHUB_LLM_RETRIES = 0
+        settings.MEMORYHUB_GATE_LLM_JUDGE = True
+        # One answer for every question of the gate: the noise judge reads `durable`, the update judge `verdict`.
+        fake.default = chat_answer(json.dumps({"durable": True, "verdict": "replaces"}))
+        agent = make_agent("claude", projects=["alpha"])
+        old = agent.store(REPLICAS_OLD, project="alpha").json()["memory"]["id"]
+        body = agent.store(REPLICAS_NEW, project="alpha").json()
+        assert body["supersedes"] == [old] and "the LLM judged: supersede" in body["reason"]
+        asked = [json.loads(r.json["messages"][1]["content"]) for r in fake.chat_requests if "older" in
+                 r.json["messages"][1]["content"]]  # fmt: skip
+        assert asked == [{"older": REPLICAS_OLD, "newer": REPLICAS_NEW}]
+        # An empty answer: the rules' verdict stands (a conflict for a person).
+        fake.default = chat_answer("")
+        other = make_agent("codex", projects=["beta"])
+        first = other.store(REPLICAS_OLD, project="beta").json()["memory"]["id"]
+        second = other.store(REPLICAS_NEW, project="beta").json()
+        assert "supersedes" not in second
+        assert Proposal.objects.get(pk=second["conflicts"][0]).sources == [first, second["memory"]["id"]]
