@@ -58,6 +58,8 @@ def test_the_superseded_fact_leaves_search_and_recall_but_include_superseded_fin
     recall = agent.post("recall", {"project": "alpha", "query": "What port does the shopfront API listen on?"})
     assert recall.json()["memory_ids"] == [new]
     assert "9000" in recall.json()["text"] and "8000" not in recall.json()["text"]
+    since = Memory.objects.get(pk=new).valid_from.date().isoformat()
+    assert recall.json()["text"].endswith(f"[#{new}, since {since}]")  # the date of a value that changed
 
 
 def test_the_vector_copy_drops_a_superseded_row_at_once(agent, settings):
