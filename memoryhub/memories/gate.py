@@ -280,7 +280,8 @@ def _gate_write(
         # A memory the update rules judged to hold another value, or to be another fact, is never folded into.
         skip = {v.memory_id for v in verdicts if v.verdict != Verdict.NONE}
         duplicate = find_duplicate(content=text, project=project, vector=vector, candidates=candidates, skip=skip)
-        if duplicate is None:
+        # Only a scope holding superseded memories pays for the second look.
+        if duplicate is None and _scope(project, Status.SUPERSEDED).exists():
             repeated = find_duplicate(content=text, project=project, vector=vector, status=Status.SUPERSEDED)
             if repeated is not None:
                 return _repeat_of_superseded(repeated[0], text=text, payload=payload, project=project,
