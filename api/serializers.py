@@ -167,6 +167,7 @@ class ToolCallRequestSerializer(serializers.Serializer):
 
 class ProposalListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=ProposalStatus.choices, required=False)
+    kind = serializers.ChoiceField(choices=ProposalKind.choices, required=False, help_text="merge or conflict")
 
 
 class ProposalRunSerializer(serializers.Serializer):

@@ -177,3 +177,11 @@ def test_with_an_llm_judge_an_unsure_pair_gets_a_second_opinion_and_a_bad_answer
         second = other.store(REPLICAS_NEW, project="beta").json()
         assert "supersedes" not in second
         assert Proposal.objects.get(pk=second["conflicts"][0]).sources == [first, second["memory"]["id"]]
+
+
+def test_the_proposal_list_filters_by_kind(curator, pair):
+    (proposal,) = run(curator)
+    Proposal.objects.create(sources=[1, 2], cluster_key="1,2", project="alpha", content="A merge proposal")
+    conflicts = curator.get("proposals", kind="conflict").json()["results"]
+    assert [p["id"] for p in conflicts] == [proposal["id"]]
+    assert {p["kind"] for p in curator.get("proposals", kind="merge").json()["results"]} == {"merge"}

@@ -77,8 +77,9 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     def list(self, request):
         filters = parse_query(s.ProposalListQuerySerializer, request.query_params)
         rows = self.scoped()
-        if filters.get("status"):
-            rows = rows.filter(status=filters["status"])
+        for name in ("status", "kind"):
+            if filters.get(name):
+                rows = rows.filter(**{name: filters[name]})
         page = self.paginate_queryset(rows)
         return self.get_paginated_response([s.proposal_as_dict(p) for p in page])
 

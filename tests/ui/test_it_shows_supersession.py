@@ -78,3 +78,11 @@ def test_the_conflict_queue_offers_three_answers_and_each_is_one_post(ui, db):
 def test_the_decay_page_counts_superseded_memories_apart(ui, chain):
     html = ui.get("/decay/").content.decode()
     assert 'id="superseded-apart"' in html and ">1 superseded</a>" in html
+
+
+def test_a_bulk_restore_brings_back_a_superseded_memory(ui, chain):
+    old, new = chain
+    response = ui.post("/memories/bulk/", {"selected": [old.pk], "action": "restore"})
+    assert response.status_code in (200, 302)
+    old.refresh_from_db()
+    assert (old.status, old.superseded_by_id) == (Status.ACTIVE, None)
