@@ -7,7 +7,7 @@ from django.conf import settings
 from rest_framework import serializers
 
 from memoryhub.memories.exports import iso, memory_as_dict
-from memoryhub.models import Category, ProposalStatus, Status, Tier
+from memoryhub.models import Category, ConflictChoice, ProposalKind, ProposalStatus, Status, Tier
 from memoryhub.retrieval.recall import BUDGET_CHARS_MAX, BUDGET_CHARS_MIN
 from memoryhub.retrieval.search import MODES
 
@@ -65,6 +65,10 @@ class MemoryCreateSerializer(ContentMixin, serializers.Serializer):
     project = _written_project()
     tags = _tags()
     metadata = serializers.DictField(required=False, allow_null=True, help_text="Any JSON object; returned as given.")
+    valid_from = serializers.DateTimeField(
+        required=False, allow_null=True,
+        help_text="When the fact became true (default: now); of two facts about one thing, the later is current.",
+    )  # fmt: skip
 
 
 class MemoryUpdateSerializer(ContentMixin, serializers.Serializer):
@@ -135,7 +139,11 @@ class SearchRequestSerializer(serializers.Serializer):
     source = StrictCharField(required=False, allow_null=True, max_length=200, help_text="Only this agent's memories.")
     status = serializers.ChoiceField(
         choices=[*Status.choices, ("any", "any")], required=False, default="active",
-        help_text="active (default), archived, or any.",
+        help_text="active (default), archived, superseded, or any.",
+    )  # fmt: skip
+    include_superseded = serializers.BooleanField(
+        required=False, default=False,
+        help_text="Also find memories a newer one replaced (what was used before); they answer with `superseded_by`.",
     )  # fmt: skip
 
 
@@ -159,6 +167,7 @@ class ToolCallRequestSerializer(serializers.Serializer):
 
 class ProposalListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=ProposalStatus.choices, required=False)
+    kind = serializers.ChoiceField(choices=ProposalKind.choices, required=False, help_text="merge or conflict")
 
 
 class ProposalRunSerializer(serializers.Serializer):
@@ -167,6 +176,11 @@ class ProposalRunSerializer(serializers.Serializer):
 
 class ProposalAcceptSerializer(serializers.Serializer):
     content = StrictCharField(required=False, allow_null=True, help_text="The merged text, edited; omit to keep it.")
+    choice = serializers.ChoiceField(
+        choices=ConflictChoice.choices, required=False, allow_null=True,
+        help_text="A conflict's answer: newer (default; the older is superseded), older (the newer is superseded) or "
+        "both (two different facts; never asked again). Merge proposals ignore it.",
+    )  # fmt: skip
 
 
 class ExportQuerySerializer(serializers.Serializer):
@@ -197,6 +211,9 @@ class MemorySerializer(serializers.Serializer):
     last_accessed_at = serializers.DateTimeField(allow_null=True)
     access_count = serializers.IntegerField()
     merged_into = serializers.IntegerField(allow_null=True)
+    valid_from = serializers.DateTimeField(help_text="When the fact became true.")
+    supersedes = serializers.ListField(child=serializers.IntegerField(), help_text="The memories this one replaced.")
+    superseded_by = serializers.IntegerField(allow_null=True, help_text="The memory that replaced this one.")
 
     def to_representation(self, instance):
         return memory_as_dict(instance)
@@ -207,6 +224,13 @@ class WriteResultSerializer(serializers.Serializer):
     memory = MemorySerializer(allow_null=True)
     reason = serializers.CharField()
     warnings = serializers.ListField(child=serializers.CharField(), required=False)
+    supersedes = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Memories this write replaced (now superseded)."
+    )
+    conflicts = serializers.ListField(
+        child=serializers.IntegerField(), required=False,
+        help_text="Conflict proposals this write put to a person (which is current?).",
+    )  # fmt: skip
 
 
 class ImportResultSerializer(serializers.Serializer):
@@ -259,6 +283,8 @@ class ToolCallResponseSerializer(serializers.Serializer):
 class ProposalSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.ChoiceField(choices=ProposalStatus.choices)
+    kind = serializers.ChoiceField(choices=ProposalKind.choices, help_text="merge, or conflict (which is current?)")
+    choice = serializers.ChoiceField(choices=[*ConflictChoice.choices, ("", "")], help_text="A decided conflict's.")
     sources = serializers.ListField(child=serializers.IntegerField())
     content = serializers.CharField()
     category = serializers.ChoiceField(choices=[*Category.choices, ("", "")])
@@ -312,6 +338,8 @@ def proposal_as_dict(proposal) -> dict:
     return {
         "id": proposal.pk,
         "status": proposal.status,
+        "kind": proposal.kind,
+        "choice": proposal.choice,
         "sources": list(proposal.sources or []),
         "content": proposal.content,
         "category": proposal.category,

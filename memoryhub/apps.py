@@ -9,6 +9,11 @@ class MemoryhubConfig(AppConfig):
 
     def ready(self) -> None:
         checks.register(check_store_extensions, checks.Tags.database)
+        # The gate gets its second opinion on unsure updates from the LLM client, handed down, not imported up.
+        from memoryhub.consolidation.update_judge import ask_llm_about_update
+        from memoryhub.memories.update_gate import register_second_opinion
+
+        register_second_opinion(ask_llm_about_update)
 
 
 def check_store_extensions(app_configs=None, databases=None, **kwargs) -> list[checks.CheckMessage]:

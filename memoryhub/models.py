@@ -29,6 +29,8 @@ class Tier(models.TextChoices):
 class Status(models.TextChoices):
     ACTIVE = "active"
     ARCHIVED = "archived"
+    # Replaced by a newer memory (`superseded_by`): kept and restorable, out of search and recall by default.
+    SUPERSEDED = "superseded"
 
 
 class MemoryQuerySet(models.QuerySet):
@@ -69,6 +71,14 @@ class Memory(models.Model):
     merged_into = models.ForeignKey(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from"
     )
+    # The memory that replaced this one (status superseded); its reverse, `supersedes_set`, is what it replaced.
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes_set"
+    )
+    # When the fact became true (the write's time unless the writer says otherwise): what "newer" means. Nullable
+    # in the table only so SQLite can add the column in place (a NOT NULL column rebuilds the table, dropping
+    # its FTS and change-log triggers); every write fills it and the migration fills the rows before it.
+    valid_from = models.DateTimeField(default=timezone.now, null=True, blank=True)
 
     objects = MemoryQuerySet.as_manager()
 
@@ -117,13 +127,27 @@ class ProposalStatus(models.TextChoices):
     STALE = "stale"  # a source changed or went away before anyone decided: closed by itself
 
 
+class ProposalKind(models.TextChoices):
+    MERGE = "merge"  # these sources say the same thing: merge them into `content`
+    CONFLICT = "conflict"  # two sources (older first) disagree: which is current?
+
+
+class ConflictChoice(models.TextChoices):
+    NEWER = "newer"  # the newer is current: the older is superseded by it
+    OLDER = "older"  # the older is current: the newer is superseded by it
+    BOTH = "both"  # two different facts: both stay, and this pair is never asked about again
+
+
 class Proposal(models.Model):
-    """A consolidation proposal: merge these source memories into this text. A person decides."""
+    """A proposal a person decides: merge these source memories into this text, or (kind conflict) which of two
+    disagreeing memories is current."""
 
     status = models.CharField(
         max_length=20, choices=ProposalStatus.choices, default=ProposalStatus.PENDING, db_index=True
     )
-    sources = models.JSONField(default=list)  # memory ids, ascending
+    kind = models.CharField(max_length=20, choices=ProposalKind.choices, default=ProposalKind.MERGE, db_index=True)
+    choice = models.CharField(max_length=20, choices=ConflictChoice.choices, blank=True, default="")  # conflicts
+    sources = models.JSONField(default=list)  # memory ids, ascending (a conflict's: older first)
     # Sorted source ids joined with ',': a cluster once proposed or rejected is not proposed again.
     cluster_key = models.CharField(max_length=2000, db_index=True)
     project = models.CharField(max_length=200, null=True, blank=True)

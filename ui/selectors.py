@@ -264,6 +264,7 @@ def nav_counts(access: Access) -> dict[str, int]:
     return {
         "active": by_status.get(Status.ACTIVE, 0),
         "archived": by_status.get(Status.ARCHIVED, 0),
+        "superseded": by_status.get(Status.SUPERSEDED, 0),  # replaced by a newer fact, apart from the archived
         "pending": scoped(access, Proposal.objects.filter(status=ProposalStatus.PENDING)).count(),
     }
 

@@ -31,12 +31,15 @@ def bulk_archive(*, memories: list[Memory], actor: str, reason: str = "archived 
 
 
 def bulk_restore(*, memories: list[Memory], actor: str) -> int:
-    from memoryhub.memories.lifecycle import restore_memory
+    """Restore the archived and superseded ones among `memories` (the one restore, `supersession.restore`)."""
+    from memoryhub.memories.supersession import restore
 
-    todo = [m for m in memories if m.status == Status.ARCHIVED]
+    todo = [m for m in memories if m.status in (Status.ARCHIVED, Status.SUPERSEDED)]
     with transaction.atomic():
         for memory in todo:
-            restore_memory(memory=memory, actor=actor)
+            memory.refresh_from_db()  # restoring one superseded memory may have changed another of the selection
+            if memory.status in (Status.ARCHIVED, Status.SUPERSEDED):
+                restore(memory=memory, actor=actor)
     return len(todo)
 
 

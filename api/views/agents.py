@@ -70,6 +70,9 @@ class ImportItemResultSerializer(serializers.Serializer):
     outcome = serializers.ChoiceField(choices=[(o, o) for o in OUTCOMES])
     reason = serializers.CharField()
     memory_id = serializers.IntegerField(allow_null=True)
+    supersedes = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Memories this item replaced (now superseded)."
+    )
 
 
 class ImportFromResultSerializer(serializers.Serializer):

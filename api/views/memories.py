@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers, status, viewsets
@@ -13,12 +14,13 @@ from rest_framework.response import Response
 
 from api import serializers as s
 from api.auth import AgentAPIMixin, agent_of
-from api.errors import error_body
+from api.errors import Conflict, error_body
 from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
-from memoryhub.memories.exports import event_as_dict, import_items, memory_as_dict
+from memoryhub.memories.exports import event_as_dict, import_items, memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.store import delete_memory, reinforce
+from memoryhub.memories.supersession import restore, with_chains
 from memoryhub.models import Memory, MemoryEvent
 
 MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id cannot exist, and binding it would raise
@@ -96,7 +98,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     def list(self, request):
         filters = parse_query(s.MemoryListQuerySerializer, request.query_params)
         rows = list_memories(agent=agent_of(request), **filters)
-        page = self.paginate_queryset(rows)
+        page = with_chains(list(self.paginate_queryset(rows)))
         return self.get_paginated_response([memory_as_dict(m) for m in page])
 
     def retrieve(self, request, pk=None):
@@ -124,13 +126,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         data = parse(s.MemoryCreateSerializer, request.data)
         agent.check_write(data.get("project") or None)
         result = gate_write(**data, source=agent.name)
-        body = {
-            "outcome": result.outcome,
-            "memory": memory_as_dict(result.memory) if result.memory else None,
-            "reason": result.reason,
-        }
-        if result.warnings:
-            body["warnings"] = result.warnings
+        body = write_answer(result)
         if result.outcome == "rejected":
             fields = result.fields or {"content": [result.reason]}
             body |= error_body(f"rejected_{result.kind}", result.reason, fields)
@@ -209,6 +205,26 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         memory = self.get_memory(pk)
         reinforce(memory_ids=[memory.pk])
         memory.refresh_from_db()
+        return Response(memory_as_dict(memory))
+
+    @extend_schema(
+        summary="Restore a superseded (or archived) memory",
+        description="A superseded memory becomes active again and the link is undone on both sides: its successor "
+        "stays active and no longer lists it, and the pair is remembered as two facts (never asked about again). "
+        "An archived memory is brought back as the dashboard's restore does. 409 when it is neither.",
+        parameters=[_ID_PARAM],
+        request=None,
+        responses={200: s.MemorySerializer, **errors(403, 404, 409)},
+    )
+    @action(detail=True, methods=["post"])
+    def restore(self, request, pk=None):
+        agent = agent_of(request)
+        memory = self.get_memory(pk)
+        agent.check_write(memory.project)
+        try:
+            memory = restore(memory=memory, actor=agent.name)
+        except DjangoValidationError as exc:
+            raise Conflict(" ".join(exc.messages)) from exc
         return Response(memory_as_dict(memory))
 
     @extend_schema(

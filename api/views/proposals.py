@@ -77,8 +77,9 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     def list(self, request):
         filters = parse_query(s.ProposalListQuerySerializer, request.query_params)
         rows = self.scoped()
-        if filters.get("status"):
-            rows = rows.filter(status=filters["status"])
+        for name in ("status", "kind"):
+            if filters.get(name):
+                rows = rows.filter(**{name: filters[name]})
         page = self.paginate_queryset(rows)
         return self.get_paginated_response([s.proposal_as_dict(p) for p in page])
 
@@ -106,7 +107,11 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         return Response({"created": len(proposals), "proposals": [s.proposal_as_dict(p) for p in proposals]})
 
     @extend_schema(
-        summary="Accept a proposal (optionally with edited content)",
+        summary="Accept a proposal (optionally with edited content; a conflict with its `choice`)",
+        description="A merge proposal: the merged memory is created and the sources archived into it. A conflict "
+        "proposal (`kind: conflict`, sources older first): `choice` newer (default) supersedes the older, older "
+        "supersedes the newer, both keeps both and the pair is never asked about again. Rejecting a conflict is "
+        "the same as `both`.",
         parameters=[_ID_PARAM],
         request=s.ProposalAcceptSerializer,
         responses={200: s.ProposalDecisionSerializer, **errors(400, 403, 404, 409, 422, 503)},
@@ -115,10 +120,11 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     def accept(self, request, pk=None):
         agent = agent_of(request)
         proposal = self.get_proposal(pk)
-        content = parse(s.ProposalAcceptSerializer, request.data or {}).get("content") or None
+        data = parse(s.ProposalAcceptSerializer, request.data or {})
         agent.check_write(proposal.project)
         accept_proposal = consolidation("accept_proposal")
-        memory = _decide(accept_proposal, proposal=proposal, content=content, actor=agent.name)
+        memory = _decide(accept_proposal, proposal=proposal, content=data.get("content") or None,
+                         choice=data.get("choice") or None, actor=agent.name)  # fmt: skip
         proposal.refresh_from_db()
         return Response(s.proposal_as_dict(proposal) | {"memory": memory_as_dict(memory) if memory else None})
 

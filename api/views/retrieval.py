@@ -18,6 +18,7 @@ from memoryhub.agents.tools import call_tool, tool_schemas
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.exports import export_jsonl, export_markdown, export_queryset, memory_as_dict
 from memoryhub.memories.importers import export_mcp_memory
+from memoryhub.memories.supersession import with_chains
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import search_memories
@@ -59,8 +60,9 @@ class SearchView(AgentAPIMixin, APIView):
             query=data["query"], project=project, k=data["k"], mode=data["mode"], category=data.get("category"),
             tier=data.get("tier"), tags=data.get("tags") or None, source=data.get("source") or None,
             status=None if status == "any" else status, allowed_projects=agent.projects, reinforce_results=True,
-            min_score=data.get("min_score"),
+            min_score=data.get("min_score"), include_superseded=data.get("include_superseded", False),
         )  # fmt: skip
+        with_chains([h.memory for h in hits])
         results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} for h in hits]
         record_usage(agent, "search", project=project, timer=timer)
         return Response({"results": results})

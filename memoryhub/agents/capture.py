@@ -119,11 +119,13 @@ class CapturedItem:
     outcome: str
     reason: str
     memory_id: int | None = None
+    supersedes: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         shown = redact(self.candidate.content, find_secrets(self.candidate.content))
-        return {"content": shown, "category": self.candidate.category, "rule": self.candidate.rule,
-                "outcome": self.outcome, "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
+        answer = {"content": shown, "category": self.candidate.category, "rule": self.candidate.rule,
+                  "outcome": self.outcome, "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
+        return answer | ({"supersedes": self.supersedes} if self.supersedes else {})
 
 
 @dataclass
@@ -254,13 +256,11 @@ def capture_session(
         if session_id:
             metadata["session_id"] = session_id
         if dry_run:
-            outcome, reason, memory_id = preview_write(
-                content=candidate.content, project=project, metadata=metadata, seen=seen
-            )
-            report.items.append(CapturedItem(candidate, outcome, reason, memory_id))
+            done = preview_write(content=candidate.content, project=project, metadata=metadata, seen=seen)
+            report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
             continue
-        outcome, reason, memory_id = write_through_gate(
+        done = write_through_gate(
             content=candidate.content, project=project, category=candidate.category, metadata=metadata, source=source
         )
-        report.items.append(CapturedItem(candidate, outcome, reason, memory_id))
+        report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
     return report

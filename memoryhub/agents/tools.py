@@ -19,7 +19,7 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import AccessDenied, Agent
-from memoryhub.memories.exports import memory_as_dict
+from memoryhub.memories.exports import memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.secrets import WriteRefused, redact_label
 from memoryhub.memories.selectors import filter_memories
@@ -283,11 +283,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
             # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
             field_name = next(iter(result.fields), "content")
             raise ToolError(result.reason, status=422, field=field_name, code="rejected_secret")
-        answer = {"outcome": result.outcome, "reason": result.reason}
-        answer["memory"] = compact(result.memory) if result.memory else None
-        if result.warnings:
-            answer["warnings"] = result.warnings
-        return answer
+        return write_answer(result, shape=compact)
     if name == "memory_list":
         rows = list_memories(
             agent=agent, project=project, category=args.get("category"), tier=args.get("tier"),

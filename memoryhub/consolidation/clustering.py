@@ -29,6 +29,7 @@ from django.conf import settings
 from django.db.models import Q
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.times import normalise_times
 from memoryhub.models import Memory
 from memoryhub.storage import sql
 
@@ -47,32 +48,6 @@ STOPWORDS = frozenset(
     too very just also only use used uses using when while where which who whom what why how all any each every
     some such via per one fyi nb note todo""".split()
 )
-
-
-# Times of day written differently ("3pm", "3 p.m.", "3:00 PM", "15:00", "15h", "15h00") are one time: each is
-# rewritten as one token, "15h00", before words are compared, so twins that differ only in how they write a time
-# are proposed, and two different times stay two names.
-_TIME_12H = re.compile(r"\b(1[0-2]|0?[1-9])(?:[:.]([0-5]\d))?\s*(?:([ap])\.\s?m\.|([ap])m\b)", re.IGNORECASE)
-_TIME_24H = re.compile(r"\b([01]?\d|2[0-3])(?::([0-5]\d)(?::[0-5]\d)?|h([0-5]\d)?)(?![\w:])", re.IGNORECASE)
-_TIME_WORDS = {"noon": "12h00", "midday": "12h00", "midnight": "00h00"}
-_TIME_WORD = re.compile(r"\b(noon|midday|midnight)\b", re.IGNORECASE)
-
-
-def _time_token(hour: int, minute: int) -> str:
-    return f"{hour:02d}h{minute:02d}"
-
-
-def normalise_times(text: str) -> str:
-    def twelve(match: re.Match) -> str:
-        hour = int(match.group(1)) % 12 + (12 if (match.group(3) or match.group(4)).lower() == "p" else 0)
-        return _time_token(hour, int(match.group(2) or 0))
-
-    def twentyfour(match: re.Match) -> str:
-        return _time_token(int(match.group(1)), int(match.group(2) or match.group(3) or 0))
-
-    text = _TIME_12H.sub(twelve, text)
-    text = _TIME_24H.sub(twentyfour, text)
-    return _TIME_WORD.sub(lambda m: _TIME_WORDS[m.group(1).lower()], text)
 
 
 def normalise_word(word: str) -> str:
@@ -254,7 +229,7 @@ def _scope_rows(scopes: list[str | None] | None, exclude_ids: set[int]) -> dict[
     return grouped
 
 
-def _candidate_pairs(matrix: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def candidate_pairs(matrix: np.ndarray, floor: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Index pairs (i < j) whose cosine similarity is at least `floor`, by blocks of rows."""
     firsts, seconds, sims = [], [], []
     n = len(matrix)
@@ -291,7 +266,7 @@ def _cluster_scope(
 
     # Naming exactly the same things makes a paraphrase likely even when few other words are shared.
     same_names_similarity = (limits.similarity + limits.strong_similarity) / 2
-    firsts, seconds, sims = _candidate_pairs(matrix, limits.similarity)
+    firsts, seconds, sims = candidate_pairs(matrix, limits.similarity)
     links: list[tuple[float, float, int, int]] = []
     for i, j, sim in zip(firsts.tolist(), seconds.tolist(), sims.tolist(), strict=True):
         if names_apart(parsed[i], parsed[j]):

@@ -21,10 +21,13 @@ from django.utils import timezone
 
 from memoryhub.consolidation.clustering import Cluster, cluster_key, find_clusters, word_set
 from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
+from memoryhub.consolidation.update_pairs import StoredUpdate, find_update_pairs
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
-from memoryhub.models import Category, Memory, Proposal, ProposalStatus, Status, Tier
+from memoryhub.memories.supersession import decide_conflict, queue_conflict
+from memoryhub.memories.updates import Verdict
+from memoryhub.models import Category, ConflictChoice, Memory, Proposal, ProposalKind, ProposalStatus, Status, Tier
 from memoryhub.storage import sql
 
 logger = logging.getLogger(__name__)
@@ -175,12 +178,19 @@ def run_consolidation(
     proposed = Proposal.objects.exclude(status=ProposalStatus.STALE)
     known_keys = set(proposed.values_list("cluster_key", flat=True))
     declined = _declined_sets()
+    pending_ids = _pending_source_ids()
+    # Pairs where a newer memory replaces or contradicts an older one go to a person as conflicts, and are never
+    # proposed as a merge: folding two texts that disagree would keep both values in one memory.
+    updates = find_update_pairs(scopes=scopes, exclude_ids=pending_ids)
+    disagreeing = {frozenset((u.older, u.newer)) for u in updates}
+    made: list[Proposal] = _queue_stored_updates(updates, actor=actor, limit=limit)
     clusters = [
         c
-        for c in find_clusters(scopes=scopes, exclude_ids=_pending_source_ids())
-        if c.key not in known_keys and not any(set(c.ids) <= d for d in declined)
-    ][:limit]
-    made: list[Proposal] = []
+        for c in find_clusters(scopes=scopes, exclude_ids=pending_ids)
+        if c.key not in known_keys
+        and not any(set(c.ids) <= d for d in declined)
+        and not any(frozenset((a, b)) in disagreeing for a in c.ids for b in c.ids if a < b)
+    ][: max(0, limit - len(made))]
     failures_in_a_row = 0
     for cluster in clusters:
         memories = list(Memory.objects.filter(pk__in=cluster.ids).order_by("pk"))
@@ -216,6 +226,25 @@ def run_consolidation(
             )
     if made:
         logger.info("consolidation by %s: %d proposals", actor or "someone", len(made))
+    return made
+
+
+def _queue_stored_updates(updates: list[StoredUpdate], *, actor: str, limit: int) -> list[Proposal]:
+    """A conflict proposal for each pair a person was never asked about, up to `limit`."""
+    made: list[Proposal] = []
+    for update in updates:
+        if len(made) >= limit:
+            break
+        with transaction.atomic():
+            sql.serialize_writes("consolidation")
+            pair = Memory.objects.in_bulk([update.older, update.newer])
+            if len(pair) < 2:
+                continue
+            what = "replaces" if update.verdict == Verdict.SUPERSEDE else "disagrees with"
+            reason = f"found by consolidation: the newer {what} the older ({update.reason})"
+            proposal = queue_conflict(older=pair[update.older], newer=pair[update.newer], reason=reason, actor=actor)
+            if proposal is not None:
+                made.append(proposal)
     return made
 
 
@@ -348,8 +377,18 @@ def _locked_proposal(proposal: Proposal, *, expected: str, verb: str) -> Proposa
     return current
 
 
-def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: str = "") -> Memory:
-    """Create the merged memory (with the edited text, if given) and archive the sources into it."""
+def accept_proposal(
+    *, proposal: Proposal, content: str | None = None, actor: str = "", choice: str | None = None
+) -> Memory:
+    """Create the merged memory (with the edited text, if given) and archive the sources into it. A conflict
+    proposal is decided instead (`choice`: newer by default, older or both); the current memory is returned."""
+    if proposal.kind == ProposalKind.CONFLICT:
+        with transaction.atomic():
+            sql.serialize_writes("curation")
+            current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
+            kept = decide_conflict(proposal=current, choice=choice or ConflictChoice.NEWER, actor=actor)
+        proposal.refresh_from_db()
+        return kept
     fields = {
         "content": proposal.content if content is None else content,
         "category": proposal.category,
@@ -379,7 +418,12 @@ def accept_proposal(*, proposal: Proposal, content: str | None = None, actor: st
 
 
 def reject_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
-    """Record that these memories are not to be merged; the cluster (and any part of it) is not proposed again."""
+    """Record that these memories are not to be merged; the cluster (and any part of it) is not proposed again.
+    Rejecting a conflict says the two are different facts: both are kept (the same as accepting it with `both`)."""
+    if proposal.kind == ProposalKind.CONFLICT:
+        accept_proposal(proposal=proposal, actor=actor, choice=ConflictChoice.BOTH)
+        proposal.refresh_from_db()
+        return proposal
     with transaction.atomic():
         current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="rejected")
         current.status = ProposalStatus.REJECTED
@@ -394,6 +438,10 @@ def reject_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
 
 def undo_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
     """Take an accepted merge apart: the sources come back as they were, the merged memory is archived."""
+    if proposal.kind == ProposalKind.CONFLICT:
+        raise ValidationError(
+            f"proposal #{proposal.pk} is a conflict: restore the superseded memory instead", code="invalid_state"
+        )
     with transaction.atomic():
         current = _locked_proposal(proposal, expected=ProposalStatus.ACCEPTED, verb="undone")
         merged = Memory.objects.filter(pk=current.merged_memory_id).first() if current.merged_memory_id else None
@@ -454,8 +502,11 @@ def stale_reason(proposal: Proposal, memories: dict[int, Memory]) -> str:
         memory = memories.get(int(memory_id))
         if memory is None:
             return f"memory #{memory_id} was deleted"
+        # A conflict may be about a superseded memory (a write repeated it): only archiving takes it away.
+        if memory.status == Status.SUPERSEDED and proposal.kind == ProposalKind.CONFLICT:
+            continue
         if memory.status != Status.ACTIVE:
-            return f"memory #{memory_id} was archived"
+            return f"memory #{memory_id} was {memory.status}"
         if memory.updated_at > proposal.created_at:
             return f"memory #{memory_id} was edited"
     return ""

@@ -7,7 +7,7 @@ The export carries every field of the API answer, so an export imported elsewher
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime
 from typing import Any
 
@@ -15,8 +15,10 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.gate import GateResult
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_import_item, import_memories
+from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Category, Memory, MemoryEvent
 from memoryhub.retrieval import vector_index
 
@@ -50,7 +52,28 @@ def memory_as_dict(memory: Memory) -> dict[str, Any]:
         "last_accessed_at": iso(memory.last_accessed_at),
         "access_count": memory.access_count,
         "merged_into": memory.merged_into_id,
+        "valid_from": iso(memory.valid_from or memory.created_at),
+        # The supersession chain: what this memory replaced, and what replaced it.
+        "supersedes": list(memory.supersedes_ids if hasattr(memory, "supersedes_ids") else chain_of(memory).supersedes),
+        "superseded_by": memory.superseded_by_id,
     }
+
+
+def write_answer(result: GateResult, *, shape: Callable[[Memory], dict[str, Any]] = memory_as_dict) -> dict[str, Any]:
+    """The one answer to a write through the gate, on every route (REST, tools, MCP, proxy): what happened, the
+    memory (in `shape`: the API's, or the tools' compact one), why, and what it replaced or put to a person."""
+    answer: dict[str, Any] = {
+        "outcome": result.outcome,
+        "memory": shape(result.memory) if result.memory is not None else None,
+        "reason": result.reason,
+    }
+    if result.warnings:
+        answer["warnings"] = result.warnings
+    if result.supersedes:
+        answer["supersedes"] = list(result.supersedes)
+    if result.conflicts:
+        answer["conflicts"] = list(result.conflicts)
+    return answer
 
 
 def event_as_dict(event: MemoryEvent) -> dict[str, Any]:
@@ -73,7 +96,14 @@ def export_queryset(allowed_projects: list[str] | None = None):
 
 def export_jsonl(memories: Iterable[Memory]) -> Iterator[str]:
     """One JSON object per line, newline-terminated."""
+    # Every supersession link of the store in one query (few rows), not one query per exported memory.
+    replaced: dict[int, list[int]] = {}
+    for pk, successor in (
+        Memory.objects.filter(superseded_by__isnull=False).order_by("pk").values_list("pk", "superseded_by_id")
+    ):
+        replaced.setdefault(successor, []).append(pk)
     for memory in memories:
+        memory.supersedes_ids = replaced.get(memory.pk, [])
         yield json.dumps(memory_as_dict(memory), ensure_ascii=False, sort_keys=True) + "\n"
 
 
@@ -107,6 +137,8 @@ def export_markdown(memories: Iterable[Memory]) -> str:
                     details.append("confirmed")
                 if memory.status != "active":
                     details.append(memory.status)
+                if memory.superseded_by_id:
+                    details.append(f"superseded by #{memory.superseded_by_id}")
                 details.append(f"importance {memory.effective_importance:.2f}")
                 lines.append(f"- {_one_line(memory.content)} ({'; '.join(details)})")
             lines.append("")
@@ -170,10 +202,19 @@ def import_items(
         for item, new in zip(items, ids, strict=True)
         if isinstance(item.get("merged_into"), int)
     ]
-    if links:
+    # A supersession link follows the new ids inside the set; one pointing outside it is not kept (an export
+    # of part of a store must not link to whatever memory now holds the old id).
+    successors = [
+        (new, old_to_new[item["superseded_by"]])
+        for item, new in zip(items, ids, strict=True)
+        if isinstance(item.get("superseded_by"), int) and item["superseded_by"] in old_to_new
+    ]
+    if links or successors:
         with transaction.atomic():
             for new, target in links:
                 Memory.objects.filter(pk=new).update(merged_into_id=target)
+            for new, target in successors:
+                Memory.objects.filter(pk=new).update(superseded_by_id=target)
     # This process's vector copy reads the new rows now: the import pays for that, not the next search.
     embedder = get_embedder()
     vector_index.prepare(embedder.model_id, embedder.dimensions)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +34,10 @@ from memoryhub.memories.secrets import (
     refusal_message,
     secrets_in_fields,
 )
-from memoryhub.memories.store import clean_fields, create_memory, reinforce, update_memory
+from memoryhub.memories.store import clean_fields, create_memory, parse_import_time, reinforce, update_memory
+from memoryhub.memories.supersession import current_successor, queue_conflict
+from memoryhub.memories.update_gate import apply_updates, judge_neighbours
+from memoryhub.memories.updates import Verdict
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
 from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import similar_in_scope
@@ -49,6 +53,8 @@ class GateResult:
     warnings: list[str] = field(default_factory=list)
     log_entry: GateLogEntry | None = None
     fields: dict[str, list[str]] = field(default_factory=dict)  # for a refused secret: {field path: [message]}
+    supersedes: list[int] = field(default_factory=list)  # memories this write replaced (now superseded)
+    conflicts: list[int] = field(default_factory=list)  # conflict proposals this write put to a person
 
 
 # --- several facts in one text -------------------------------------------------------------------------------
@@ -104,18 +110,30 @@ def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
     return numbers, bool(word_set & _NEGATION)
 
 
-def _scope(project: str | None):
-    rows = Memory.objects.filter(status=Status.ACTIVE)
+def _scope(project: str | None, status: str = Status.ACTIVE):
+    rows = Memory.objects.filter(status=status)
     return rows.filter(project=project) if project else rows.filter(project__isnull=True)
 
 
-def find_duplicate(*, content: str, project: str | None, vector=None) -> tuple[Memory, str, float] | None:
-    """The memory in the same scope saying the same thing: (memory, how, similarity), or None."""
+def find_duplicate(
+    *,
+    content: str,
+    project: str | None,
+    vector=None,
+    status: str = Status.ACTIVE,
+    candidates: tuple[list[int], dict[int, float]] | None = None,
+    skip: Collection[int] = (),
+) -> tuple[Memory, str, float] | None:
+    """The memory in the same scope (with this status) saying the same thing: (memory, how, similarity), or None.
+    `candidates`: what `similar_in_scope` already found; `skip`: memories the update rules judged to state
+    another value or another fact, which are never folded into."""
     embedder = get_embedder()
-    keyword_ids, vector_hits = similar_in_scope(
-        content=content, vector=vector, model_id=embedder.model_id, project=project, limit=50
-    )
-    ids = set(keyword_ids) | set(vector_hits)
+    if candidates is None:
+        candidates = similar_in_scope(
+            content=content, vector=vector, model_id=embedder.model_id, project=project, limit=50, status=status
+        )
+    keyword_ids, vector_hits = candidates
+    ids = (set(keyword_ids) | set(vector_hits)) - set(skip)
     if not ids:
         return None
     best: tuple[int, str, float] | None = None
@@ -124,7 +142,7 @@ def find_duplicate(*, content: str, project: str | None, vector=None) -> tuple[M
     own_claim = _claim(own_set)
     # Plain columns, each text split into words once: the gate runs inside the write transaction, and building up
     # to 100 model instances and splitting each text three times held every other writer that much longer.
-    rows = _scope(project).filter(pk__in=ids).order_by("pk").values_list("pk", "content", "embed_model")
+    rows = _scope(project, status).filter(pk__in=ids).order_by("pk").values_list("pk", "content", "embed_model")
     for pk, text, embed_model in rows:
         theirs = words(text)
         if " ".join(theirs) == target:
@@ -199,18 +217,23 @@ def gate_write(
     metadata: Any = None,
     importance: Any = None,
     source: str = "",
+    valid_from: Any = None,
 ) -> GateResult:
-    """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written)."""
+    """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written).
+    `valid_from`: when the fact became true (ISO 8601; default: now)."""
     turn = _write_turn if write_lane.uses_lane(get_embedder()) else contextlib.nullcontext()
     with turn:
         priority.yield_to_searches()  # before the checks and the embedding
         return _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
-                           metadata=metadata, importance=importance, source=source)  # fmt: skip
+                           metadata=metadata, importance=importance, source=source,
+                           valid_from=valid_from)  # fmt: skip
 
 
 def _gate_write(
-    *, content: Any, project: Any, category: Any, tier: Any, tags: Any, metadata: Any, importance: Any, source: str
-) -> GateResult:
+    *, content: Any, project: Any, category: Any, tier: Any, tags: Any, metadata: Any, importance: Any, source: str,
+    valid_from: Any,
+) -> GateResult:  # fmt: skip
+    valid_from = parse_import_time(valid_from, "valid_from")
     raw = {"content": content, "project": project, "category": category or "", "tier": tier or ""}
     raw |= {"tags": tags or [], "metadata": metadata or {}, "importance": 0.5 if importance is None else importance}
     fields = clean_fields(raw, check_secrets=False)
@@ -251,7 +274,19 @@ def _gate_write(
     # second process waits here instead of storing the same fact beside it.
     with _write_lock, transaction.atomic():
         sql.serialize_writes("twin-check")
-        duplicate = find_duplicate(content=text, project=project, vector=vector)
+        candidates = similar_in_scope(
+            content=text, vector=vector, model_id=embedder.model_id, project=project, limit=50
+        )
+        verdicts = judge_neighbours(text=text, project=project, candidates=candidates, valid_from=valid_from)
+        # A memory the update rules judged to hold another value, or to be another fact, is never folded into.
+        skip = {v.memory_id for v in verdicts if v.verdict != Verdict.NONE}
+        duplicate = find_duplicate(content=text, project=project, vector=vector, candidates=candidates, skip=skip)
+        # Only a scope holding superseded memories pays for the second look.
+        if duplicate is None and _scope(project, Status.SUPERSEDED).exists():
+            repeated = find_duplicate(content=text, project=project, vector=vector, status=Status.SUPERSEDED)
+            if repeated is not None:
+                return _repeat_of_superseded(repeated[0], text=text, payload=payload, project=project,
+                                             source=source, warnings=warnings)  # fmt: skip
         if duplicate is not None:
             existing, how, similarity = duplicate
             changes = _fold(existing, fields, explicit)
@@ -277,13 +312,38 @@ def _gate_write(
         memory = create_memory(
             content=text, project=project, category=fields["category"], tier=fields["tier"], tags=fields["tags"],
             metadata=fields["metadata"], importance=fields["importance"], source=source, vector=vector,
+            valid_from=valid_from,
         )  # fmt: skip
+        update = apply_updates(memory=memory, verdicts=verdicts, actor=source)
     reason = "stored as a new memory" + (f" ({'; '.join(guessed)})" if guessed else "")
+    if update.notes:
+        reason += "; " + "; ".join(update.notes)
     entry = None
     if warnings:
         entry = _log(GateDecision.WARNED, reason=warnings[0], kind="multi_fact", content=text, payload=payload,
                      project=project, source=source, memory=memory)  # fmt: skip
-    return GateResult("created", memory, reason, warnings=warnings, log_entry=entry)
+    return GateResult("created", memory, reason, warnings=warnings, log_entry=entry, supersedes=update.superseded,
+                      conflicts=update.proposals)  # fmt: skip
+
+
+def _repeat_of_superseded(
+    old: Memory, *, text: str, payload: dict, project: str | None, source: str, warnings: list[str]
+) -> GateResult:
+    """A write repeating a superseded fact: not revived, not reinforced; a person decides which is current (the
+    fact may have changed back)."""
+    successor = current_successor(old)
+    proposal = None
+    if successor.pk != old.pk:
+        proposal = queue_conflict(older=old, newer=successor, actor=source,
+                                  reason=f"a write repeated #{old.pk}, which #{successor.pk} superseded")  # fmt: skip
+    reason = f"repeats memory #{old.pk}, which memory #{successor.pk} superseded; not revived or reinforced" + (
+        f"; asked a person which is current (proposal #{proposal.pk})" if proposal else ""
+    )
+    entry = _log(GateDecision.DUPLICATE, reason=reason, kind="superseded", content=text, payload=payload,
+                 project=project, source=source, memory=old)  # fmt: skip
+    conflicts = [proposal.pk] if proposal else []
+    return GateResult("duplicate", old, reason, kind="duplicate", warnings=warnings, log_entry=entry,
+                      conflicts=conflicts)  # fmt: skip
 
 
 def _refuse_secret(fields: dict, found: dict[str, list[str]], *, payload: dict, source: str) -> GateResult:

@@ -8,6 +8,7 @@ metadata) or only "duplicate" is decided by writing, so a preview says "duplicat
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,27 +17,50 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.gate import find_duplicate, gate_write, normalised
 from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import secrets_in_fields
+from memoryhub.memories.update_gate import judge_neighbours
+from memoryhub.memories.updates import Verdict
+from memoryhub.retrieval.search import similar_in_scope
+
+
+@dataclass(frozen=True)
+class ItemWrite:
+    """What the gate decided (or would decide) for one item: the outcome, why, the memory, what it replaced."""
+
+    outcome: str
+    reason: str
+    memory_id: int | None = None
+    supersedes: list[int] = field(default_factory=list)
 
 
 def preview_write(
     *, content: str, project: str | None, tags: Any = None, metadata: Any = None, seen: set[str]
-) -> tuple[str, str, int | None]:
-    """(outcome, reason, id of the memory it duplicates). `seen` collects the run's texts so far."""
+) -> ItemWrite:
+    """What the gate would decide (the memory is the one it duplicates). `seen` collects the run's texts so far."""
     found = secrets_in_fields({"content": content, "project": project, "tags": tags or [], "metadata": metadata or {}})
     kinds = list(dict.fromkeys(kind for field_kinds in found.values() for kind in field_kinds))
     if kinds:
-        return "rejected", f"refused: the text holds a secret ({', '.join(kinds)})", None
+        return ItemWrite("rejected", f"refused: the text holds a secret ({', '.join(kinds)})")
     why = noise_reason(content)
     if why:
-        return "rejected", f"refused: {why}", None
+        return ItemWrite("rejected", f"refused: {why}")
     key = normalised(content)
     if key in seen:
-        return "duplicate", "the same as an earlier item of this run", None
+        return ItemWrite("duplicate", "the same as an earlier item of this run")
     seen.add(key)
-    found = find_duplicate(content=content, project=project, vector=get_embedder().embed([content])[0])
+    embedder = get_embedder()
+    vector = embedder.embed([content])[0]
+    candidates = similar_in_scope(content=content, vector=vector, model_id=embedder.model_id, project=project)
+    # As the gate judges: a neighbour holding another value of the same fact is never a duplicate.
+    verdicts = judge_neighbours(text=content, project=project, candidates=candidates, valid_from=None)
+    skip = {v.memory_id for v in verdicts if v.verdict != Verdict.NONE}
+    found = find_duplicate(content=content, project=project, vector=vector, candidates=candidates, skip=skip)
     if found is not None:
-        return "duplicate", f"duplicate of memory #{found[0].pk} ({found[1]})", found[0].pk
-    return "created", "would be stored as a new memory", None
+        return ItemWrite("duplicate", f"duplicate of memory #{found[0].pk} ({found[1]})", found[0].pk)
+    replaced = [v.memory_id for v in verdicts if v.verdict == Verdict.SUPERSEDE]
+    if replaced:
+        named = ", ".join(f"#{pk}" for pk in replaced)
+        return ItemWrite("created", f"would be stored as a new memory, superseding memory {named}", None, replaced)
+    return ItemWrite("created", "would be stored as a new memory")
 
 
 def write_through_gate(
@@ -47,13 +71,15 @@ def write_through_gate(
     tags: Any = None,
     metadata: Any = None,
     source: str,
-) -> tuple[str, str, int | None]:
-    """(outcome, reason, memory id) of one item sent through the gate; bad fields are a "rejected" outcome
-    naming them, so one bad item does not stop the rest of an import or a capture."""
+    valid_from: Any = None,
+) -> ItemWrite:
+    """One item sent through the gate; bad fields are a "rejected" outcome naming them, so one bad item does not
+    stop the rest of an import or a capture. `valid_from`: the source's date for the fact, if it has one."""
     try:
         result = gate_write(content=content, project=project, category=category or None, tags=tags,
-                            metadata=metadata, source=source)  # fmt: skip
+                            metadata=metadata, source=source, valid_from=valid_from)  # fmt: skip
     except ValidationError as exc:
         fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
-        return "rejected", f"refused: {fields}", None
-    return result.outcome, result.reason, result.memory.pk if result.memory is not None else None
+        return ItemWrite("rejected", f"refused: {fields}")
+    memory_id = result.memory.pk if result.memory is not None else None
+    return ItemWrite(result.outcome, result.reason, memory_id, list(result.supersedes))

@@ -30,11 +30,15 @@ import json
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
+
+from django.core.exceptions import ValidationError
 
 from memoryhub.memories.gate_preview import preview_write, write_through_gate
 from memoryhub.memories.markdown_notes import is_markdown_file, markdown_files, parse_note
 from memoryhub.memories.secrets import find_secrets, redact
+from memoryhub.memories.store import parse_import_time
 from memoryhub.models import Category, Memory
 
 FORMATS = ("mcp-memory", "mem0", "markdown")
@@ -56,6 +60,19 @@ class ImportItem:
     category: str = ""
     tags: list[str] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
+    valid_from: datetime | None = None  # when the source says the fact was written or last changed
+
+
+def _source_date(*values: Any) -> datetime | None:
+    """The first date the source gives that reads as one; a bad date is dropped, not a reason to refuse."""
+    for value in values:
+        try:
+            parsed = parse_import_time(value, "valid_from")
+        except ValidationError:
+            continue
+        if parsed is not None:
+            return parsed
+    return None
 
 
 @dataclass
@@ -64,6 +81,7 @@ class ItemOutcome:
     outcome: str
     reason: str
     memory_id: int | None = None
+    supersedes: list[int] = field(default_factory=list)
 
     @property
     def shown_content(self) -> str:
@@ -71,8 +89,9 @@ class ItemOutcome:
         return redact(self.item.content, find_secrets(self.item.content))
 
     def as_dict(self) -> dict[str, Any]:
-        return {"origin": self.item.origin, "content": self.shown_content, "outcome": self.outcome,
-                "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
+        answer = {"origin": self.item.origin, "content": self.shown_content, "outcome": self.outcome,
+                  "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
+        return answer | ({"supersedes": self.supersedes} if self.supersedes else {})
 
 
 @dataclass
@@ -209,7 +228,8 @@ def parse_mem0(text: str, *, name: str = "mem0.json") -> list[ImportItem]:
         tags = _tags(*(f"{prefix}:{entry[key]}" for key, prefix in (("user_id", "user"), ("agent_id", "agent"),
                       ("run_id", "run")) if entry.get(key) not in (None, "")), *categories)  # fmt: skip
         category = next((_category(c) for c in categories if _category(c)), "")
-        items.append(ImportItem(entry["memory"].strip(), origin, category, tags, metadata))
+        when = _source_date(entry.get("updated_at"), entry.get("created_at"))
+        items.append(ImportItem(entry["memory"].strip(), origin, category, tags, metadata, valid_from=when))
     return items
 
 
@@ -284,20 +304,21 @@ def import_from(
     seen: set[str] = set()
     for item in items:
         if dry_run:
-            outcome, reason, memory_id = preview_write(
+            done = preview_write(
                 content=item.content, project=project, tags=item.tags, metadata=item.metadata, seen=seen
             )
-            report.outcomes.append(ItemOutcome(item, outcome, reason, memory_id))
+            report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id, done.supersedes))
             continue
-        outcome, reason, memory_id = write_through_gate(
+        done = write_through_gate(
             content=item.content,
             project=project,
             category=item.category,
             tags=item.tags,
             metadata=item.metadata,
             source=source,
+            valid_from=item.valid_from,
         )
-        report.outcomes.append(ItemOutcome(item, outcome, reason, memory_id))
+        report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id, done.supersedes))
     return report
 
 

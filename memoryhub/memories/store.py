@@ -170,8 +170,10 @@ def create_memory(
     source: str = "",
     actor: str | None = None,
     vector: np.ndarray | None = None,
+    valid_from: datetime | None = None,
 ) -> Memory:
-    """Store one memory. `vector`, when the caller already embedded `content` with the active model, is reused."""
+    """Store one memory. `vector`, when the caller already embedded `content` with the active model, is reused.
+    `valid_from`: when the fact became true (default: now)."""
     fields = clean_fields(
         {
             "content": content,
@@ -188,7 +190,11 @@ def create_memory(
     if vector is None or fields["content"] != content:
         vector = embed_for_storage([fields["content"]])[0]
     with transaction.atomic():
-        memory = Memory.objects.create(**fields, source=source, embed_model=embedder.model_id)
+        now = timezone.now()
+        memory = Memory.objects.create(
+            **fields, source=source, embed_model=embedder.model_id, created_at=now, updated_at=now,
+            valid_from=valid_from or now,
+        )  # fmt: skip
         sql.write_vector(memory.pk, vector)
         record_event(memory.pk, "created", actor=actor if actor is not None else source, after=snapshot(memory))
     return memory
@@ -305,7 +311,7 @@ def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str,
         errors["access_count"] = ["must be a whole number from 0 to 2147483647"]
     else:
         extra["access_count"] = count or 0
-    for name in ("created_at", "updated_at", "last_accessed_at"):
+    for name in ("created_at", "updated_at", "last_accessed_at", "valid_from"):
         try:
             parsed = parse_import_time(item.get(name), name)
         except ValidationError as exc:
@@ -315,6 +321,8 @@ def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str,
             extra[name] = parsed
     if errors:
         raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
+    # An imported fact became true when the source says, else when it was first written there.
+    extra.setdefault("valid_from", extra.get("created_at") or timezone.now())
     return fields | extra
 
 

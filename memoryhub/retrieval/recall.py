@@ -37,11 +37,20 @@ class RecallBlock:
     memory_ids: list[int] = field(default_factory=list)
 
 
-def _line(memory: Memory, limit: int) -> str:
+def _tag(memory: Memory, changed: set[int]) -> str:
+    """The line's end: its id, and for a memory that replaced an older one, since when its value holds ("since
+    2026-03-01", 17 characters): the date an agent needs to judge a value that changed."""
+    if memory.pk in changed:
+        since = (memory.valid_from or memory.created_at).date().isoformat()
+        return f"[#{memory.pk}, since {since}]"
+    return f"[#{memory.pk}]"
+
+
+def _line(memory: Memory, limit: int, tag: str) -> str:
     content = " ".join(memory.content.split())
     if len(content) > limit:
         content = content[: max(limit - 1, 1)].rstrip() + "…"
-    return f"- {content} [#{memory.pk}]"
+    return f"- {content} {tag}"
 
 
 def _ranked(memories: list[Memory]) -> list[Memory]:
@@ -69,8 +78,9 @@ def _project_facts(project: str | None, limit: int = 50) -> list[Memory]:
 class _Block:
     """Lines chosen so far, and the characters they use (the header and a newline before each line)."""
 
-    def __init__(self, budget: int):
+    def __init__(self, budget: int, changed: set[int] | None = None):
         self.budget = budget
+        self.changed = changed or set()  # memories that replaced an older one: their line carries the date
         self.line_limit = max(60, budget // 3)
         self.lines: list[tuple[Memory, str]] = []
         self.seen: set[int] = set()
@@ -79,11 +89,12 @@ class _Block:
     def add(self, memory: Memory) -> bool:
         if memory.pk in self.seen:
             return False
-        room = self.budget - self.used - 1 - len(f"- … [#{memory.pk}]")
+        tag = _tag(memory, self.changed)
+        room = self.budget - self.used - 1 - len(f"- … {tag}")
         limit = min(self.line_limit, room + 1)  # +1: the ellipsis is counted in the limit
         if limit < min(MIN_LINE_CONTENT, len(" ".join(memory.content.split()))):
             return False  # a shorter line further down may still fit
-        line = _line(memory, limit)
+        line = _line(memory, limit, tag)
         self.lines.append((memory, line))
         self.seen.add(memory.pk)
         self.used += 1 + len(line)
@@ -108,13 +119,15 @@ def build_recall(
         return RecallBlock(text="", memory_ids=[])  # no room for a single line
     if project and allowed_projects is not None and project not in allowed_projects:
         return RecallBlock(text="", memory_ids=[])
-    block = _Block(budget)
-    matched: list[int] = []
+    hits = []
     if query and query.strip():
         # search_memories applies the relevance floor: a turn that matches nothing adds no lines.
         hits = search_memories(query=query, project=project, k=QUERY_MATCHES, allowed_projects=allowed_projects)
-        matched = [h.memory.pk for h in hits if block.add(h.memory)]
     always_on = {"globals": _globals(), "project": _project_facts(project)}
+    shown = [h.memory.pk for h in hits] + [m.pk for memories in always_on.values() for m in memories]
+    changed = set(Memory.objects.filter(superseded_by_id__in=shown).values_list("superseded_by_id", flat=True))
+    block = _Block(budget, changed)
+    matched = [h.memory.pk for h in hits if block.add(h.memory)]
     for name, memories in always_on.items():
         taken = 0
         for memory in memories:

@@ -34,7 +34,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories import priority
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
-from memoryhub.retrieval import fusion, query_text, vector_index
+from memoryhub.retrieval import conflicts, fusion, query_text, vector_index
 from memoryhub.storage import sql
 from memoryhub.storage.resets import on_store_replaced
 
@@ -336,15 +336,15 @@ def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: di
 
 
 def similar_in_scope(
-    *, content: str, vector, model_id: str, project: str | None, limit: int = 50
+    *, content: str, vector, model_id: str, project: str | None, limit: int = 50, status: str = Status.ACTIVE
 ) -> tuple[list[int], dict[int, float]]:
-    """What a new memory might repeat, among the active memories of exactly its scope (a project's own, or the
+    """What a new memory might repeat, among the memories of exactly its scope with this status (a project's own, or the
     globals): ids sharing the most words (BM25), and the nearest in meaning with their cosine similarity.
 
     The write gate's candidates. Same planning as search, so a long text full of common words stays fast on a
     large store, and scoped from the start: the best matches of the whole store may all be other projects'."""
     scope_sql, scope_params = ("m.project = %s", [project]) if project else ("m.project IS NULL", [])
-    where, params = f"{scope_sql} AND m.status = %s", [*scope_params, Status.ACTIVE]
+    where, params = f"{scope_sql} AND m.status = %s", [*scope_params, status]
     kq = query_text.parse(content)
     words: list[int] = []
     if kq.terms:
@@ -352,8 +352,8 @@ def similar_in_scope(
         words = [mid for mid, _ in _word_hits(kq, limit, where, params, scope_match)]
     if vector is None:
         return words, {}
-    scope = {"alternatives": [(scope_sql, scope_params)], "rest": "m.status = %s", "rest_params": [Status.ACTIVE],
-             "projects": [project or None], "status": Status.ACTIVE, "narrower": False}  # fmt: skip
+    scope = {"alternatives": [(scope_sql, scope_params)], "rest": "m.status = %s", "rest_params": [status],
+             "projects": [project or None], "status": status, "narrower": False}  # fmt: skip
     found, _ = _nearest(vector, model_id, limit, f"{where} AND m.embed_model = %s", [*params, model_id], scope)
     return words, {mid: 1.0 - distance for mid, distance in found}
 
@@ -435,6 +435,7 @@ def search_memories(
     tags: list[str] | None = None,
     source: str | None = None,
     status: str | None = Status.ACTIVE,
+    include_superseded: bool = False,
     allowed_projects: list[str] | None = None,
     reinforce_results: bool = False,
     every_project: bool = False,
@@ -450,6 +451,8 @@ def search_memories(
 
     `project` sees its own memories and the globals (no project: globals only, unless
     `every_project`); `allowed_projects` is a token's limit; `status=None` searches archived ones too.
+    Superseded memories are left out unless `include_superseded` (or `status` asks for them by name). Where two
+    memories a person is asked about (a pending conflict) both match, the newer ranks above the older.
 
     `reinforce_results=True` is for agents: what they were given counts as used. Browsing passes False.
     """
@@ -466,7 +469,9 @@ def search_memories(
         "project": project,
         "every_project": every_project,
         "allowed_projects": allowed_projects,
-        "status": status or None,
+        "status": (Status.ACTIVE, Status.SUPERSEDED)
+        if include_superseded and status == Status.ACTIVE
+        else status or None,
         "category": category or None,
         "tier": tier or None,
         "source": source or None,
@@ -486,6 +491,7 @@ def search_memories(
         # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
         ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"],
                              answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
+        ranked = conflicts.newer_first(ranked)
         memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]

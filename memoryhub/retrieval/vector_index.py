@@ -254,10 +254,17 @@ class View:
     project_codes: dict[str, int]
     status_codes: dict[str, int]
 
-    def visible(self, projects: list[str | None] | None, status: str | None) -> np.ndarray:
-        """Mask of the rows a search may see: the active model's, in these projects (None: any), this status."""
+    def visible(self, projects: list[str | None] | None, status: str | tuple[str, ...] | None) -> np.ndarray:
+        """Mask of the rows a search may see: the active model's, in these projects (None: any), this status (or
+        any of these statuses)."""
         if status is None:
             mask = self.statuses >= 0
+        elif not isinstance(status, str):
+            mask = np.zeros(len(self.statuses), dtype=bool)
+            for one in status:
+                code = self.status_codes.get(one)
+                if code is not None:
+                    mask |= self.statuses == code
         else:
             code = self.status_codes.get(status)
             mask = self.statuses == (-2 if code is None else code)
@@ -279,7 +286,7 @@ class View:
         candidates: int,
         *,
         projects: list[str | None] | None = None,
-        status: str | None = None,
+        status: str | tuple[str, ...] | None = None,
     ) -> tuple[np.ndarray, np.ndarray]:
         """(memory ids, cosine distances) of about the `candidates` nearest rows, nearest first, among the rows in
         these projects (None: every project; None inside the list: the globals) with this status (None: any)."""

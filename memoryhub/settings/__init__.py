@@ -246,7 +246,8 @@ MEMORYHUB_GATE_CATEGORY_MIN_SCORE = envfloat("MEMORYHUB_GATE_CATEGORY_MIN_SCORE"
 # Token names whose imports keep each item's own `source` (restore, migration). Any other token's import is
 # stored under its own name: an agent may not claim to be another (or `ui:admin`).
 MEMORYHUB_RESTORE_AGENTS = [name.strip() for name in envstr("MEMORYHUB_RESTORE_AGENTS", "").split(",") if name.strip()]
-# With an LLM configured (MEMORYHUB_LLM_BASE_URL), let it judge the writes the noise rules are unsure of.
+# With an LLM configured (MEMORYHUB_LLM_BASE_URL), let it judge the writes the noise rules are unsure of, and
+# the disagreements the update rules are unsure of (replaces, disagrees or different).
 MEMORYHUB_GATE_LLM_JUDGE = envbool("MEMORYHUB_GATE_LLM_JUDGE", False)
 
 # --- Decay (memoryhub/memories/decay.py, lifecycle.py) -----------------------------------------------------------

@@ -24,7 +24,7 @@ def memory_filter(
     project: str | None = None,
     every_project: bool = False,
     allowed_projects: Sequence[str] | None = None,
-    status: str | None = None,
+    status: str | Sequence[str] | None = None,
     category: str | None = None,
     tier: str | None = None,
     source: str | None = None,
@@ -57,6 +57,11 @@ def memory_filter(
         marks = ",".join(["%s"] * len(allowed_projects))
         clauses.append(f"({a}.project IS NULL" + (f" OR {a}.project IN ({marks}))" if marks else ")"))
         params.extend(allowed_projects)
+    if status is not None and not isinstance(status, str):
+        # Several statuses (active and superseded, for a person asking what was used before).
+        clauses.append(f"{a}.status IN ({','.join(['%s'] * len(status))})")
+        params.extend(status)
+        status = None
     for column, value in (("status", status), ("category", category), ("tier", tier), ("source", source)):
         if value is not None:
             clauses.append(f"{a}.{column} = %s")

@@ -46,6 +46,8 @@ NAMES = (
     "STORE_META_TABLE",
     "CHANGE_LOG_UP",
     "CHANGE_LOG_DOWN",
+    "SUPERSESSION_UP",
+    "SUPERSESSION_DOWN",
     "fts_match",
     "has_tag",
     "memory_filter_sql",

@@ -189,6 +189,13 @@
       if (help) { event.preventDefault(); help.showModal(); }
       return;
     }
+    // The conflict queue: n, b and o answer the first conflict waiting (keep the newer, both, the older).
+    var conflictKeys = { n: "newer", b: "both", o: "older" };
+    if (conflictKeys[event.key] && !document.getElementById("bulk-form")) {
+      var choice = document.querySelector(".conflict-choices [data-shortcut=" + conflictKeys[event.key] + "]");
+      if (choice) { event.preventDefault(); choice.click(); }
+      return;
+    }
     if (!document.getElementById("bulk-form")) return;
     var action = SHORTCUTS[event.key];
     if (action) { event.preventDefault(); action(); }

@@ -50,6 +50,9 @@ def test_it_creates_a_memory_with_the_agents_name_as_source(claude):
             "last_accessed_at": None,
             "access_count": 0,
             "merged_into": None,
+            "valid_from": memory.created_at.isoformat().replace("+00:00", "Z"),
+            "supersedes": [],
+            "superseded_by": None,
         },
     }
     assert memory.source == "claude"

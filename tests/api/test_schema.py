@@ -31,6 +31,7 @@ def test_the_schema_documents_the_whole_contract(schema):
         "/api/v1/memories/{id}": {"get", "patch", "delete"},
         "/api/v1/memories/{id}/refresh": {"post"},
         "/api/v1/memories/{id}/history": {"get"},
+        "/api/v1/memories/{id}/restore": {"post"},
         "/api/v1/search": {"post"},
         "/api/v1/recall": {"post"},
         "/api/v1/tools": {"get"},
@@ -53,7 +54,7 @@ def test_the_schema_documents_the_whole_contract(schema):
     assert set(memory) == {
         "id", "content", "category", "tier", "project", "tags", "metadata", "source", "importance",
         "effective_importance", "confirmed", "status", "embed_model", "created_at", "updated_at",
-        "last_accessed_at", "access_count", "merged_into",
+        "last_accessed_at", "access_count", "merged_into", "valid_from", "supersedes", "superseded_by",
     }  # fmt: skip
 
 

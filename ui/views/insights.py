@@ -66,6 +66,8 @@ def decay_context(access: Access) -> dict:
         "soon": soon,
         "soon_total": soon_total,
         "archived": decay_figures.recently_archived(memories=mine),
+        # Replaced by a newer fact, not faded: counted apart, and never in the charts or a sweep.
+        "superseded_total": selectors.nav_counts(access)["superseded"],
     }
 
 

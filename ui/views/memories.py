@@ -10,6 +10,7 @@ from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
 from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.store import clean_fields, delete_memory, update_memory
+from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Memory
 from memoryhub.people.activity import people_among
 from memoryhub.people.roles import Access, Action
@@ -91,6 +92,7 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     events = selectors.history(pk)
     context = {
         "memory": memory,
+        "supersedes": chain_of(memory).supersedes,
         "days_left": days_until_below(memory),
         "events": events,
         "people": people_among(sorted({event.actor for event in events})),
@@ -179,11 +181,10 @@ def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 @dashboard_view
 @require_POST
 def restore(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.memories.lifecycle import restore_memory
+    from memoryhub.memories.supersession import restore
 
-    return _lifecycle_action(
-        request, pk, lambda m: restore_memory(memory=m, actor=actor(request)), "Memory #{pk} restored."
-    )
+    # One restore for archived and superseded memories: a superseded one is unlinked on both sides.
+    return _lifecycle_action(request, pk, lambda m: restore(memory=m, actor=actor(request)), "Memory #{pk} restored.")
 
 
 @dashboard_view

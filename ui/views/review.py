@@ -113,6 +113,14 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             request, f"Proposal #{pk} was not accepted: " + " ".join(form.errors.get("content", [])), status=422
         )
     content = form.cleaned_data["content"].strip() or None
+    choice = request.POST.get("choice") or None  # a conflict's answer: newer, both or older
+    if choice is not None:
+        return _proposal_action(
+            request,
+            pk,
+            lambda p: accept_proposal(proposal=p, choice=choice, actor=actor(request)),
+            lambda kept: f"Conflict #{pk} decided: keep {choice} (memory #{kept.pk} is current).",
+        )
     return _proposal_action(
         request,
         pk,

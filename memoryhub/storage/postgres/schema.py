@@ -192,3 +192,16 @@ CHANGE_LOG_DOWN = [
     f"DROP FUNCTION IF EXISTS {CHANGE_TABLE}_log()",
     f"DROP FUNCTION IF EXISTS {CHANGE_TABLE}_prune()",
 ]
+
+# Migration 0006's two memory columns, the same statements as on SQLite (where Django's own operations would
+# rebuild the table and drop its triggers); here dropping a column drops its index and constraint with it.
+SUPERSESSION_UP = [
+    f"""ALTER TABLE {MEMORY_TABLE} ADD COLUMN superseded_by_id bigint NULL
+        REFERENCES {MEMORY_TABLE} (id) DEFERRABLE INITIALLY DEFERRED""",
+    f"CREATE INDEX memoryhub_memory_superseded_by_id ON {MEMORY_TABLE} (superseded_by_id)",
+    f"ALTER TABLE {MEMORY_TABLE} ADD COLUMN valid_from timestamp with time zone NULL",
+]
+SUPERSESSION_DOWN = [
+    f"ALTER TABLE {MEMORY_TABLE} DROP COLUMN valid_from",
+    f"ALTER TABLE {MEMORY_TABLE} DROP COLUMN superseded_by_id",
+]

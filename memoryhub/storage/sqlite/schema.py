@@ -189,3 +189,17 @@ CHANGE_LOG_DOWN = [
     f"DROP TABLE IF EXISTS {STORE_META_TABLE}",
     f"DROP TABLE IF EXISTS {CHANGE_TABLE}",
 ]
+
+# Migration 0006's two memory columns, added and dropped in place: Django's own AddField/RemoveField would rebuild
+# the memory table, dropping its FTS and change-log triggers (and the view over it stops the rebuild).
+SUPERSESSION_UP = [
+    f"""ALTER TABLE {MEMORY_TABLE} ADD COLUMN superseded_by_id bigint NULL
+        REFERENCES {MEMORY_TABLE} (id) DEFERRABLE INITIALLY DEFERRED""",
+    f"CREATE INDEX memoryhub_memory_superseded_by_id ON {MEMORY_TABLE} (superseded_by_id)",
+    f"ALTER TABLE {MEMORY_TABLE} ADD COLUMN valid_from datetime NULL",
+]
+SUPERSESSION_DOWN = [
+    "DROP INDEX IF EXISTS memoryhub_memory_superseded_by_id",
+    f"ALTER TABLE {MEMORY_TABLE} DROP COLUMN valid_from",
+    f"ALTER TABLE {MEMORY_TABLE} DROP COLUMN superseded_by_id",
+]

@@ -1,0 +1,108 @@
+"""The gate's part in knowledge updates: the write's nearest active neighbours judged by `updates.judge_update`,
+then the verdicts carried out once the new memory is stored (older ones superseded, conflicts queued).
+
+Runs inside the gate's write transaction, after its twin check: a memory judged to hold another value is never
+folded into as a duplicate, and one judged another fact (a look-alike) is neither folded nor superseded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from memoryhub.memories.supersession import kept_both, queue_conflict, supersede
+from memoryhub.memories.updates import RULES, Neighbour, UpdateVerdict, Verdict, judge_update
+from memoryhub.models import Memory, Status
+
+# A second opinion on the pairs the rules are unsure of (conflicts): (older, newer) -> a verdict, or None to keep
+# the rules' one. Registered at start-up by the consolidation package (an LLM), so this floor never imports it.
+SecondOpinion = Callable[..., Verdict | None]
+_second_opinion: SecondOpinion | None = None
+
+
+def register_second_opinion(judge: SecondOpinion | None) -> None:
+    global _second_opinion
+    _second_opinion = judge
+
+
+# How many neighbours are judged: the nearest by meaning, then the best word matches. An update is about the
+# same subject, so its older fact is among the very nearest; judging more only adds chances to be wrong.
+NEIGHBOURS_JUDGED = 8
+
+
+@dataclass
+class UpdateOutcome:
+    superseded: list[int] = field(default_factory=list)
+    proposals: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for the write's reason
+
+
+def judge_neighbours(
+    *, text: str, project: str | None, candidates: tuple[list[int], dict[int, float]], valid_from: datetime | None
+) -> list[UpdateVerdict]:
+    """The verdict on each of the write's nearest active neighbours in its scope (from `similar_in_scope`);
+    `valid_from` is when the write's fact became true (None: now)."""
+    keyword_ids, vector_hits = candidates
+    nearest = [
+        mid for mid, sim in sorted(vector_hits.items(), key=lambda kv: -kv[1]) if sim >= RULES["cue_min_similarity"]
+    ]
+    ids = list(dict.fromkeys([*nearest[:NEIGHBOURS_JUDGED], *keyword_ids[:NEIGHBOURS_JUDGED]]))
+    if not ids:
+        return []
+    rows = Memory.objects.filter(pk__in=ids, status=Status.ACTIVE)
+    rows = rows.filter(project=project) if project else rows.filter(project__isnull=True)
+    neighbours = [
+        Neighbour(id=pk, content=content, similarity=vector_hits.get(pk, 0.0),
+                  newer=valid_from is not None and (since or created) > valid_from)
+        for pk, content, since, created in rows.values_list("pk", "content", "valid_from", "created_at")
+    ]  # fmt: skip
+    verdicts = judge_update(text=text, neighbours=neighbours)
+    if _second_opinion is None or not any(v.verdict == Verdict.CONFLICT for v in verdicts):
+        return verdicts
+    # Asked inside the write transaction, but only for the rare pair the rules could not call.
+    texts = {n.id: n for n in neighbours}
+    out = []
+    for verdict in verdicts:
+        if verdict.verdict == Verdict.CONFLICT:
+            n = texts[verdict.memory_id]
+            older, newer = (text, n.content) if n.newer else (n.content, text)
+            opinion = _second_opinion(older=older, newer=newer)
+            if opinion is not None and opinion != verdict.verdict:
+                verdict = replace(verdict, verdict=opinion, reason=f"{verdict.reason}; the LLM judged: {opinion}")
+        out.append(verdict)
+    return out
+
+
+def apply_updates(*, memory: Memory, verdicts: list[UpdateVerdict], actor: str) -> UpdateOutcome:
+    """Carry out the verdicts on a memory just stored. The newer by `valid_from` supersedes the older: a write
+    that says its fact became true before the stored one is stored already superseded by it."""
+    outcome = UpdateOutcome()
+    acting = [v for v in verdicts if v.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT)]
+    if not acting:
+        return outcome
+    others = Memory.objects.in_bulk([v.memory_id for v in acting])
+    for verdict in acting:
+        other = others.get(verdict.memory_id)
+        if other is None or other.status != Status.ACTIVE or kept_both(other.pk, memory.pk):
+            continue
+        written_first = (memory.valid_from or memory.created_at) < (other.valid_from or other.created_at)
+        older, newer = (memory, other) if written_first else (other, memory)
+        if verdict.verdict == Verdict.SUPERSEDE:
+            if memory.status != Status.ACTIVE:
+                continue  # already superseded by another neighbour
+            supersede(older=older, newer=newer, actor=actor, reason=verdict.reason)
+            if older.pk == memory.pk:
+                outcome.notes.append(f"superseded by memory #{other.pk}, which is newer ({verdict.reason})")
+            else:
+                outcome.superseded.append(older.pk)
+                outcome.notes.append(f"supersedes memory #{older.pk} ({verdict.reason})")
+        else:
+            proposal = queue_conflict(older=older, newer=newer, reason=verdict.reason, actor=actor)
+            if proposal is not None:
+                outcome.proposals.append(proposal.pk)
+                outcome.notes.append(
+                    f"disagrees with memory #{other.pk} ({verdict.reason}); asked a person which is current "
+                    f"(proposal #{proposal.pk})"
+                )
+    return outcome

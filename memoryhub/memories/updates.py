@@ -1,0 +1,293 @@
+"""Does a new write replace an older memory? A pure decision from the new text and its nearest active neighbours
+in the same scope, by rules a person can read and undo.
+
+For each neighbour the verdict is one of:
+- `supersede`: the same subject with another value, and the write says it changed ("now", "moved from X to Y",
+  "switched", "replaced", "no longer", ...) or it is the same sentence with one slot edited ("The bastion host is
+  bastion-1." -> "The bastion host is bastion-3.");
+- `conflict`: the same subject with another value, but not clearly a replacement (the wording moved too): a
+  person decides which is current;
+- `different`: look-alikes that differ in a qualifier (environment, platform, region, language, service...), in
+  two slots at once ("The staging cluster has 3 nodes." / "The production cluster has 12 nodes.") or in the
+  sentence's subject alone ("billing-api listens on port 8080." / "search-api ..."): two facts;
+- `none`: nothing to say (another subject, or the same claim: the near-duplicate check decides that).
+
+Values are compared as words: a number, a name, a version, a tool, a place, a time, a negation. Words that only
+signal the change ("now", "since", "from", "instead") are set aside before the texts are compared.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from memoryhub.memories.times import normalise_times
+
+
+class Verdict(StrEnum):
+    SUPERSEDE = "supersede"
+    CONFLICT = "conflict"
+    DIFFERENT = "different"
+    NONE = "none"
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    """An active memory near the write, in the write's scope."""
+
+    id: int
+    content: str
+    similarity: float  # cosine similarity of the two vectors (0 when unknown)
+    newer: bool = False  # the neighbour's fact became true after the write's (the write is the older)
+
+
+@dataclass(frozen=True)
+class UpdateVerdict:
+    verdict: Verdict
+    memory_id: int
+    reason: str
+    cue: str = ""  # the change cue the write carries, if any
+
+
+# Tuning constants, each with why (measured on the dev part of bench/updates_set.py; see docs/updates.md).
+RULES = {
+    # Below this cosine two texts are about different things, whatever words they share; a write that says
+    # it changed may sit lower (a new database's name moves the vector more than the sentence around it).
+    "min_similarity": 0.45,
+    "cue_min_similarity": 0.35,
+    # With a change cue: the share of the smaller text's content words the two must share (the subject).
+    "cue_subject": 0.34,
+    # Without a cue, an edit of one slot: the share of the older sentence's words that stay in place, and how
+    # close in meaning the two must still be (templated lines about two services sit lower).
+    "edit_kept": 0.55,
+    "edit_similarity": 0.65,
+    # Without a cue, reworded with another value: shared content words and cosine both this high to ask a person.
+    "reworded_subject": 0.75,
+    "reworded_similarity": 0.85,
+}
+
+# Words that say "this changed" (matched on the lower-cased text, as whole words).
+_CUE = re.compile(
+    r"\b(?:now|no longer|not any ?more|any ?more|moved|moving|switched|switching|replac(?:ed|es|ing)|"
+    r"migrated|migrating|instead of|instead|upgraded|downgraded|changed|rescheduled|raised|lowered|increased|"
+    r"decreased|reduced|bumped|from now on|as of|since we|renamed|retired|dropped|deprecated|took over|"
+    r"taken over|handed over|passed from|passed to|rebuilt|rewritten|went from|going forward|these days|"
+    r"nowadays|anymore|is retired|was retired|used to)\b"
+)
+# Words that carry the cue or the grammar of a change, not the fact: left out when the texts are compared.
+_CHANGE_WORDS = frozenset(
+    """now no longer anymore moved moving switched switching replaced replaces replacing migrated migrating
+    instead upgraded downgraded changed rescheduled raised lowered increased decreased reduced bumped since
+    renamed retired dropped deprecated took taken handed passed rebuilt rewritten went going forward these days
+    nowadays used from to of over been has have had was were is are be last this that sprint month week year
+    in on at by for q1 q2 q3 q4 january february march april may june july august september october november
+    december""".split()
+)
+_STOP = frozenset(
+    """a an the and or but if then of to in on at by for with from into as is are was were be been being it its
+    this that these those there we our us you your they their them i me my not do does did has have had will
+    would should can could may must so than too very just also only all any each every some via per one our
+    use uses used using run runs""".split()
+)
+# "Use pnpm, not npm" and "pnpm instead of npm" say the same: "instead" and "rather" negate as "not" does.
+_NEGATION = frozenset("not no never don't doesn't isn't aren't won't can't cannot without instead rather".split())
+# What tells two look-alike facts apart rather than one fact's old and new value: the environment, the
+# platform, the region, the language, the audience. Two texts naming different ones are two facts.
+QUALIFIERS = frozenset(
+    """dev development develop local staging stage stg prod production prd qa test testing demo sandbox preview
+    uat ios android web mobile desktop wear watchos tvos frontend backend front-end back-end eu us uk ca apac emea
+    latam europe european america american asia germany german france french spain spanish italy italian canada
+    canadian australia australian japan japanese english python javascript typescript java kotlin swift ruby
+    elixir rust go golang php scala c# csharp unit integration end-to-end e2e smoke internal external public
+    private partner admin marketing transactional""".split()
+)
+_WORD = re.compile(r"[/#@~]?[A-Za-z0-9][\w.#+/:-]*[\w#+]|[/#@~]?[A-Za-z0-9]")
+# Words that are a value by what they mean: counts, days, months, how often.
+_VALUE_WORDS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve twenty thirty hundred thousand half double
+    monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays fridays
+    saturdays sundays january february march april may june july august september october november december
+    hourly daily nightly weekly biweekly fortnightly monthly quarterly yearly annually morning mornings
+    afternoon afternoons evening evenings night noon midnight""".split()
+)
+# Words that label a note rather than state anything: "Note:", "FYI:", "Reminder:".
+_LABELS = frozenset("note fyi nb todo reminder important update heads-up tip warning".split())
+_SYNONYMS = {"single": "one", "second": "other", "mins": "minute", "min": "minute", "secs": "second"}
+
+
+def _tokens(text: str) -> list[str]:
+    return [w.lower().rstrip(".:") for w in _WORD.findall(text)]
+
+
+def _values(text: str) -> set[str]:
+    """The words of `text` that name a value rather than say something about it: a number or version, an
+    identifier or path, a capitalised name, a day, a month, a count, how often (each normalised as compared)."""
+    out = set()
+    for match in _WORD.finditer(text):
+        word = match.group(0).rstrip(".:")
+        lower = word.lower()
+        if lower in _STOP or lower in _LABELS or lower in _CHANGE_WORDS and lower not in _VALUE_WORDS:
+            continue
+        # A capital that starts a sentence or follows a label ("Note:") says nothing about the word.
+        starts = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1:] in ".!?:;"
+        if (
+            any(c.isdigit() for c in word)
+            or re.search(r"\w[-_./#+]\w|^[/#@~]", word)
+            or (word[:1].isupper() and not starts)
+            or (len(word) > 1 and word.isupper())
+            or lower in _VALUE_WORDS
+        ):
+            out.add(_norm(lower))
+    return out
+
+
+def _norm(word: str) -> str:
+    """One spelling per word for comparison: plural or singular, 'Postgres' or 'PostgreSQL' alike."""
+    word = _SYNONYMS.get(word, word)
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss") and not any(c.isdigit() for c in word):
+        return word[:-1]
+    return word
+
+
+def _same_word(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    # A short form and its full name ("postgres"/"postgresql", "k8s" aside): one is the other's start.
+    return min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)) and not any(c.isdigit() for c in a + b)
+
+
+def _content(tokens: Sequence[str], *, drop_change_words: bool) -> list[str]:
+    out = []
+    for token in tokens:
+        if token in _STOP or (drop_change_words and token in _CHANGE_WORDS):
+            continue
+        out.append(_norm(token))
+    return out
+
+
+def _minus(left: Sequence[str], right: Sequence[str]) -> list[str]:
+    return [w for w in left if not any(_same_word(w, r) for r in right)]
+
+
+def change_cue(text: str) -> str:
+    """The words by which a write says a fact changed ("now", "moved from", ...), or ""."""
+    match = _CUE.search(text.lower())
+    return match.group(0) if match else ""
+
+
+def _negates(tokens: Sequence[str]) -> bool:
+    return bool(set(tokens) & _NEGATION)
+
+
+def _qualifier_clash(older_only: Sequence[str], newer_only: Sequence[str]) -> tuple[str, str] | None:
+    a = [w for w in older_only if w in QUALIFIERS]
+    b = [w for w in newer_only if w in QUALIFIERS]
+    return (a[0], b[0]) if a and b else None
+
+
+def _runs(older: Sequence[str], newer: Sequence[str]) -> tuple[list[tuple[str, int, int, int, int]], int]:
+    """The edited runs between two token sequences, and how many tokens of the older stay in place."""
+    matcher = difflib.SequenceMatcher(None, list(older), list(newer), autojunk=False)
+    runs = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    kept = sum(i2 - i1 for tag, i1, i2, _, _ in matcher.get_opcodes() if tag == "equal")
+    return runs, kept
+
+
+def _names_the_thing(run: tuple, old: Sequence[str], new: Sequence[str], content_start: int, values: set[str]) -> bool:
+    """Is the one edited slot the thing the sentence is about, rather than its value? A slot naming something (a
+    value-shaped word: "billing-api") is, when it opens the sentence, or when the words around it keep a number
+    (the value, "port 8080") and the slot holds none. A heading or a plain word that differs is neither."""
+    _, i1, i2, j1, j2 = run
+    if not any(w in values for w in (*old[i1:i2], *new[j1:j2])):
+        return False
+    if i1 <= content_start:
+        return True
+    digit = re.compile(r"\d")
+    kept = [*old[:i1], *old[i2:]]
+    slot = [*old[i1:i2], *new[j1:j2]]
+    return any(digit.search(w) for w in kept) and not any(digit.search(w) for w in slot)
+
+
+def _quote(words: Sequence[str]) -> str:
+    return " ".join(words) or "-"
+
+
+def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0) -> UpdateVerdict:
+    """How the newer text stands to one older memory. Pure: no database, no model."""
+    older, newer = normalise_times(older), normalise_times(newer)
+    cue = change_cue(newer) if not change_cue(older) else ""
+    old_tokens, new_tokens = _tokens(older), _tokens(newer)
+    old_words = _content(old_tokens, drop_change_words=False)
+    new_words = _content(new_tokens, drop_change_words=bool(cue))
+    old_only, new_only = _minus(old_words, new_words), _minus(new_words, old_words)
+    shared = len(old_words) - len(old_only)
+    negation_differs = _negates(old_tokens) != _negates(new_tokens)
+    values = _values(older) | _values(newer)
+    old_values = [w for w in old_only if w in values]
+    new_values = [w for w in new_only if w in values]
+    value_changed = bool(old_values or new_values)
+    clash = _qualifier_clash(old_only, new_only)
+    if clash:
+        return UpdateVerdict(
+            Verdict.DIFFERENT, memory_id, f"look-alikes: '{clash[0]}' and '{clash[1]}' are two facts", cue
+        )
+    plain_old = [_norm(t) for t in old_tokens]
+    plain_new = [_norm(t) for t in new_tokens]
+    runs, kept = _runs(plain_old, plain_new)
+    one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
+    changed = f"'{_quote(old_only)}' -> '{_quote(new_only)}'"
+    content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
+    if (
+        not cue
+        and one_edit
+        and runs[0][0] == "replace"
+        and _names_the_thing(runs[0], plain_old, plain_new, content_start, values)
+    ):
+        # The edited slot is what the sentence is about ("billing-api listens on port 8080." / "search-api
+        # listens on port 8080."; "Port 8080 is where billing-api listens."): two things that share a value.
+        return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"the same statement about another subject: {changed}")
+    # With a cue, a lower-case tool ("switched from Poetry to uv") is the new value too.
+    if not (value_changed or negation_differs or (cue and new_only)):
+        # Only wording differs ("Alice owns X." / "X is owned by Alice."): the same claim, for the twin check.
+        return UpdateVerdict(Verdict.NONE, memory_id, "the same claim in other words", cue)
+    floor = RULES["cue_min_similarity"] if cue else RULES["min_similarity"]
+    if similarity and similarity < floor:
+        return UpdateVerdict(Verdict.NONE, memory_id, "another subject", cue)
+    smaller = max(1, min(len(old_words), len(new_words)))
+    subject = shared / smaller
+    if cue:
+        if subject >= RULES["cue_subject"] and shared >= 1:
+            return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"says it changed ('{cue}'): {changed}", cue)
+        return UpdateVerdict(Verdict.NONE, memory_id, "says something changed, but about another subject", cue)
+    if one_edit and (not similarity or similarity >= RULES["edit_similarity"]):
+        if runs[0][0] != "replace" and not negation_differs:
+            # Words added or left out, none replaced: a detail more or less, not another value.
+            return UpdateVerdict(Verdict.NONE, memory_id, "the same statement with a detail added or left out")
+        return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"the same statement with another value: {changed}")
+    if (
+        len(runs) >= 2
+        and old_values
+        and new_values
+        and subject >= RULES["reworded_subject"]
+        and similarity >= RULES["reworded_similarity"]
+    ):
+        return UpdateVerdict(Verdict.CONFLICT, memory_id, f"the same subject with another value: {changed}")
+    if len(runs) >= 2 and old_only and new_only:
+        return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"differs in more than one place: {changed}")
+    return UpdateVerdict(Verdict.NONE, memory_id, "nothing replaced", cue)
+
+
+def judge_update(*, text: str, neighbours: Sequence[Neighbour]) -> list[UpdateVerdict]:
+    """The verdict on each neighbour, nearest first; each pair is judged in the order its facts became true."""
+    ordered = sorted(neighbours, key=lambda n: -n.similarity)
+    return [
+        judge_pair(older=text, newer=n.content, similarity=n.similarity, memory_id=n.id)
+        if n.newer
+        else judge_pair(older=n.content, newer=text, similarity=n.similarity, memory_id=n.id)
+        for n in ordered
+    ]

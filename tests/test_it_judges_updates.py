@@ -1,0 +1,69 @@
+"""The update rules on their own (a pure decision from two texts and their similarity), and the labelled set and
+its measurement through the API (`manage.py eval_updates`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from rest_framework.test import APIClient
+
+from memoryhub.agents.tokens import create_token
+from memoryhub.bench.updates_set import DEV, HELD_OUT
+from memoryhub.embeddings import get_embedder
+from memoryhub.management.commands.eval_updates import Command
+from memoryhub.memories.updates import Verdict, change_cue, judge_pair
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "verdict"),
+    [
+        ("CI runs on GitHub Actions.", "CI moved from GitHub Actions to Buildkite in March.", Verdict.SUPERSEDE),
+        ("The bastion host is bastion-1.", "The bastion host is bastion-3.", Verdict.SUPERSEDE),
+        ("Backups run every 6 hours.", "Backups now run every hour.", Verdict.SUPERSEDE),
+        ("The staging cluster has 3 nodes.", "The production cluster has 12 nodes.", Verdict.DIFFERENT),
+        ("Deploys to staging happen on Fridays.", "Deploys to production happen on Fridays.", Verdict.DIFFERENT),
+        ("billing-api listens on port 8080.", "search-api listens on port 8080.", Verdict.DIFFERENT),
+        ("Port 8080 is where billing-api listens.", "Port 8080 is where search-api listens.", Verdict.DIFFERENT),
+        ("The billing service is owned by Alice.", "Alice owns the billing service.", Verdict.NONE),
+        ("Use pnpm, not npm, to install packages.", "Install packages with pnpm instead of npm.", Verdict.NONE),
+        ("The backup starts at 3pm UTC.", "The backup starts at 15:00 UTC.", Verdict.NONE),
+        ("payments-api listens on port 8443.", "payments-api listens on port 8443; set PAYMENTS_PORT to move it.",
+         Verdict.NONE),
+    ],
+)  # fmt: skip
+def test_the_rules_read_a_pair_as_people_do(older, newer, verdict):
+    embedder = get_embedder()
+    a, b = embedder.embed([older, newer])
+    similarity = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+    assert judge_pair(older=older, newer=newer, similarity=similarity).verdict == verdict
+
+
+def test_a_cue_is_named_in_the_reason():
+    verdict = judge_pair(older="The cache layer is Memcached.", newer="The cache layer was replaced by Redis.",
+                         similarity=0.8)  # fmt: skip
+    assert verdict.verdict == Verdict.SUPERSEDE and "replaced" in verdict.reason
+    assert change_cue("The cache layer is Memcached.") == ""
+
+
+def test_the_labelled_set_is_big_enough_and_a_third_is_held_out():
+    assert len(DEV) + len(HELD_OUT) >= 150
+    assert len(HELD_OUT) >= (len(DEV) + len(HELD_OUT)) // 3 - 1
+    for part in (DEV, HELD_OUT):
+        assert set(Counter(p.kind for p in part)) == {"cue", "nocue", "alike", "same"}
+    assert not {(p.older, p.newer) for p in DEV} & {(p.older, p.newer) for p in HELD_OUT}
+
+
+@pytest.mark.django_db
+def test_eval_updates_measures_a_pair_of_each_kind_through_the_api():
+    _, raw = create_token(name="eval-updates")
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+    command = Command()
+    firsts = {kind: next(p for p in DEV if p.kind == kind) for kind in ("cue", "nocue", "alike", "same")}
+    results = {kind: command.run_pair(client, f"p-{kind}", pair) for kind, pair in firsts.items()}
+    assert results["cue"].superseded and results["cue"].newer_first and results["cue"].recall_clean
+    assert results["nocue"].superseded and results["nocue"].newer_first
+    assert results["alike"].both_found and not (results["alike"].superseded or results["alike"].queued)
+    assert not (results["same"].superseded or results["same"].queued)
