@@ -72,11 +72,15 @@ def test_the_vector_copy_drops_a_superseded_row_at_once(agent, settings):
     assert search(agent, "shopfront API port") == [new]
 
 
-def test_an_edit_of_one_value_without_a_cue_supersedes_too(agent):
+def test_an_edit_of_one_value_without_a_cue_asks_a_person_and_ranks_the_newer_first(agent):
     old = write(agent, "The bastion host is bastion-1.")["memory"]["id"]
     body = write(agent, "The bastion host is bastion-3.")
-    assert body["outcome"] == "created" and body["supersedes"] == [old]
-    assert "the same statement with another value" in body["reason"]
+    new = body["memory"]["id"]
+    assert body["outcome"] == "created" and "supersedes" not in body
+    proposal = Proposal.objects.get(pk=body["conflicts"][0])
+    assert (proposal.kind, proposal.sources, proposal.status) == ("conflict", [old, new], "pending")
+    assert set(Memory.objects.filter(pk__in=[old, new]).values_list("status", flat=True)) == {Status.ACTIVE}
+    assert search(agent, "What is the bastion host?")[:2] == [new, old]
 
 
 def test_look_alikes_that_differ_in_a_qualifier_stay_two_facts(agent):

@@ -242,9 +242,14 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
     one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
     changed = f"'{_quote(old_only)}' -> '{_quote(new_only)}'"
     content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
+    # One slot replaced at the very end ("... is Tomasz." / "... is Aiko."; "... built with Docusaurus." / "...
+    # with MkDocs."): the sentence's value, said the same way. The words alone show it; two product names move
+    # the vectors apart more than any threshold on meaning could allow for.
+    closing = one_edit and runs[0][0] == "replace" and runs[0][2] == len(plain_old) and runs[0][4] == len(plain_new)
     if (
         not cue
         and one_edit
+        and not closing
         and runs[0][0] == "replace"
         and _names_the_thing(runs[0], plain_old, plain_new, content_start, values)
     ):
@@ -256,7 +261,7 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
         # Only wording differs ("Alice owns X." / "X is owned by Alice."): the same claim, for the twin check.
         return UpdateVerdict(Verdict.NONE, memory_id, "the same claim in other words", cue)
     floor = RULES["cue_min_similarity"] if cue else RULES["min_similarity"]
-    if similarity and similarity < floor:
+    if similarity and similarity < floor and not closing:
         return UpdateVerdict(Verdict.NONE, memory_id, "another subject", cue)
     smaller = max(1, min(len(old_words), len(new_words)))
     subject = shared / smaller
@@ -264,11 +269,15 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
         if subject >= RULES["cue_subject"] and shared >= 1:
             return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"says it changed ('{cue}'): {changed}", cue)
         return UpdateVerdict(Verdict.NONE, memory_id, "says something changed, but about another subject", cue)
-    if one_edit and (not similarity or similarity >= RULES["edit_similarity"]):
+    if one_edit and (closing or not similarity or similarity >= RULES["edit_similarity"]):
         if runs[0][0] != "replace" and not negation_differs:
             # Words added or left out, none replaced: a detail more or less, not another value.
             return UpdateVerdict(Verdict.NONE, memory_id, "the same statement with a detail added or left out")
-        return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"the same statement with another value: {changed}")
+        # Without a cue, another value may be a change or a mistake (either side can be the wrong one): both stay,
+        # the newer ranks first, and a person says which is current. Only a write that says it changed replaces.
+        return UpdateVerdict(
+            Verdict.CONFLICT, memory_id, f"the same statement with another value, not said to be a change: {changed}"
+        )
     if (
         len(runs) >= 2
         and old_values
