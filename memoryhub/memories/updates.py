@@ -115,6 +115,10 @@ _VALUE_WORDS = frozenset(
 )
 # Words that label a note rather than state anything: "Note:", "FYI:", "Reminder:".
 _LABELS = frozenset("note fyi nb todo reminder important update heads-up tip warning".split())
+# The words that tie a sentence's subject to its value ("... is Aiko", "... uses Intercom", "... built with MkDocs",
+# "... through Opsgenie"). A slot closing the sentence after one of them is the value; after any other verb ("then
+# start stone-reef") it is what an instruction acts on, and two such instructions are two facts.
+_LINKING = frozenset("is are was were be uses use with via through by on at in to from as".split())
 _SYNONYMS = {"single": "one", "second": "other", "mins": "minute", "min": "minute", "secs": "second"}
 
 
@@ -242,10 +246,17 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
     one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
     changed = f"'{_quote(old_only)}' -> '{_quote(new_only)}'"
     content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
-    # One slot replaced at the very end ("... is Tomasz." / "... is Aiko."; "... built with Docusaurus." / "...
-    # with MkDocs."): the sentence's value, said the same way. The words alone show it; two product names move
-    # the vectors apart more than any threshold on meaning could allow for.
-    closing = one_edit and runs[0][0] == "replace" and runs[0][2] == len(plain_old) and runs[0][4] == len(plain_new)
+    # One slot replaced at the very end, after a linking word ("... is Tomasz." / "... is Aiko."; "... built with
+    # Docusaurus." / "... with MkDocs."): the sentence's value, said the same way. The words alone show it; two
+    # product names move the vectors apart more than any threshold on meaning could allow for.
+    closing = (
+        one_edit
+        and runs[0][0] == "replace"
+        and runs[0][2] == len(plain_old)
+        and runs[0][4] == len(plain_new)
+        and runs[0][1] > 0
+        and plain_old[runs[0][1] - 1] in _LINKING
+    )
     if (
         not cue
         and one_edit
