@@ -26,18 +26,57 @@
     }
   }
 
+  // The selection lives here, not in the checkboxes: a live search, a row an action swapped in or a page of results
+  // re-rendered by the server comes back unticked, and the person's ticks must survive all three. Ticked memories the
+  // current list no longer shows stay selected, as hidden inputs in the bulk form, and the bar says how many.
+  var picked = new Set();
+
+  function restoreSelection() {
+    var form = document.getElementById("bulk-form");
+    if (!form) return;
+    form.querySelectorAll("input[data-kept]").forEach(function (input) { input.remove(); });
+    var shown = new Set();
+    form.querySelectorAll('input[type=checkbox][name="selected"]').forEach(function (box) {
+      shown.add(box.value);
+      box.checked = picked.has(box.value);
+    });
+    picked.forEach(function (id) {
+      if (shown.has(id)) return;
+      var kept = document.createElement("input");
+      kept.type = "hidden";
+      kept.name = "selected";
+      kept.value = id;
+      kept.setAttribute("data-kept", "");
+      form.appendChild(kept);
+    });
+  }
+
   function updateSelectedCount() {
     var form = document.getElementById("bulk-form");
     if (!form) return;
-    var n = form.querySelectorAll('input[name="selected"]:checked').length;
+    var boxes = form.querySelectorAll('input[type=checkbox][name="selected"]');
+    boxes.forEach(function (box) { if (box.checked) picked.add(box.value); else picked.delete(box.value); });
+    restoreSelection();
+    var n = picked.size;
+    var hidden = form.querySelectorAll("input[data-kept]").length;
     var label = form.querySelector("[data-selected-count]");
     if (label) label.textContent = n + " selected";
+    var note = form.querySelector("[data-selected-hidden]");
+    if (note) note.textContent = hidden ? "(" + hidden + " not in this list)" : "";
+    var bar = form.querySelector(".bulk");
+    if (bar) bar.classList.toggle("has-selection", n > 0);
     var all = form.querySelector("[data-select-all]");
-    var boxes = form.querySelectorAll('input[name="selected"]');
+    var ticked = form.querySelectorAll('input[type=checkbox][name="selected"]:checked').length;
     if (all) {
-      all.checked = boxes.length > 0 && n === boxes.length;
-      all.indeterminate = n > 0 && n < boxes.length;
+      all.checked = boxes.length > 0 && ticked === boxes.length;
+      all.indeterminate = ticked > 0 && ticked < boxes.length;
     }
+  }
+
+  function clearSelection() {
+    picked.clear();
+    document.querySelectorAll('#bulk-form input[type=checkbox][name="selected"]').forEach(function (box) { box.checked = false; });
+    updateSelectedCount();
   }
 
   // One row menu open at a time; a click elsewhere or Escape closes it (the top bar menu stays until toggled).
@@ -68,6 +107,7 @@
       });
       var editing = root.querySelector && root.querySelector(".is-editing textarea, .is-editing input[type=text]");
       if (editing && root.classList && root.classList.contains("is-editing")) editing.focus();
+      restoreSelection();
       updateSelectedCount();
     });
   });
@@ -83,7 +123,9 @@
       return;
     }
     if (!target.closest(".row-actions.is-open")) closeMenus(null);
-    if (target.closest("[data-dismiss]")) {
+    if (target.closest("[data-clear-selection]")) {
+      clearSelection();
+    } else if (target.closest("[data-dismiss]")) {
       target.closest(".message").remove();
     } else if (target.closest("[data-close-dialog]")) {
       closeDialog(target.closest("dialog"));
@@ -174,7 +216,19 @@
     a: function () { clickIn(selectedRow(), "[data-shortcut=archive]"); },
   };
 
+  // The search box searches as one types (and on Enter); its "change" on blur or on Enter must not reach the
+  // filters form, which listens for changes of the other fields: it sent the search a second time, and the blur
+  // that a first tick of a row causes re-ran the search and swapped the ticked row away.
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "id_q") event.stopPropagation();
+  }, true);
+
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && event.target.id === "id_q") {
+      event.preventDefault();  // leave the box as it is (Chrome would empty a search box and search for nothing)
+      event.target.blur();
+      return;
+    }
     if (event.key === "Escape") closeMenus(null);
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     var field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
@@ -196,6 +250,9 @@
 
   // A row an action swapped in keeps the selection outline.
   document.addEventListener("htmx:afterSettle", markSelected);
+
+  // A bulk action or merge that went through: what was selected has been acted on.
+  document.addEventListener("selection-done", clearSelection);
 
   document.addEventListener("notice", function (event) {
     var detail = event.detail || {};

@@ -14,6 +14,7 @@ from ui import selectors, services
 from ui.forms import BulkForm, MergeForm
 from ui.views.common import (
     DOMAIN_ERRORS,
+    SELECTION_DONE,
     HtmxHttpRequest,
     actor,
     check,
@@ -38,7 +39,7 @@ def _results(request: HtmxHttpRequest, notice: str) -> HttpResponse:
         return HttpResponseRedirect(reverse("ui:memories") + (f"?{return_query}" if return_query else ""))
     context = listing_context(QueryDict(return_query), request.access) | {"close_dialog": True}
     response = render(request, f"{LIST}#results", context)
-    return notify(response, notice)
+    return notify(response, notice, also=(SELECTION_DONE,))
 
 
 def _selected_memories(request: HtmxHttpRequest, ids: list[int]) -> tuple[list[Memory], int]:

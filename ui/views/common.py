@@ -39,6 +39,7 @@ class Missing(Exception):
 
 
 MEMORIES_CHANGED = "memories-changed"  # the nav counters listen for it
+SELECTION_DONE = "selection-done"  # app.js forgets the ticked rows: the bulk action acted on them
 
 
 def dashboard_view(view: Callable) -> Callable:
@@ -112,9 +113,12 @@ def render_view(
     return response
 
 
-def notify(response: HttpResponse, notice: str = "", *, changed: bool = True) -> HttpResponse:
-    """Tell the page what happened: a notice to show and an event that refreshes the counters."""
-    events: dict = {}
+def notify(
+    response: HttpResponse, notice: str = "", *, changed: bool = True, also: tuple[str, ...] = ()
+) -> HttpResponse:
+    """Tell the page what happened: a notice to show and an event that refreshes the counters (`also`: more events,
+    such as SELECTION_DONE)."""
+    events: dict = dict.fromkeys(also, True)
     if changed:
         events[MEMORIES_CHANGED] = True
     if notice:
