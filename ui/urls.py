@@ -25,6 +25,7 @@ dashboard_patterns = [
     path("proposals/<int:pk>/undo/", review.undo, name="undo"),
     path("decay/", insights.decay, name="decay"),
     path("decay/sweep/", insights.decay_sweep, name="decay_sweep"),
+    path("decay/sweep/preview/", insights.decay_sweep_preview, name="decay_sweep_preview"),
     path("decay/sweep/undo/", insights.decay_undo_sweep, name="decay_undo_sweep"),
     path("gate/", review.gate_log, name="gate"),
     path("gate/<int:pk>/promote/", review.promote, name="promote"),

@@ -288,8 +288,8 @@ def last_sweep(*, projects: list[str] | None = None) -> LastSweep | None:
 
 def undo_last_sweep(*, actor: str, projects: list[str] | None = None) -> list[int]:
     """Bring back, in one step, what the last sweep archived (each with a `restored` event naming the sweep);
-    returns the ids restored. Like `restore_memory`, the decay clock restarts, so the next sweep does not take
-    them straight back. A memory restored or merged since is left as it is; a sweep is undone once (the dashboard
+    returns the ids restored. The decay clock restarts, so the next sweep does not take them straight back,
+    but their last use stays as it was: nobody used them. A memory restored or merged since is left as it is; a sweep is undone once (the dashboard
     offers the undo only while something of the last sweep is still archived)."""
     sweep = last_sweep(projects=projects)
     if sweep is None or not sweep.memory_ids:
@@ -302,7 +302,8 @@ def undo_last_sweep(*, actor: str, projects: list[str] | None = None) -> list[in
             .order_by("pk")
             .values_list("pk", flat=True)
         )
-        Memory.objects.filter(pk__in=ids).update(status=Status.ACTIVE, last_accessed_at=now)
+        # A fresh decay clock (the edit clock, see memoryhub/memories/decay.py), not a use: no agent used them.
+        Memory.objects.filter(pk__in=ids).update(status=Status.ACTIVE, updated_at=now)
         MemoryEvent.objects.bulk_create(
             [
                 MemoryEvent(

@@ -3,7 +3,12 @@
 (function () {
   "use strict";
 
-  function showMessage(text, level) {
+  // A notice with an Undo stays long enough to reach for it (and while the pointer or focus is on it); the
+  // others go after a few seconds. Errors stay until dismissed.
+  var NOTICE_MS = 6000;
+  var UNDO_MS = 20000;
+
+  function showMessage(text, level, undo) {
     var box = document.getElementById("messages");
     if (!box) return;
     var div = document.createElement("div");
@@ -12,18 +17,42 @@
     var span = document.createElement("span");
     span.className = "message-text";
     span.textContent = text;
+    div.appendChild(span);
+    if (undo && undo.url) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "btn btn-sm message-undo";
+      button.textContent = "Undo";
+      button.addEventListener("click", function () { runUndo(undo, button); });
+      div.appendChild(button);
+    }
     var close = document.createElement("button");
     close.type = "button";
     close.className = "message-close";
     close.setAttribute("data-dismiss", "");
     close.setAttribute("aria-label", "Dismiss message");
     close.textContent = "×";
-    div.appendChild(span);
     div.appendChild(close);
     box.replaceChildren(div);
     if (level === "success") {
-      setTimeout(function () { if (div.isConnected) div.remove(); }, 6000);
+      var expire = function () {
+        if (!div.isConnected) return;
+        if (div.matches(":hover, :focus-within")) { setTimeout(expire, 1000); return; }
+        div.remove();
+      };
+      setTimeout(expire, undo && undo.url ? UNDO_MS : NOTICE_MS);
     }
+  }
+
+  function runUndo(undo, button) {
+    button.disabled = true;
+    var target = undo.target && document.querySelector(undo.target);
+    var options = { values: undo.values || {}, swap: target ? "outerHTML" : "none" };
+    if (target) options.target = target;
+    htmx.ajax("POST", undo.url, options).then(function () {
+      // The answer replaced nothing on this page (a merge undone from the list): show the list as it is now.
+      if (!target && document.getElementById("filters")) htmx.trigger("#filters", "submit");
+    });
   }
 
   // The selection lives here, not in the checkboxes: a live search, a row an action swapped in or a page of results
@@ -251,13 +280,22 @@
   // A row an action swapped in keeps the selection outline.
   document.addEventListener("htmx:afterSettle", markSelected);
 
+  // hx-confirm for one button of a form (a bulk archive asks first; the other bulk actions do not), with the count.
+  document.addEventListener("htmx:confirm", function (event) {
+    var trigger = event.detail.triggeringEvent;
+    var submitter = trigger && trigger.submitter;
+    if (!submitter || !submitter.hasAttribute("data-confirm")) return;
+    event.preventDefault();
+    if (window.confirm(submitter.getAttribute("data-confirm").replace("{n}", String(picked.size)))) event.detail.issueRequest(true);
+  });
+
   // A bulk action or merge that went through: what was selected has been acted on.
   document.addEventListener("selection-done", clearSelection);
 
   document.addEventListener("notice", function (event) {
     var detail = event.detail || {};
     var value = detail.value || detail;
-    if (value && value.text) showMessage(value.text, value.level || "success");
+    if (value && value.text) showMessage(value.text, value.level || "success", value.undo);
   });
 
   // A filtered list's URL carries only what was chosen, so a bookmark reads "/?project=alpha", not every empty field.

@@ -49,6 +49,7 @@ ROUTES: dict[str, tuple[str, str | None, Action | str]] = {
     "undo": ("POST", "proposal", Action.CURATE),
     "decay": ("GET", None, Action.READ),
     "decay_sweep": ("POST", None, Action.SWEEP),
+    "decay_sweep_preview": ("GET", None, Action.READ),
     "decay_undo_sweep": ("POST", None, Action.SWEEP),
     "gate": ("GET", None, Action.READ),
     "promote": ("POST", "gate", Action.CURATE),

@@ -14,6 +14,7 @@ from ui import charts, decay_figures, selectors
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
+    Undo,
     actor,
     dashboard_view,
     done,
@@ -75,6 +76,24 @@ def decay(request: HtmxHttpRequest) -> HttpResponse:
     return render_view(request, DECAY, "body", decay_context(request.access))
 
 
+PREVIEW_ROWS = 50  # the sweep preview lists the lowest this many; the count says how many go in all
+
+
+@dashboard_view
+@require_GET
+def decay_sweep_preview(request: HtmxHttpRequest) -> HttpResponse:
+    """The sweep bar: its count, and with ?open=1 the list of what a sweep would archive now (a dry run of the same
+    rule), before anything is archived. Redrawn after every change on the decay page, so the list stays current."""
+    from memoryhub.memories.lifecycle import run_decay_sweep
+
+    context = decay_context(request.access)
+    if request.GET.get("open") == "1" and context["can_sweep"]:
+        report = run_decay_sweep(dry_run=True, projects=request.access.projects_for(Action.SWEEP))
+        lowest = sorted(report.archived, key=lambda item: item.effective_importance)
+        context |= {"preview": lowest[:PREVIEW_ROWS], "due_now": len(report.archived)}
+    return render_view(request, DECAY, "sweep_bar", context)
+
+
 @dashboard_view
 @requires(Action.SWEEP)
 @require_POST
@@ -90,7 +109,8 @@ def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
     if not request.htmx:
         return done(request, notice, reverse("ui:decay"))
     context = decay_context(request.access) | {"swept": report}
-    return notify(render_view(request, DECAY, "body", context), notice)
+    undo = Undo(reverse("ui:decay_undo_sweep"), "#decay-body") if n else None
+    return notify(render_view(request, DECAY, "body", context), notice, undo=undo)
 
 
 @dashboard_view

@@ -18,6 +18,7 @@ from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
+    Undo,
     actor,
     check,
     dashboard_view,
@@ -122,10 +123,10 @@ def _row(request: HtmxHttpRequest, memory: Memory, *, status: int = 200) -> Http
     return render_view(request, LIST, "row", {"memory": memory}, status=status)
 
 
-def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str) -> HttpResponse:
+def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str, undo: Undo | None = None) -> HttpResponse:
     if request.htmx:
         memory.refresh_from_db()
-        return notify(_row(request, memory), notice)
+        return notify(_row(request, memory), notice, undo=undo)
     return done(request, notice, reverse("ui:memory", args=[memory.pk]))
 
 
@@ -140,13 +141,13 @@ def memory_row(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return _row(request, memory)
 
 
-def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str) -> HttpResponse:
+def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str, undo: Undo | None = None) -> HttpResponse:
     memory = get_memory(request, pk, Action.CURATE)
     try:
         call(memory)
     except DOMAIN_ERRORS as exc:
         return refuse(request, error_text(exc), status=409)
-    return _after_action(request, memory, notice.format(pk=pk))
+    return _after_action(request, memory, notice.format(pk=pk), undo)
 
 
 @dashboard_view
@@ -173,6 +174,7 @@ def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         pk,
         lambda m: archive_memory(memory=m, actor=actor(request), reason="archived from the dashboard"),
         "Memory #{pk} archived.",
+        Undo(reverse("ui:restore", args=[pk]), f"#memory-{pk}"),
     )
 
 

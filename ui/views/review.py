@@ -15,6 +15,7 @@ from ui.forms import AcceptProposalForm, RunConsolidationForm
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
+    Undo,
     actor,
     check,
     dashboard_view,
@@ -83,15 +84,15 @@ def proposals(request: HtmxHttpRequest) -> HttpResponse:
     return render_view(request, PROPOSALS, "queue", context)
 
 
-def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str) -> HttpResponse:
+def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str, undo: Undo | None = None) -> HttpResponse:
     if not request.htmx:
         return done(request, notice, reverse("ui:proposals"))
     proposal.refresh_from_db()
     card = _cards([proposal], request.access)[0]
-    return notify(render_view(request, PROPOSALS, "card", {"card": card}), notice)
+    return notify(render_view(request, PROPOSALS, "card", {"card": card}), notice, undo=undo)
 
 
-def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice) -> HttpResponse:
+def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice, undo: Undo | None = None) -> HttpResponse:
     proposal = get_scoped(request, Proposal.objects.all(), pk, Action.CURATE, "Proposal")
     try:
         result = call(proposal)
@@ -99,7 +100,7 @@ def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice) -> HttpRes
         return refuse(request, f"Nothing was changed: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
         return refuse(request, error_text(exc), status=409)
-    return _card_response(request, proposal, notice(result) if callable(notice) else notice)
+    return _card_response(request, proposal, notice(result) if callable(notice) else notice, undo)
 
 
 @dashboard_view
@@ -118,6 +119,7 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         pk,
         lambda p: accept_proposal(proposal=p, content=content, actor=actor(request)),
         lambda merged: f"Proposal #{pk} accepted: merged into memory #{merged.pk}.",
+        Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}"),
     )
 
 
