@@ -288,9 +288,9 @@ def last_sweep(*, projects: list[str] | None = None) -> LastSweep | None:
 
 def undo_last_sweep(*, actor: str, projects: list[str] | None = None) -> list[int]:
     """Bring back, in one step, what the last sweep archived (each with a `restored` event naming the sweep);
-    returns the ids restored. The decay clock restarts, so the next sweep does not take them straight back,
-    but their last use stays as it was: nobody used them. A memory restored or merged since is left as it is; a sweep is undone once (the dashboard
-    offers the undo only while something of the last sweep is still archived)."""
+    returns the ids restored. The decay clock restarts, so the next sweep does not take them straight back, but
+    their last use stays as it was: nobody used them. A memory restored or merged since is left as it is; a sweep
+    is undone once (the dashboard offers the undo only while something of the last sweep is still archived)."""
     sweep = last_sweep(projects=projects)
     if sweep is None or not sweep.memory_ids:
         raise ValidationError("there is no decay sweep to undo", code="invalid_state")
