@@ -151,6 +151,12 @@
       toggle.setAttribute("aria-expanded", open ? "true" : "false");
       return;
     }
+    var fold = target.closest("[data-filters-toggle]");
+    if (fold) {
+      var filters = fold.closest("form");
+      fold.setAttribute("aria-expanded", filters.classList.toggle("is-open") ? "true" : "false");
+      return;
+    }
     if (!target.closest(".row-actions.is-open")) closeMenus(null);
     if (target.closest("[data-clear-selection]")) {
       clearSelection();

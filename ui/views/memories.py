@@ -76,6 +76,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         if value and value != selectors.GLOBAL and value not in choices[key]:
             choices = choices | {key: sorted([*choices[key], value])}
     context["choices"] = choices
+    context["active_filters"] = filters.applied
     return render_view(request, LIST, "results", context)
 
 
