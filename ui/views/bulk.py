@@ -111,7 +111,7 @@ def _merge_initial(memories: list[Memory]) -> dict:
     fields = deterministic_fields(memories)
     return {
         "selected": [m.pk for m in memories],
-        "content": services.default_merge_text(memories),
+        "content": fields["content"],  # the most informative source as written, never the texts joined
         "category": fields["category"],
         "tier": fields["tier"],
         "tags": ", ".join(fields["tags"]),
@@ -121,8 +121,11 @@ def _merge_initial(memories: list[Memory]) -> dict:
 def _merge_dialog(
     request: HtmxHttpRequest, memories: list[Memory], form: MergeForm, *, missing: int = 0, status: int = 200
 ):
+    from memoryhub.consolidation.differences import fact_differences
+
     context = {
         "memories": memories,
+        "differs_in": fact_differences([m.content for m in memories]),
         "form": form,
         "return_query": request.POST.get("return_query", ""),
         "skipped": _skipped(missing).strip(),

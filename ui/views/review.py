@@ -48,14 +48,14 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
                 "segments": diffing.source_segments(text, proposal.content) if memory else [],
             }
         )
-    from memoryhub.consolidation.clustering import differing_names
+    from memoryhub.consolidation.differences import fact_differences
 
     present = [t for t in texts if t]
     pending = proposal.status == ProposalStatus.PENDING
     return {
         "proposal": proposal,
-        # Names, numbers, times or paths one source has and another lacks: a merge would lose or blur one of them.
-        "differs_in": differing_names(present) if pending and len(present) > 1 else [],
+        # Names, numbers, swapped nouns or always/never that tell the sources apart: a merge would lose one of them.
+        "differs_in": fact_differences(present) if pending else [],
         "sources": sources,
         "proposed": diffing.proposed_segments(proposal.content, texts),
         "form": AcceptProposalForm(initial={"content": proposal.content}, prefix=f"p{proposal.pk}"),
