@@ -34,7 +34,7 @@ from memoryhub.memories.secrets import (
     secrets_in_fields,
 )
 from memoryhub.memories.store import clean_fields, create_memory, reinforce, update_memory
-from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
+from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
 from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import similar_in_scope
 from memoryhub.storage import sql
@@ -268,6 +268,10 @@ def _gate_write(
                 )
             else:
                 reason = f"duplicate of memory #{existing.pk} ({detail}); reinforced it instead of storing a twin"
+                # Nothing of the memory changed, but its history says the gate folded a twin into it (who, why).
+                MemoryEvent.objects.create(
+                    memory_id=existing.pk, action="reinforced", actor=source, note=f"duplicate, reinforced: {detail}"
+                )
             entry = _log(
                 GateDecision.MERGED if changes else GateDecision.DUPLICATE, reason=reason, kind="duplicate",
                 content=text, payload=payload, project=project, source=source, memory=existing,

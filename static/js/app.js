@@ -330,6 +330,13 @@
     });
   });
 
+  // A refused request (a form shown again with its error) leaves no earlier "saved" notice standing beside it.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 400 || xhr.getResponseHeader("HX-Retarget") === "#messages") return;
+    document.querySelectorAll("#messages .message-success").forEach(function (old) { old.remove(); });
+  });
+
   document.addEventListener("htmx:responseError", function (event) {
     var xhr = event.detail.xhr;
     if (xhr && xhr.status >= 500) showMessage("The server could not do that (error " + xhr.status + "). Nothing was changed by this page.", "error");

@@ -264,9 +264,10 @@ def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     def apply(memory: Memory, form: EditTextForm) -> None:
         clean_fields({"content": form.cleaned_data["content"]}, partial=True)  # a secret is named first
         refuse_noise(form.cleaned_data["content"])
-        update_memory(
-            memory=memory, changes={"content": form.cleaned_data["content"]}, actor=actor(request), action="edited"
-        )
+        changes = {"content": form.cleaned_data["content"]}
+        if form.cleaned_data["importance"] is not None:
+            changes["importance"] = form.cleaned_data["importance"]
+        update_memory(memory=memory, changes=changes, actor=actor(request), action="edited")
 
     return _form_view(request, pk, EditTextForm, "edit", apply)
 
