@@ -191,12 +191,24 @@
     }
   });
 
-  // Keyboard shortcuts on the memory list: "/" search, j/k move, x select, c confirm, e edit, a archive/restore,
-  // ? the list of shortcuts. They act on the selected row (outlined), never while typing in a field.
+  // The search box searches as one types (and on Enter); its "change" on blur or on Enter must not reach the
+  // filters form, which listens for changes of the other fields: it sent the search a second time, and the blur
+  // that a first tick of a row causes re-ran the search and swapped the ticked row away.
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "id_q") event.stopPropagation();
+  }, true);
+
+  // Keyboard shortcuts on every list page (the memory list, proposals, the gate log, the decay page's table):
+  // "/" search, j/k move, o or Enter open, x select, c confirm, e edit, t tags, a archive/restore or accept,
+  // r reject, n new memory, ? the list of shortcuts. They act on the outlined item (a row or a card, each with a
+  // stable id), through the same buttons a click uses, and never while typing in a field.
   var selectedId = null;
+  var ITEMS = "tr.memory-row, [data-nav-item]";
 
   function listRows() {
-    return Array.prototype.slice.call(document.querySelectorAll("tr.memory-row"));
+    return Array.prototype.slice.call(document.querySelectorAll(ITEMS)).filter(function (el) {
+      return el.getClientRects().length > 0;
+    });
   }
 
   function markSelected() {
@@ -231,11 +243,17 @@
     }
   }
 
-  function clickIn(row, selector) {
+  // The first of `names` the outlined item offers is clicked (a field is focused instead: a proposal's text).
+  function act(names, fallback) {
     whenSettled(function () {
       var current = selectedRow();
-      var control = current && current.querySelector(selector);
-      if (control) control.click();
+      if (!current) return;
+      for (var i = 0; i < names.length; i++) {
+        var control = current.querySelector("[data-shortcut=" + names[i] + "]");
+        if (control) { control.click(); return; }
+      }
+      var field = fallback && current.querySelector(fallback);
+      if (field) field.focus();
     });
   }
 
@@ -243,20 +261,21 @@
     j: function () { moveSelection(1); },
     k: function () { moveSelection(-1); },
     x: function () {
-      var box = selectedRow() && selectedRow().querySelector('input[name="selected"]');
+      var box = selectedRow() && selectedRow().querySelector('input[type=checkbox][name="selected"]');
       if (box) { box.checked = !box.checked; updateSelectedCount(); }
     },
-    c: function () { clickIn(selectedRow(), "[data-shortcut=confirm]"); },
-    e: function () { clickIn(selectedRow(), "[data-shortcut=edit]"); },
-    a: function () { clickIn(selectedRow(), "[data-shortcut=archive]"); },
+    o: function () { act(["open"], null); },
+    Enter: function () { act(["open"], null); },
+    c: function () { act(["confirm"], null); },
+    e: function () { act(["edit"], "textarea"); },
+    t: function () { act(["retag"], null); },
+    a: function () { act(["archive", "accept"], null); },
+    r: function () { act(["reject"], null); },
+    n: function () {
+      var create = document.querySelector("[data-shortcut-new]");
+      if (create) create.click();
+    },
   };
-
-  // The search box searches as one types (and on Enter); its "change" on blur or on Enter must not reach the
-  // filters form, which listens for changes of the other fields: it sent the search a second time, and the blur
-  // that a first tick of a row causes re-ran the search and swapped the ticked row away.
-  document.addEventListener("change", function (event) {
-    if (event.target.id === "id_q") event.stopPropagation();
-  }, true);
 
   document.addEventListener("keydown", function (event) {
     if (event.key === "Escape" && event.target.id === "id_q") {
@@ -266,10 +285,12 @@
     }
     if (event.key === "Escape") closeMenus(null);
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    var field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+    var field = event.target.closest && event.target.closest("input, textarea, select, button, a, [contenteditable]");
+    if (event.key === "Enter" && field) return;  // Enter on a link or button is that control's own
+    field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
     if (field || document.querySelector("dialog[open]")) return;
     if (event.key === "/") {
-      var search = document.getElementById("id_q");
+      var search = document.getElementById("id_q") || document.querySelector("[data-search]");
       if (search) { event.preventDefault(); search.focus(); search.select(); }
       return;
     }
@@ -278,9 +299,11 @@
       if (help) { event.preventDefault(); help.showModal(); }
       return;
     }
-    if (!document.getElementById("bulk-form")) return;
     var action = SHORTCUTS[event.key];
-    if (action) { event.preventDefault(); action(); }
+    if (!action || (event.key === "Enter" && !selectedRow())) return;
+    if (!listRows().length && event.key !== "n") return;
+    event.preventDefault();
+    action();
   });
 
   // A row an action swapped in keeps the selection outline.
