@@ -69,3 +69,22 @@ def test_a_hand_merge_starts_from_one_text_and_warns(dashboard, transactional_db
     page.locator(".bulk").get_by_role("button", name="Merge…").click()
     expect(page.locator("#merge-dialog .differs")).to_contain_text("sphinx")
     expect(page.locator("#merge-dialog .differs")).to_contain_text("mkdocs")
+
+
+def test_a_proposal_refused_for_a_secret_says_so_on_its_card_and_forgets_it(dashboard, transactional_db):
+    proposal = _proposal(("Deploy with the fly CLI from main", "Deploys use the fly CLI from the main branch"))
+    page = dashboard.open("/proposals/")
+    card = page.locator(f"#proposal-{proposal.pk}")
+    box = card.get_by_label("Merged text (edit before accepting)")
+    box.fill("Deploy with fly using token ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8")
+    card.get_by_role("button", name="Accept").click()
+    expect(page.locator(f"#proposal-{proposal.pk} .field-error")).to_be_visible()
+    expect(page.locator(f"#proposal-{proposal.pk}").get_by_label("Merged text (edit before accepting)")).to_have_value(
+        ""
+    )
+    assert "ghp_" not in page.content()
+    proposal.refresh_from_db()
+    assert proposal.status == "pending"
+    refused = [e for e in dashboard.errors if "status of 422" in e]
+    assert len(refused) == 1, dashboard.errors  # the refusal's own answer, expected
+    dashboard.errors[:] = [e for e in dashboard.errors if e not in refused]

@@ -21,6 +21,7 @@ from ui.views.common import (
     dashboard_view,
     done,
     error_text,
+    forget_secret_inputs,
     get_scoped,
     notify,
     refuse,
@@ -92,14 +93,24 @@ def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str, un
     return notify(render_view(request, PROPOSALS, "card", {"card": card}), notice, undo=undo)
 
 
-def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice, undo: Undo | None = None) -> HttpResponse:
+def _proposal_action(
+    request: HtmxHttpRequest, pk: int, call, notice, undo: Undo | None = None, form=None
+) -> HttpResponse:
     proposal = get_scoped(request, Proposal.objects.all(), pk, Action.CURATE, "Proposal")
     try:
         result = call(proposal)
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was changed: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
-        return refuse(request, error_text(exc), status=409)
+        # A proposal gone or already decided is no fault of the text: said in the notice, as before.
+        if form is None or not request.htmx or getattr(exc, "code", None) in ("invalid_state", "not_found"):
+            return refuse(request, error_text(exc), status=409)
+        # An edited text refused (a secret, noise): the error shows on the card, under the box, which keeps the
+        # text to be fixed, unless it held a secret: that never comes back to the page.
+        forget_secret_inputs(form)
+        form.add_error(None, error_text(exc))
+        card = _cards([proposal], request.access)[0] | {"form": form}
+        return render_view(request, PROPOSALS, "card", {"card": card}, status=422)
     return _card_response(request, proposal, notice(result) if callable(notice) else notice, undo)
 
 
@@ -120,6 +131,7 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         lambda p: accept_proposal(proposal=p, content=content, actor=actor(request)),
         lambda merged: f"Proposal #{pk} accepted: merged into memory #{merged.pk}.",
         Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}"),
+        form,
     )
 
 
