@@ -217,6 +217,21 @@ def below_threshold(
     return out
 
 
+def sweep_preview(
+    *, projects: list[str] | None = None, limit: int = 50, now: datetime | None = None
+) -> tuple[int, list[ArchivedItem]]:
+    """What a sweep would archive now, before it runs: how many, and the `limit` lowest (a read; nothing changes).
+    The same rule as the sweep (`below_threshold`), without its batched re-check, which only a write needs."""
+    below = sorted(below_threshold(now=now, projects=projects), key=lambda pair: pair[1])
+    rows = Memory.objects.only("pk", "content", "project", "category", "tier").in_bulk([pk for pk, _ in below[:limit]])
+    items = [
+        ArchivedItem(pk, rows[pk].content, rows[pk].project, rows[pk].category, rows[pk].tier, value)
+        for pk, value in below[:limit]
+        if pk in rows
+    ]
+    return len(below), items
+
+
 def run_decay_sweep(
     *, now: datetime | None = None, actor: str = "decay", dry_run: bool = False, projects: list[str] | None = None
 ) -> SweepReport:

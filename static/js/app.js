@@ -275,6 +275,10 @@
       var create = document.querySelector("[data-shortcut-new]");
       if (create) create.click();
     },
+    m: function () {
+      var merge = document.querySelector('#bulk-form .bulk button[value="merge"]');
+      if (merge && picked.size) whenSettled(function () { merge.click(); });
+    },
   };
 
   document.addEventListener("keydown", function (event) {

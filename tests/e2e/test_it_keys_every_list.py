@@ -88,3 +88,16 @@ def test_keys_confirm_on_the_decay_page_and_move_on_the_gate_log(dashboard, tran
     _start(page)
     page.keyboard.press("j")
     expect(page.locator(f"#gate-{refused.log_entry.pk}")).to_have_class(re.compile("is-selected"))
+
+
+def test_keys_select_two_memories_and_merge_them(dashboard, transactional_db):
+    a = remember("The docs site builds with mkdocs material", project="alpha")
+    b = remember("Docs are built by mkdocs with the material theme", project="alpha")
+    page = dashboard.open("/")
+    _start(page)
+    for key in ("j", "x", "j", "x", "m"):
+        page.keyboard.press(key)
+    dialog = page.locator("#merge-dialog")
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text(f"#{a.pk}")
+    expect(dialog).to_contain_text(f"#{b.pk}")

@@ -23,6 +23,7 @@ from ui.views.common import (
     refuse,
     render_view,
     requires,
+    wants_partial,
 )
 
 DECAY = "ui/decay.html"
@@ -82,15 +83,26 @@ PREVIEW_ROWS = 50  # the sweep preview lists the lowest this many; the count say
 @dashboard_view
 @require_GET
 def decay_sweep_preview(request: HtmxHttpRequest) -> HttpResponse:
-    """The sweep bar: its count, and with ?open=1 the list of what a sweep would archive now (a dry run of the same
-    rule), before anything is archived. Redrawn after every change on the decay page, so the list stays current."""
-    from memoryhub.memories.lifecycle import run_decay_sweep
+    """The sweep bar: its count, and with ?open=1 the list of what a sweep would archive now (the same rule, read
+    only), before anything is archived. Redrawn after every change on the decay page, so the list stays current.
+    It computes only the bar (not the page's charts): it is asked for after every Confirm on the page."""
+    from memoryhub.memories.lifecycle import last_sweep, sweep_preview
 
-    context = decay_context(request.access)
-    if request.GET.get("open") == "1" and context["can_sweep"]:
-        report = run_decay_sweep(dry_run=True, projects=request.access.projects_for(Action.SWEEP))
-        lowest = sorted(report.archived, key=lambda item: item.effective_importance)
-        context |= {"preview": lowest[:PREVIEW_ROWS], "due_now": len(report.archived)}
+    access = request.access
+    if not wants_partial(request):  # a plain link: the whole decay page, with the list open
+        context = decay_context(access)
+    else:
+        context = {"threshold": settings.MEMORYHUB_ARCHIVE_THRESHOLD}
+    sweep_projects = access.projects_for(Action.SWEEP)
+    can_sweep = sweep_projects is None or bool(sweep_projects)
+    context["can_sweep"] = can_sweep
+    if can_sweep:
+        due_now, lowest = sweep_preview(projects=sweep_projects, limit=PREVIEW_ROWS)
+        context |= {"due_now": due_now, "last_sweep": last_sweep(projects=sweep_projects)}
+        if request.GET.get("open") == "1":
+            context["preview"] = lowest
+    else:
+        context["due_now"] = decay_figures.tally(memories=selectors.memories_for(access)).due_now
     return render_view(request, DECAY, "sweep_bar", context)
 
 
