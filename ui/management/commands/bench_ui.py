@@ -99,7 +99,7 @@ class Command(BaseCommand):
             "GET /?q=… (hybrid search, all projects)": [f"/?q={q}" for q in queries],
             "GET /?q=…&project=… (htmx partial)": [f"/?q={q}&project={project}" for q in queries],
             "GET /decay/ (charts over every memory)": ["/decay/"] * requests,
-            "GET /decay/sweep/preview/?open=1": ["/decay/sweep/preview/?open=1"] * requests,
+            "GET /decay/sweep/preview/?open=1 (htmx)": ["/decay/sweep/preview/?open=1"] * requests,
             "GET /proposals/": ["/proposals/"] * requests,
             "GET /gate/": ["/gate/"] * requests,
             "GET /overview/": ["/overview/"] * requests,
