@@ -101,6 +101,7 @@ def test_the_sweep_lists_what_would_go_keeps_count_and_undo_is_no_use(dashboard,
     expect(page.get_by_role("button", name="Archive these 2")).to_be_visible()
     expect(listing).not_to_contain_text(f"#{faded[0]} ")
     page.get_by_role("button", name="Archive these 2").click()
+    expect(page.locator("#messages")).to_contain_text("2 memories archived")
     assert set(Memory.objects.filter(pk__in=faded[1:]).values_list("status", flat=True)) == {"archived"}
     _undo(page)
     expect(page.locator("#messages")).to_contain_text("2 memories restored")

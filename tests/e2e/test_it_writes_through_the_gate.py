@@ -62,13 +62,15 @@ def test_importance_is_editable_and_a_refused_edit_keeps_its_text(dashboard, tra
     page = dashboard.open("/")
     _edit(page, memory)
     row = page.locator(f"#memory-{memory.pk}")
-    row.get_by_label("Importance").fill("0.9")
+    expect(row.locator("textarea")).to_be_visible()
+    row.get_by_label("Importance", exact=True).fill("0.9")
     row.get_by_role("button", name="Save text").click()
     expect(page.locator("#messages")).to_contain_text("saved")
     memory.refresh_from_db()
     assert memory.importance == 0.9
 
     _edit(page, memory)
+    expect(row.locator("textarea")).to_be_visible()
     row.locator("textarea").fill("ok")
     row.get_by_role("button", name="Save text").click()
     expect(row.locator(".field-error").first).to_be_visible()
