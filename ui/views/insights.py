@@ -40,7 +40,7 @@ def decay_context(access: Access) -> dict:
     by_tier = decay_figures.distribution(counts, "tier")
     by_category = decay_figures.distribution(counts, "category")
     peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
-    soon, soon_total = decay_figures.falling_soon(within_days=7, memories=mine)
+    soon, soon_total = decay_figures.falling_soon(within_days=7, memories=mine, below_total=counts.due_now)
     sweep_projects = access.projects_for(Action.SWEEP)
     can_sweep = sweep_projects is None or bool(sweep_projects)
     swept = selectors.memories_for(access, Action.SWEEP)
