@@ -203,7 +203,7 @@
   // r reject, n new memory, ? the list of shortcuts. They act on the outlined item (a row or a card, each with a
   // stable id), through the same buttons a click uses, and never while typing in a field.
   var selectedId = null;
-  var ITEMS = "tr.memory-row, [data-nav-item]";
+  var ITEMS = "tr.memory-row, [data-nav-item], [data-nav-list] > tr";
 
   function listRows() {
     return Array.prototype.slice.call(document.querySelectorAll(ITEMS)).filter(function (el) {
