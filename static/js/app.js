@@ -126,6 +126,8 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    // "/" on a page without a search box leads here, to the memory list's.
+    if (window.location.hash === "#search" && document.getElementById("id_q")) document.getElementById("id_q").focus();
     htmx.onLoad(function (root) {
       var dialogs = root.matches && root.matches("dialog[data-autoshow]") ? [root] : root.querySelectorAll ? root.querySelectorAll("dialog[data-autoshow]") : [];
       dialogs.forEach(function (dialog) {
@@ -295,7 +297,8 @@
     if (field || document.querySelector("dialog[open]")) return;
     if (event.key === "/") {
       var search = document.getElementById("id_q") || document.querySelector("[data-search]");
-      if (search) { event.preventDefault(); search.focus(); search.select(); }
+      event.preventDefault();
+      if (search) { search.focus(); search.select(); } else { window.location.assign("/#search"); }  // pages without one
       return;
     }
     if (event.key === "?") {

@@ -101,3 +101,11 @@ def test_keys_select_two_memories_and_merge_them(dashboard, transactional_db):
     expect(dialog).to_be_visible()
     expect(dialog).to_contain_text(f"#{a.pk}")
     expect(dialog).to_contain_text(f"#{b.pk}")
+
+
+def test_slash_searches_from_any_page(dashboard, transactional_db):
+    page = dashboard.open("/proposals/")
+    _start(page)
+    page.keyboard.press("/")
+    expect(page).to_have_url(re.compile(r"/#search$"))
+    expect(page.get_by_label("Search memories")).to_be_focused()

@@ -108,3 +108,22 @@ def test_the_sweep_lists_what_would_go_keeps_count_and_undo_is_no_use(dashboard,
     for memory in Memory.objects.filter(pk__in=faded[1:]):
         assert memory.status == "active"
         assert abs((memory.last_accessed_at - then).total_seconds()) < 1  # nobody used them
+
+
+def test_on_a_phone_the_selection_bar_and_the_undo_fit_and_work(dashboard, transactional_db):
+    memories = [remember(f"Cron job {n} rotates the {n} logs weekly", project="alpha") for n in ("api", "db", "web")]
+    page = dashboard.page
+    page.set_viewport_size({"width": 390, "height": 844})
+    page = dashboard.open("/")
+    page.get_by_label(f"Select memory #{memories[0].pk}").check()
+    page.get_by_label(f"Select memory #{memories[1].pk}").check()
+    expect(page.locator("[data-selected-count]")).to_have_text("2 selected")
+    expect(page.locator(".bulk")).to_be_in_viewport()
+    page.locator(".bulk").get_by_role("button", name="Archive", exact=True).click()
+    expect(page.locator("#messages")).to_contain_text("2 memories archived")
+    undo = page.locator("#messages").get_by_role("button", name="Undo")
+    expect(undo).to_be_in_viewport()
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 0
+    undo.click()
+    expect(page.locator("#messages")).to_contain_text("2 memories restored")
+    assert set(Memory.objects.values_list("status", flat=True)) == {"active"}
