@@ -192,6 +192,7 @@ def falling_soon(
     now: datetime | None = None,
     *,
     memories: QuerySet[Memory] | None = None,
+    below_total: int | None = None,
 ) -> tuple[list[DecayRow], int]:
     """Active memories whose effective importance drops below the archive threshold within the window, soonest
     first (those already below, lowest first): the first `limit` (their rows loaded) and how many in all.
@@ -207,11 +208,11 @@ def falling_soon(
     reach = threshold / fastest**within_days if fastest > 0 else float("inf")
     fields = ("pk", "category", "tier", "confirmed", "importance")
     found: list[tuple[float, float, int]] = []
-    below_total = 0
     if _sqlite_has_pow():
         rows = memories.active().annotate(effective=effective_importance_expression(now))
         below = rows.filter(effective__lt=threshold - HALF_UNIT)
-        below_total = below.count()
+        # The caller may know the count already (the page's tally counts the same rows by the same rule).
+        below_total = below.count() if below_total is None else below_total
         found = [
             (0.0, round(v, 6), pk) for pk, v in below.order_by("effective", "pk").values_list("pk", "effective")[:limit]
         ]
@@ -219,6 +220,7 @@ def falling_soon(
             *fields, "effective"
         )
     else:
+        below_total = 0  # the scan below meets those already below too
         candidates = [
             (*(row[f] for f in fields), effective_from_row(row, now))
             for row in memories.active().values(*EFFECTIVE_FIELDS).iterator(chunk_size=5000)

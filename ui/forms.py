@@ -91,15 +91,43 @@ class VersionedForm(forms.Form):
         return self.is_valid() and self.cleaned_data["version"] != version_of(self.memory)
 
 
+def importance_field(*, required: bool = True) -> forms.FloatField:
+    return forms.FloatField(
+        required=required,
+        min_value=0.0,
+        max_value=1.0,
+        widget=forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+    )
+
+
 class EditTextForm(VersionedForm):
     content = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 3}), max_length=settings.MEMORYHUB_MAX_CONTENT_CHARS, strip=True
     )
+    importance = importance_field(required=False)  # left out (an older form, a script): unchanged
 
     def __init__(self, *args, memory: Memory, **kwargs):
         super().__init__(*args, memory=memory, **kwargs)
         if not self.is_bound:
             self.initial.setdefault("content", memory.content)
+            self.initial.setdefault("importance", round(memory.importance, 2))
+
+
+class NewMemoryForm(forms.Form):
+    """A memory written by a person: it goes through the same gate as an agent's write."""
+
+    content = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 4}), max_length=settings.MEMORYHUB_MAX_CONTENT_CHARS, strip=True
+    )
+    project = forms.CharField(required=False, max_length=200, help_text="Empty: a global memory")
+    category = forms.ChoiceField(required=False, choices=[("", "(guess)"), *Category.choices])
+    tier = forms.ChoiceField(required=False, choices=[("", "(guess)"), *Tier.choices])
+    tags = TagsField(label="Tags")
+    importance = importance_field()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["importance"].initial = 0.5
 
 
 class RetagForm(VersionedForm):

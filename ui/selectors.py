@@ -82,6 +82,12 @@ class MemoryFilters:
             return "recent"
         return self.sort or ("relevance" if self.q else "recent")
 
+    @property
+    def applied(self) -> int:
+        """How many filters narrow the list (the phone's "Filters (n)"): the search and the order are not filters."""
+        narrowing = (self.project, self.category, self.tier, self.tag, self.source, self.confirmed)
+        return sum(1 for value in narrowing if value) + (self.status != Status.ACTIVE)
+
 
 @dataclass
 class MemoryListing:

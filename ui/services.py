@@ -52,12 +52,3 @@ def bulk_retag(*, memories: list[Memory], changes_for: Callable[[Memory], dict],
             update_memory(memory=memory, changes=changes_for(memory), actor=actor, action="retagged")
             changed += memory.updated_at != before
     return changed
-
-
-def default_merge_text(memories: list[Memory]) -> str:
-    """The text a merge starts from: one source that already says everything, else each distinct text once."""
-    texts = list(dict.fromkeys(m.content.strip() for m in memories))
-    for text in sorted(texts, key=len, reverse=True):
-        if all(other.lower() in text.lower() for other in texts):
-            return text
-    return "\n".join(texts)

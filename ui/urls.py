@@ -1,13 +1,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ui.views import bulk, insights, memories, review, team
+from ui.views import bulk, insights, memories, review, team, writing
 
 dashboard_patterns = [
     path("", memories.memory_list, name="memories"),
     path("counters/", memories.counters, name="counters"),
     path("memories/bulk/", bulk.bulk, name="bulk"),
     path("memories/merge/", bulk.merge, name="merge"),
+    path("memories/new/", writing.new_memory, name="new_memory"),
     path("memories/<int:pk>/", memories.memory_detail, name="memory"),
     path("memories/<int:pk>/row/", memories.memory_row, name="row"),
     path("memories/<int:pk>/edit/", memories.edit, name="edit"),
@@ -25,6 +26,7 @@ dashboard_patterns = [
     path("proposals/<int:pk>/undo/", review.undo, name="undo"),
     path("decay/", insights.decay, name="decay"),
     path("decay/sweep/", insights.decay_sweep, name="decay_sweep"),
+    path("decay/sweep/preview/", insights.decay_sweep_preview, name="decay_sweep_preview"),
     path("decay/sweep/undo/", insights.decay_undo_sweep, name="decay_undo_sweep"),
     path("gate/", review.gate_log, name="gate"),
     path("gate/<int:pk>/promote/", review.promote, name="promote"),

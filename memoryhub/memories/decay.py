@@ -6,8 +6,8 @@ sweep (`effective_from_row`), search's candidate rows (`effective_value`) and th
 ordering (`effective_importance_expression`, the same rule as an SQL expression so SQLite can order by it).
 
 The rule, once:
-- the moment a memory was last referenced is its last access, else its last edit, else its creation
-  (`CLOCK_FIELDS`, in that order);
+- the moment a memory was last referenced is the later of its last access and its last edit (its creation when
+  neither happened; `CLOCK_FIELDS`): a person's edit or restore restarts the clock without counting as a use;
 - the rate is the memory's category's if one is configured, else its tier's, else the default (`_rate_tables`);
 - a confirmed memory never falls below min(importance, MEMORYHUB_CONFIRMED_FLOOR).
 """
@@ -26,7 +26,8 @@ from django.utils import timezone
 
 from memoryhub.storage.functions import JulianDay
 
-# The decay clock: the first of these that is set is the moment the memory was last referenced.
+# The decay clock: the latest of these that is set is the moment the memory was last referenced. Not "the first
+# set": undoing a sweep must restart the clock of a memory an agent once used without faking a new use.
 CLOCK_FIELDS = ("last_accessed_at", "updated_at", "created_at")
 # Effective importance is rounded to this many places. The SQL form is not rounded; a reader that compares it
 # with a boundary (a band, the threshold) adds HALF_UNIT first, so both forms fall on the same side of it.
@@ -62,7 +63,8 @@ def fastest_rate() -> float:
 
 def last_referenced(last_accessed_at: datetime | None, updated_at: datetime | None, created_at: datetime) -> datetime:
     """The decay clock's start (see CLOCK_FIELDS)."""
-    return last_accessed_at or updated_at or created_at
+    edited = updated_at or created_at
+    return max(last_accessed_at, edited) if last_accessed_at else edited
 
 
 def days_since(moment: datetime, now: datetime | None = None) -> float:
@@ -131,7 +133,8 @@ def effective_importance_expression(now: datetime | None = None):
         default=Value(settings.MEMORYHUB_DECAY_DEFAULT_RATE),
         output_field=FloatField(),
     )
-    clock = JulianDay(Coalesce(*CLOCK_FIELDS))
+    # Greatest of NULL is NULL on SQLite: each side falls back to a field that is always set.
+    clock = JulianDay(Greatest(Coalesce(*CLOCK_FIELDS), Coalesce(*CLOCK_FIELDS[1:])))
     now_julian = now.timestamp() / 86400.0 + 2440587.5  # the same instant on SQLite's julianday scale (UTC)
     days = Greatest(Value(0.0), ExpressionWrapper(Value(now_julian) - clock, output_field=FloatField()))
     decayed_value = ExpressionWrapper(F("importance") * Func(rate, days, function="pow"), output_field=FloatField())

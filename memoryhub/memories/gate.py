@@ -38,7 +38,7 @@ from memoryhub.memories.store import clean_fields, create_memory, parse_import_t
 from memoryhub.memories.supersession import current_successor, queue_conflict
 from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
-from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
+from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
 from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import similar_in_scope
 from memoryhub.storage import sql
@@ -303,6 +303,10 @@ def _gate_write(
                 )
             else:
                 reason = f"duplicate of memory #{existing.pk} ({detail}); reinforced it instead of storing a twin"
+                # Nothing of the memory changed, but its history says the gate folded a twin into it (who, why).
+                MemoryEvent.objects.create(
+                    memory_id=existing.pk, action="reinforced", actor=source, note=f"duplicate, reinforced: {detail}"
+                )
             entry = _log(
                 GateDecision.MERGED if changes else GateDecision.DUPLICATE, reason=reason, kind="duplicate",
                 content=text, payload=payload, project=project, source=source, memory=existing,

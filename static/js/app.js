@@ -3,7 +3,12 @@
 (function () {
   "use strict";
 
-  function showMessage(text, level) {
+  // A notice with an Undo stays long enough to reach for it (and while the pointer or focus is on it); the
+  // others go after a few seconds. Errors stay until dismissed.
+  var NOTICE_MS = 6000;
+  var UNDO_MS = 20000;
+
+  function showMessage(text, level, undo) {
     var box = document.getElementById("messages");
     if (!box) return;
     var div = document.createElement("div");
@@ -12,32 +17,95 @@
     var span = document.createElement("span");
     span.className = "message-text";
     span.textContent = text;
+    div.appendChild(span);
+    if (undo && undo.url) {
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "btn btn-sm message-undo";
+      button.textContent = "Undo";
+      button.addEventListener("click", function () { runUndo(undo, button); });
+      div.appendChild(button);
+    }
     var close = document.createElement("button");
     close.type = "button";
     close.className = "message-close";
     close.setAttribute("data-dismiss", "");
     close.setAttribute("aria-label", "Dismiss message");
     close.textContent = "×";
-    div.appendChild(span);
     div.appendChild(close);
     box.replaceChildren(div);
     if (level === "success") {
-      setTimeout(function () { if (div.isConnected) div.remove(); }, 6000);
+      var expire = function () {
+        if (!div.isConnected) return;
+        if (div.matches(":hover, :focus-within")) { setTimeout(expire, 1000); return; }
+        div.remove();
+      };
+      setTimeout(expire, undo && undo.url ? UNDO_MS : NOTICE_MS);
     }
+  }
+
+  function runUndo(undo, button) {
+    button.disabled = true;
+    var target = undo.target && document.querySelector(undo.target);
+    var options = { values: undo.values || {}, swap: target ? "outerHTML" : "none" };
+    if (target) options.target = target;
+    htmx.ajax("POST", undo.url, options).then(function () {
+      // The answer replaced nothing on this page (a merge undone from the list): show the list as it is now.
+      if (!target && document.getElementById("filters")) htmx.trigger("#filters", "submit");
+    });
+  }
+
+  // The selection lives here, not in the checkboxes: a live search, a row an action swapped in or a page of results
+  // re-rendered by the server comes back unticked, and the person's ticks must survive all three. Ticked memories the
+  // current list no longer shows stay selected, as hidden inputs in the bulk form, and the bar says how many.
+  var picked = new Set();
+
+  function restoreSelection() {
+    var form = document.getElementById("bulk-form");
+    if (!form) return;
+    form.querySelectorAll("input[data-kept]").forEach(function (input) { input.remove(); });
+    var shown = new Set();
+    form.querySelectorAll('input[type=checkbox][name="selected"]').forEach(function (box) {
+      shown.add(box.value);
+      box.checked = picked.has(box.value);
+    });
+    picked.forEach(function (id) {
+      if (shown.has(id)) return;
+      var kept = document.createElement("input");
+      kept.type = "hidden";
+      kept.name = "selected";
+      kept.value = id;
+      kept.setAttribute("data-kept", "");
+      form.appendChild(kept);
+    });
   }
 
   function updateSelectedCount() {
     var form = document.getElementById("bulk-form");
     if (!form) return;
-    var n = form.querySelectorAll('input[name="selected"]:checked').length;
+    var boxes = form.querySelectorAll('input[type=checkbox][name="selected"]');
+    boxes.forEach(function (box) { if (box.checked) picked.add(box.value); else picked.delete(box.value); });
+    restoreSelection();
+    var n = picked.size;
+    var hidden = form.querySelectorAll("input[data-kept]").length;
     var label = form.querySelector("[data-selected-count]");
     if (label) label.textContent = n + " selected";
+    var note = form.querySelector("[data-selected-hidden]");
+    if (note) note.textContent = hidden ? "(" + hidden + " not in this list)" : "";
+    var bar = form.querySelector(".bulk");
+    if (bar) bar.classList.toggle("has-selection", n > 0);
     var all = form.querySelector("[data-select-all]");
-    var boxes = form.querySelectorAll('input[name="selected"]');
+    var ticked = form.querySelectorAll('input[type=checkbox][name="selected"]:checked').length;
     if (all) {
-      all.checked = boxes.length > 0 && n === boxes.length;
-      all.indeterminate = n > 0 && n < boxes.length;
+      all.checked = boxes.length > 0 && ticked === boxes.length;
+      all.indeterminate = ticked > 0 && ticked < boxes.length;
     }
+  }
+
+  function clearSelection() {
+    picked.clear();
+    document.querySelectorAll('#bulk-form input[type=checkbox][name="selected"]').forEach(function (box) { box.checked = false; });
+    updateSelectedCount();
   }
 
   // One row menu open at a time; a click elsewhere or Escape closes it (the top bar menu stays until toggled).
@@ -58,6 +126,8 @@
   }
 
   document.addEventListener("DOMContentLoaded", function () {
+    // "/" on a page without a search box leads here, to the memory list's.
+    if (window.location.hash === "#search" && document.getElementById("id_q")) document.getElementById("id_q").focus();
     htmx.onLoad(function (root) {
       var dialogs = root.matches && root.matches("dialog[data-autoshow]") ? [root] : root.querySelectorAll ? root.querySelectorAll("dialog[data-autoshow]") : [];
       dialogs.forEach(function (dialog) {
@@ -68,6 +138,7 @@
       });
       var editing = root.querySelector && root.querySelector(".is-editing textarea, .is-editing input[type=text]");
       if (editing && root.classList && root.classList.contains("is-editing")) editing.focus();
+      restoreSelection();
       updateSelectedCount();
     });
   });
@@ -82,8 +153,16 @@
       toggle.setAttribute("aria-expanded", open ? "true" : "false");
       return;
     }
+    var fold = target.closest("[data-filters-toggle]");
+    if (fold) {
+      var filters = fold.closest("form");
+      fold.setAttribute("aria-expanded", filters.classList.toggle("is-open") ? "true" : "false");
+      return;
+    }
     if (!target.closest(".row-actions.is-open")) closeMenus(null);
-    if (target.closest("[data-dismiss]")) {
+    if (target.closest("[data-clear-selection]")) {
+      clearSelection();
+    } else if (target.closest("[data-dismiss]")) {
       target.closest(".message").remove();
     } else if (target.closest("[data-close-dialog]")) {
       closeDialog(target.closest("dialog"));
@@ -114,12 +193,24 @@
     }
   });
 
-  // Keyboard shortcuts on the memory list: "/" search, j/k move, x select, c confirm, e edit, a archive/restore,
-  // ? the list of shortcuts. They act on the selected row (outlined), never while typing in a field.
+  // The search box searches as one types (and on Enter); its "change" on blur or on Enter must not reach the
+  // filters form, which listens for changes of the other fields: it sent the search a second time, and the blur
+  // that a first tick of a row causes re-ran the search and swapped the ticked row away.
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "id_q") event.stopPropagation();
+  }, true);
+
+  // Keyboard shortcuts on every list page (the memory list, proposals, the gate log, the decay page's table):
+  // "/" search, j/k move, o or Enter open, x select, c confirm, e edit, t tags, a archive/restore or accept,
+  // r reject, n new memory, ? the list of shortcuts. They act on the outlined item (a row or a card, each with a
+  // stable id), through the same buttons a click uses, and never while typing in a field.
   var selectedId = null;
+  var ITEMS = "tr.memory-row, [data-nav-item], [data-nav-list] > tr";
 
   function listRows() {
-    return Array.prototype.slice.call(document.querySelectorAll("tr.memory-row"));
+    return Array.prototype.slice.call(document.querySelectorAll(ITEMS)).filter(function (el) {
+      return el.getClientRects().length > 0;
+    });
   }
 
   function markSelected() {
@@ -154,11 +245,17 @@
     }
   }
 
-  function clickIn(row, selector) {
+  // The first of `names` the outlined item offers is clicked (a field is focused instead: a proposal's text).
+  function act(names, fallback) {
     whenSettled(function () {
       var current = selectedRow();
-      var control = current && current.querySelector(selector);
-      if (control) control.click();
+      if (!current) return;
+      for (var i = 0; i < names.length; i++) {
+        var control = current.querySelector("[data-shortcut=" + names[i] + "]");
+        if (control) { control.click(); return; }
+      }
+      var field = fallback && current.querySelector(fallback);
+      if (field) field.focus();
     });
   }
 
@@ -166,22 +263,42 @@
     j: function () { moveSelection(1); },
     k: function () { moveSelection(-1); },
     x: function () {
-      var box = selectedRow() && selectedRow().querySelector('input[name="selected"]');
+      var box = selectedRow() && selectedRow().querySelector('input[type=checkbox][name="selected"]');
       if (box) { box.checked = !box.checked; updateSelectedCount(); }
     },
-    c: function () { clickIn(selectedRow(), "[data-shortcut=confirm]"); },
-    e: function () { clickIn(selectedRow(), "[data-shortcut=edit]"); },
-    a: function () { clickIn(selectedRow(), "[data-shortcut=archive]"); },
+    o: function () { act(["open"], null); },
+    Enter: function () { act(["open"], null); },
+    c: function () { act(["confirm"], null); },
+    e: function () { act(["edit"], "textarea"); },
+    t: function () { act(["retag"], null); },
+    a: function () { act(["archive", "accept"], null); },
+    r: function () { act(["reject"], null); },
+    n: function () {
+      var create = document.querySelector("[data-shortcut-new]");
+      if (create) create.click();
+    },
+    m: function () {
+      var merge = document.querySelector('#bulk-form .bulk button[value="merge"]');
+      if (merge && picked.size) whenSettled(function () { merge.click(); });
+    },
   };
 
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && event.target.id === "id_q") {
+      event.preventDefault();  // leave the box as it is (Chrome would empty a search box and search for nothing)
+      event.target.blur();
+      return;
+    }
     if (event.key === "Escape") closeMenus(null);
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    var field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
+    var field = event.target.closest && event.target.closest("input, textarea, select, button, a, [contenteditable]");
+    if (event.key === "Enter" && field) return;  // Enter on a link or button is that control's own
+    field = event.target.closest && event.target.closest("input, textarea, select, [contenteditable]");
     if (field || document.querySelector("dialog[open]")) return;
     if (event.key === "/") {
-      var search = document.getElementById("id_q");
-      if (search) { event.preventDefault(); search.focus(); search.select(); }
+      var search = document.getElementById("id_q") || document.querySelector("[data-search]");
+      event.preventDefault();
+      if (search) { search.focus(); search.select(); } else { window.location.assign("/#search"); }  // pages without one
       return;
     }
     if (event.key === "?") {
@@ -191,23 +308,35 @@
     }
     // The conflict queue: n, b and o answer the first conflict waiting (keep the newer, both, the older).
     var conflictKeys = { n: "newer", b: "both", o: "older" };
-    if (conflictKeys[event.key] && !document.getElementById("bulk-form")) {
-      var choice = document.querySelector(".conflict-choices [data-shortcut=" + conflictKeys[event.key] + "]");
-      if (choice) { event.preventDefault(); choice.click(); }
-      return;
-    }
-    if (!document.getElementById("bulk-form")) return;
+    var conflictChoice = conflictKeys[event.key] &&
+      document.querySelector(".conflict-choices [data-shortcut=" + conflictKeys[event.key] + "]");
+    if (conflictChoice) { event.preventDefault(); conflictChoice.click(); return; }
     var action = SHORTCUTS[event.key];
-    if (action) { event.preventDefault(); action(); }
+    if (!action || (event.key === "Enter" && !selectedRow())) return;
+    if (!listRows().length && event.key !== "n") return;
+    event.preventDefault();
+    action();
   });
 
   // A row an action swapped in keeps the selection outline.
   document.addEventListener("htmx:afterSettle", markSelected);
 
+  // hx-confirm for one button of a form (a bulk archive asks first; the other bulk actions do not), with the count.
+  document.addEventListener("htmx:confirm", function (event) {
+    var trigger = event.detail.triggeringEvent;
+    var submitter = trigger && trigger.submitter;
+    if (!submitter || !submitter.hasAttribute("data-confirm")) return;
+    event.preventDefault();
+    if (window.confirm(submitter.getAttribute("data-confirm").replace("{n}", String(picked.size)))) event.detail.issueRequest(true);
+  });
+
+  // A bulk action or merge that went through: what was selected has been acted on.
+  document.addEventListener("selection-done", clearSelection);
+
   document.addEventListener("notice", function (event) {
     var detail = event.detail || {};
     var value = detail.value || detail;
-    if (value && value.text) showMessage(value.text, value.level || "success");
+    if (value && value.text) showMessage(value.text, value.level || "success", value.undo);
   });
 
   // A filtered list's URL carries only what was chosen, so a bookmark reads "/?project=alpha", not every empty field.
@@ -234,6 +363,13 @@
         field.value = value;
       }
     });
+  });
+
+  // A refused request (a form shown again with its error) leaves no earlier "saved" notice standing beside it.
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 400 || xhr.getResponseHeader("HX-Retarget") === "#messages") return;
+    document.querySelectorAll("#messages .message-success").forEach(function (old) { old.remove(); });
   });
 
   document.addEventListener("htmx:responseError", function (event) {

@@ -55,6 +55,11 @@ def row(page, memory: Memory):
     return page.locator(f"#memory-{memory.pk}")
 
 
+def open_menu(page, memory: Memory):
+    """All but a row's primary action sit in its menu (issue 27: dense rows)."""
+    page.get_by_role("button", name=f"Actions on memory #{memory.pk}").click()
+
+
 def test_a_person_logs_in_searches_and_filters(browser, live_server, curator, store):
     context = browser.new_context(viewport={"width": 1440, "height": 900})
     page = context.new_page()
@@ -97,6 +102,7 @@ def test_confirm_and_re_tag_in_place(dashboard, store):
     memory.refresh_from_db()
     assert memory.confirmed is True
 
+    open_menu(page, memory)
     row(page, memory).get_by_role("link", name="Tags").click()
     page.get_by_label("Add tags").fill("ci, fly")
     row(page, memory).get_by_label("deploy").check()  # remove the old tag
@@ -110,6 +116,7 @@ def test_confirm_and_re_tag_in_place(dashboard, store):
 def test_archive_and_restore(dashboard, store):
     page = dashboard.open("/")
     memory = store["pytest"]
+    open_menu(page, memory)
     row(page, memory).get_by_role("button", name="Archive").click()
     expect(row(page, memory)).to_have_class("memory-row is-archived")
     expect(page.locator('[data-counter="archived"]')).to_have_text("1")  # the counters heard the event
@@ -119,6 +126,8 @@ def test_archive_and_restore(dashboard, store):
     page.get_by_label("Status", exact=True).select_option("archived")
     expect(page.locator("tr.memory-row")).to_have_count(1)
     row(page, memory).get_by_role("button", name="Restore").click()
+    expect(row(page, memory).get_by_role("button", name="Confirm")).to_be_visible()
+    open_menu(page, memory)
     expect(row(page, memory).get_by_role("button", name="Archive")).to_be_visible()
     memory.refresh_from_db()
     assert memory.status == "active"

@@ -64,6 +64,8 @@ def test_a_curator_confirms_and_the_history_names_them_but_cannot_delete(tab, te
     page = tab.log_in("carl")
     ours = team["ours"]
     row = page.locator(f"#memory-{ours.pk}")
+    row.get_by_role("button", name=f"Actions on memory #{ours.pk}").click()  # the row's menu holds all but Confirm
+    expect(row.get_by_role("button", name="Archive")).to_be_visible()
     expect(row.get_by_role("button", name="Delete memory", exact=False)).to_have_count(0)
     row.get_by_role("button", name="Confirm", exact=True).click()
     expect(row.get_by_text("confirmed")).to_be_visible()
@@ -100,5 +102,6 @@ def test_an_owner_makes_a_token_that_works_until_they_revoke_it(tab, team, live_
     assert api.get("/api/v1/memories").status_code == 401
     # An owner may also delete in their project, which a curator may not.
     page.goto(tab.base_url + "/")
+    page.get_by_role("button", name=f"Actions on memory #{team['ours'].pk}").click()
     expect(page.locator(f"#memory-{team['ours'].pk}").get_by_role("button", name=re.compile("Delete"))).to_have_count(1)
     assert Memory.objects.filter(pk=team["ours"].pk).exists()

@@ -14,7 +14,9 @@ from ui import selectors, services
 from ui.forms import BulkForm, MergeForm
 from ui.views.common import (
     DOMAIN_ERRORS,
+    SELECTION_DONE,
     HtmxHttpRequest,
+    Undo,
     actor,
     check,
     dashboard_view,
@@ -28,7 +30,7 @@ from ui.views.common import (
 from ui.views.memories import LIST, listing_context
 
 
-def _results(request: HtmxHttpRequest, notice: str) -> HttpResponse:
+def _results(request: HtmxHttpRequest, notice: str, undo: Undo | None = None) -> HttpResponse:
     """The list as the person had it filtered, after the change; or back to it for a plain form post."""
     return_query = request.POST.get("return_query", "")
     if not request.htmx:
@@ -38,7 +40,7 @@ def _results(request: HtmxHttpRequest, notice: str) -> HttpResponse:
         return HttpResponseRedirect(reverse("ui:memories") + (f"?{return_query}" if return_query else ""))
     context = listing_context(QueryDict(return_query), request.access) | {"close_dialog": True}
     response = render(request, f"{LIST}#results", context)
-    return notify(response, notice)
+    return notify(response, notice, also=(SELECTION_DONE,), undo=undo)
 
 
 def _selected_memories(request: HtmxHttpRequest, ids: list[int]) -> tuple[list[Memory], int]:
@@ -75,19 +77,31 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
     if action == "merge":
         memories.sort(key=lambda m: m.pk)  # oldest first, as the merge records its sources
         return _merge_dialog(request, memories, MergeForm(initial=_merge_initial(memories)), missing=missing)
+    undo = None
     try:
         if action in ("confirm", "unconfirm"):
             n = services.bulk_confirm(memories=memories, confirmed=action == "confirm", actor=who)
             verb = "confirmed" if action == "confirm" else "unconfirmed"
         elif action == "archive":
             n, verb = services.bulk_archive(memories=memories, actor=who), "archived"
+            undo = _bulk_undo(request, memories)
         elif action == "restore":
             n, verb = services.bulk_restore(memories=memories, actor=who), "restored"
         else:
             n, verb = services.bulk_retag(memories=memories, changes_for=form.retag_changes, actor=who), "re-tagged"
     except DOMAIN_ERRORS as exc:
         return refuse(request, f"Nothing was changed. {error_text(exc)}", status=422)
-    return _results(request, f"{n} memor{'y' if n == 1 else 'ies'} {verb}." + _skipped(missing))
+    return _results(request, f"{n} memor{'y' if n == 1 else 'ies'} {verb}." + _skipped(missing), undo)
+
+
+def _bulk_undo(request: HtmxHttpRequest, memories: list[Memory]) -> Undo:
+    """Restoring the same selection, through the same bulk view (so the same per-project checks apply)."""
+    values = {
+        "action": "restore",
+        "selected": [m.pk for m in memories],
+        "return_query": request.POST.get("return_query", ""),
+    }
+    return Undo(reverse("ui:bulk"), "#memory-results", values)
 
 
 def _merge_initial(memories: list[Memory]) -> dict:
@@ -97,7 +111,7 @@ def _merge_initial(memories: list[Memory]) -> dict:
     fields = deterministic_fields(memories)
     return {
         "selected": [m.pk for m in memories],
-        "content": services.default_merge_text(memories),
+        "content": fields["content"],  # the most informative source as written, never the texts joined
         "category": fields["category"],
         "tier": fields["tier"],
         "tags": ", ".join(fields["tags"]),
@@ -107,8 +121,11 @@ def _merge_initial(memories: list[Memory]) -> dict:
 def _merge_dialog(
     request: HtmxHttpRequest, memories: list[Memory], form: MergeForm, *, missing: int = 0, status: int = 200
 ):
+    from memoryhub.consolidation.differences import fact_differences
+
     context = {
         "memories": memories,
+        "differs_in": fact_differences([m.content for m in memories]),
         "form": form,
         "return_query": request.POST.get("return_query", ""),
         "skipped": _skipped(missing).strip(),
@@ -135,7 +152,7 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
         return refuse(
             request, "Some of these memories no longer exist; nothing was merged. Reload the list.", status=409
         )
-    from memoryhub.consolidation.proposals import merge_memories
+    from memoryhub.consolidation.proposals import merge_memories, proposal_for_merged
 
     data = form.cleaned_data
     try:
@@ -153,4 +170,6 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
         forget_secret_inputs(form)
         form.add_error(None, error_text(exc))
         return _merge_dialog(request, memories, form, status=422)
-    return _results(request, f"Merged {len(memories)} memories into #{merged.pk}.")
+    record = proposal_for_merged(merged)  # a merge by hand is recorded as an accepted proposal: its undo is that one's
+    undo = Undo(reverse("ui:undo", args=[record.pk])) if record else None
+    return _results(request, f"Merged {len(memories)} memories into #{merged.pk}.", undo)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
 from functools import wraps
 
 from django.contrib import messages
@@ -39,6 +40,7 @@ class Missing(Exception):
 
 
 MEMORIES_CHANGED = "memories-changed"  # the nav counters listen for it
+SELECTION_DONE = "selection-done"  # app.js forgets the ticked rows: the bulk action acted on them
 
 
 def dashboard_view(view: Callable) -> Callable:
@@ -112,13 +114,33 @@ def render_view(
     return response
 
 
-def notify(response: HttpResponse, notice: str = "", *, changed: bool = True) -> HttpResponse:
-    """Tell the page what happened: a notice to show and an event that refreshes the counters."""
-    events: dict = {}
+@dataclass(frozen=True)
+class Undo:
+    """The Undo button of a notice: app.js POSTs `values` to `url` and swaps the answer over `target` (outerHTML);
+    with no target, or when the page no longer shows it, it reloads the memory list instead."""
+
+    url: str
+    target: str = ""
+    values: dict = field(default_factory=dict)
+
+
+def notify(
+    response: HttpResponse,
+    notice: str = "",
+    *,
+    changed: bool = True,
+    also: tuple[str, ...] = (),
+    undo: Undo | None = None,
+) -> HttpResponse:
+    """Tell the page what happened: a notice to show (with an Undo button for what can be taken back) and an event
+    that refreshes the counters (`also`: more events, such as SELECTION_DONE)."""
+    events: dict = dict.fromkeys(also, True)
     if changed:
         events[MEMORIES_CHANGED] = True
     if notice:
         events["notice"] = {"text": notice, "level": "success"}
+        if undo is not None:
+            events["notice"]["undo"] = asdict(undo)
     if events:
         response["HX-Trigger"] = json.dumps(events)
     return response

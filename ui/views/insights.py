@@ -14,6 +14,7 @@ from ui import charts, decay_figures, selectors
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
+    Undo,
     actor,
     dashboard_view,
     done,
@@ -22,6 +23,7 @@ from ui.views.common import (
     refuse,
     render_view,
     requires,
+    wants_partial,
 )
 
 DECAY = "ui/decay.html"
@@ -38,7 +40,7 @@ def decay_context(access: Access) -> dict:
     by_tier = decay_figures.distribution(counts, "tier")
     by_category = decay_figures.distribution(counts, "category")
     peak = charts.shared_peak([by_tier, by_category])  # one count axis for every histogram
-    soon, soon_total = decay_figures.falling_soon(within_days=7, memories=mine)
+    soon, soon_total = decay_figures.falling_soon(within_days=7, memories=mine, below_total=counts.due_now)
     sweep_projects = access.projects_for(Action.SWEEP)
     can_sweep = sweep_projects is None or bool(sweep_projects)
     swept = selectors.memories_for(access, Action.SWEEP)
@@ -77,6 +79,35 @@ def decay(request: HtmxHttpRequest) -> HttpResponse:
     return render_view(request, DECAY, "body", decay_context(request.access))
 
 
+PREVIEW_ROWS = 50  # the sweep preview lists the lowest this many; the count says how many go in all
+
+
+@dashboard_view
+@require_GET
+def decay_sweep_preview(request: HtmxHttpRequest) -> HttpResponse:
+    """The sweep bar: its count, and with ?open=1 the list of what a sweep would archive now (the same rule, read
+    only), before anything is archived. Redrawn after every change on the decay page, so the list stays current.
+    It computes only the bar (not the page's charts): it is asked for after every Confirm on the page."""
+    from memoryhub.memories.lifecycle import last_sweep, sweep_preview
+
+    access = request.access
+    if not wants_partial(request):  # a plain link: the whole decay page, with the list open
+        context = decay_context(access)
+    else:
+        context = {"threshold": settings.MEMORYHUB_ARCHIVE_THRESHOLD}
+    sweep_projects = access.projects_for(Action.SWEEP)
+    can_sweep = sweep_projects is None or bool(sweep_projects)
+    context["can_sweep"] = can_sweep
+    if can_sweep:
+        due_now, lowest = sweep_preview(projects=sweep_projects, limit=PREVIEW_ROWS)
+        context |= {"due_now": due_now, "last_sweep": last_sweep(projects=sweep_projects)}
+        if request.GET.get("open") == "1":
+            context["preview"] = lowest
+    else:
+        context["due_now"] = decay_figures.tally(memories=selectors.memories_for(access)).due_now
+    return render_view(request, DECAY, "sweep_bar", context)
+
+
 @dashboard_view
 @requires(Action.SWEEP)
 @require_POST
@@ -92,7 +123,8 @@ def decay_sweep(request: HtmxHttpRequest) -> HttpResponse:
     if not request.htmx:
         return done(request, notice, reverse("ui:decay"))
     context = decay_context(request.access) | {"swept": report}
-    return notify(render_view(request, DECAY, "body", context), notice)
+    undo = Undo(reverse("ui:decay_undo_sweep"), "#decay-body") if n else None
+    return notify(render_view(request, DECAY, "body", context), notice, undo=undo)
 
 
 @dashboard_view

@@ -19,6 +19,7 @@ from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
+    Undo,
     actor,
     check,
     dashboard_view,
@@ -76,6 +77,7 @@ def memory_list(request: HtmxHttpRequest) -> HttpResponse:
         if value and value != selectors.GLOBAL and value not in choices[key]:
             choices = choices | {key: sorted([*choices[key], value])}
     context["choices"] = choices
+    context["active_filters"] = filters.applied
     return render_view(request, LIST, "results", context)
 
 
@@ -124,10 +126,10 @@ def _row(request: HtmxHttpRequest, memory: Memory, *, status: int = 200) -> Http
     return render_view(request, LIST, "row", {"memory": memory}, status=status)
 
 
-def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str) -> HttpResponse:
+def _after_action(request: HtmxHttpRequest, memory: Memory, notice: str, undo: Undo | None = None) -> HttpResponse:
     if request.htmx:
         memory.refresh_from_db()
-        return notify(_row(request, memory), notice)
+        return notify(_row(request, memory), notice, undo=undo)
     return done(request, notice, reverse("ui:memory", args=[memory.pk]))
 
 
@@ -142,13 +144,13 @@ def memory_row(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return _row(request, memory)
 
 
-def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str) -> HttpResponse:
+def _lifecycle_action(request: HtmxHttpRequest, pk: int, call, notice: str, undo: Undo | None = None) -> HttpResponse:
     memory = get_memory(request, pk, Action.CURATE)
     try:
         call(memory)
     except DOMAIN_ERRORS as exc:
         return refuse(request, error_text(exc), status=409)
-    return _after_action(request, memory, notice.format(pk=pk))
+    return _after_action(request, memory, notice.format(pk=pk), undo)
 
 
 @dashboard_view
@@ -175,6 +177,7 @@ def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         pk,
         lambda m: archive_memory(memory=m, actor=actor(request), reason="archived from the dashboard"),
         "Memory #{pk} archived.",
+        Undo(reverse("ui:restore", args=[pk]), f"#memory-{pk}"),
     )
 
 
@@ -262,9 +265,10 @@ def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     def apply(memory: Memory, form: EditTextForm) -> None:
         clean_fields({"content": form.cleaned_data["content"]}, partial=True)  # a secret is named first
         refuse_noise(form.cleaned_data["content"])
-        update_memory(
-            memory=memory, changes={"content": form.cleaned_data["content"]}, actor=actor(request), action="edited"
-        )
+        changes = {"content": form.cleaned_data["content"]}
+        if form.cleaned_data["importance"] is not None:
+            changes["importance"] = form.cleaned_data["importance"]
+        update_memory(memory=memory, changes=changes, actor=actor(request), action="edited")
 
     return _form_view(request, pk, EditTextForm, "edit", apply)
 

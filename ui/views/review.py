@@ -15,11 +15,13 @@ from ui.forms import AcceptProposalForm, RunConsolidationForm
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
+    Undo,
     actor,
     check,
     dashboard_view,
     done,
     error_text,
+    forget_secret_inputs,
     get_scoped,
     notify,
     refuse,
@@ -47,14 +49,14 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
                 "segments": diffing.source_segments(text, proposal.content) if memory else [],
             }
         )
-    from memoryhub.consolidation.clustering import differing_names
+    from memoryhub.consolidation.differences import fact_differences
 
     present = [t for t in texts if t]
     pending = proposal.status == ProposalStatus.PENDING
     return {
         "proposal": proposal,
-        # Names, numbers, times or paths one source has and another lacks: a merge would lose or blur one of them.
-        "differs_in": differing_names(present) if pending and len(present) > 1 else [],
+        # Names, numbers, swapped nouns or always/never that tell the sources apart: a merge would lose one of them.
+        "differs_in": fact_differences(present) if pending else [],
         "sources": sources,
         "proposed": diffing.proposed_segments(proposal.content, texts),
         "form": AcceptProposalForm(initial={"content": proposal.content}, prefix=f"p{proposal.pk}"),
@@ -83,23 +85,33 @@ def proposals(request: HtmxHttpRequest) -> HttpResponse:
     return render_view(request, PROPOSALS, "queue", context)
 
 
-def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str) -> HttpResponse:
+def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str, undo: Undo | None = None) -> HttpResponse:
     if not request.htmx:
         return done(request, notice, reverse("ui:proposals"))
     proposal.refresh_from_db()
     card = _cards([proposal], request.access)[0]
-    return notify(render_view(request, PROPOSALS, "card", {"card": card}), notice)
+    return notify(render_view(request, PROPOSALS, "card", {"card": card}), notice, undo=undo)
 
 
-def _proposal_action(request: HtmxHttpRequest, pk: int, call, notice) -> HttpResponse:
+def _proposal_action(
+    request: HtmxHttpRequest, pk: int, call, notice, undo: Undo | None = None, form=None
+) -> HttpResponse:
     proposal = get_scoped(request, Proposal.objects.all(), pk, Action.CURATE, "Proposal")
     try:
         result = call(proposal)
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was changed: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
-        return refuse(request, error_text(exc), status=409)
-    return _card_response(request, proposal, notice(result) if callable(notice) else notice)
+        # A proposal gone or already decided is no fault of the text: said in the notice, as before.
+        if form is None or not request.htmx or getattr(exc, "code", None) in ("invalid_state", "not_found"):
+            return refuse(request, error_text(exc), status=409)
+        # An edited text refused (a secret, noise): the error shows on the card, under the box, which keeps the
+        # text to be fixed, unless it held a secret: that never comes back to the page.
+        forget_secret_inputs(form)
+        form.add_error(None, error_text(exc))
+        card = _cards([proposal], request.access)[0] | {"form": form}
+        return render_view(request, PROPOSALS, "card", {"card": card}, status=422)
+    return _card_response(request, proposal, notice(result) if callable(notice) else notice, undo)
 
 
 @dashboard_view
@@ -126,6 +138,8 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         pk,
         lambda p: accept_proposal(proposal=p, content=content, actor=actor(request)),
         lambda merged: f"Proposal #{pk} accepted: merged into memory #{merged.pk}.",
+        Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}"),
+        form,
     )
 
 

@@ -99,6 +99,10 @@ class Command(BaseCommand):
             "GET /?q=… (hybrid search, all projects)": [f"/?q={q}" for q in queries],
             "GET /?q=…&project=… (htmx partial)": [f"/?q={q}&project={project}" for q in queries],
             "GET /decay/ (charts over every memory)": ["/decay/"] * requests,
+            "GET /decay/sweep/preview/?open=1 (htmx)": ["/decay/sweep/preview/?open=1"] * requests,
+            "GET /proposals/": ["/proposals/"] * requests,
+            "GET /gate/": ["/gate/"] * requests,
+            "GET /overview/": ["/overview/"] * requests,
         }
         # Right after the import: the first search and the first decay page pay for whatever the import left
         # cold (the vector index catching up, SQLite's page cache); reported on their own, not in the medians.
