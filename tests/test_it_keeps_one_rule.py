@@ -1,7 +1,8 @@
 """Each shared idea has one home, and every reader of it agrees with that home.
 
-- effective importance: memoryhub.memories.decay (the Python function and the SQL expression the dashboard
-  orders by), read the same by the model, the sweep, search's ranking and the dashboard's decay page;
+- effective importance: memoryhub/models.py, named again by memoryhub.memories.decay (the Python function and the
+  SQL expression the dashboard orders by), read the same by the model, the sweep, search's ranking and the
+  dashboard's decay page;
 - archiving: memoryhub.memories.lifecycle.archive, one history event per memory archived, whatever the path;
 - filtering by tag: a whole tag in any case, the same through the API, the agents' tools, search and the dashboard;
 - a memory as a dict: memory_as_dict; the tools' compact form is a part of it, with the same meaning per key.
@@ -243,7 +244,7 @@ def _holders(pattern: str, flags: int = 0) -> set[str]:
 
 
 def test_each_idea_is_written_in_one_place():
-    decay = "memoryhub/memories/decay.py"
+    decay = "memoryhub/models.py"  # beside the row, below the domain (memories/decay.py names it for readers)
     # The decay clock, the rate rule and the formula.
     assert _holders(r"last_accessed_at\s+or\b") <= {decay}
     assert _holders(r"coalesce\(\s*['\"]?(m\.)?last_accessed_at", re.I) <= {decay}

@@ -8,9 +8,8 @@ import pytest
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import import_memories
-from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import project_candidates
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 
 # The in-process vector copy; PostgreSQL ranks in the database and keeps none.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_only]

@@ -20,7 +20,7 @@ from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_import_item, import_memories
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Category, Memory, MemoryEvent
-from memoryhub.retrieval import vector_index
+from memoryhub.storage import vector_index
 
 
 def iso(value: datetime | None) -> str | None:

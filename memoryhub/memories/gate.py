@@ -36,12 +36,11 @@ from memoryhub.memories.secrets import (
 )
 from memoryhub.memories.store import clean_fields, create_memory, parse_import_time, reinforce, update_memory
 from memoryhub.memories.supersession import current_successor, queue_conflict
+from memoryhub.memories.twins import similar_in_scope
 from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
 from memoryhub.models import GateDecision, GateLogEntry, Memory, Status
-from memoryhub.retrieval import vector_index
-from memoryhub.retrieval.search import similar_in_scope
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 
 
 @dataclass

@@ -34,8 +34,8 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories import priority
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
-from memoryhub.retrieval import conflicts, fusion, query_text, vector_index
-from memoryhub.storage import sql
+from memoryhub.retrieval import conflicts, fusion, query_text
+from memoryhub.storage import sql, vector_index
 from memoryhub.storage.resets import on_store_replaced
 
 MODES = ("hybrid", "keyword", "semantic")

@@ -255,7 +255,7 @@ class Command(BaseCommand):
 
     def _recall(self, pairs, k: int, total: int) -> None:
         """Quantized passes against exact float KNN over the whole store (unfiltered, same vectors)."""
-        from memoryhub.retrieval import vector_index
+        from memoryhub.storage import vector_index
 
         embedder = get_embedder()
         vectors = embedder.embed([text for text, _ in pairs])
