@@ -12,7 +12,7 @@ class MemoryhubConfig(AppConfig):
         # What the memories floor needs from the floors above it is handed down here, not imported up: the gate's
         # twin lookup (search's), and the LLM's second opinion on unsure updates and on unsure noise. Imported
         # here, not at the top: an app module must not import models before the app registry is ready.
-        from memoryhub.consolidation.noise_judge import ask_llm_about_noise
+        from memoryhub.consolidation.noise_judge import ask_llm_about_noise  # (see above)
         from memoryhub.consolidation.update_judge import ask_llm_about_update
         from memoryhub.memories.noise import register_noise_judge
         from memoryhub.memories.twins import register_twin_lookup

@@ -33,6 +33,7 @@ from django.conf import settings
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories import priority
 from memoryhub.memories.bookkeeping import reinforce_later
+from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts, fusion, query_text
 from memoryhub.storage import sql, vector_index
@@ -373,7 +374,6 @@ class _Row:
 
 
 def _rows(ids: list[int]) -> dict[int, _Row]:
-    from memoryhub.memories.decay import effective_value, last_referenced
 
     out = {}
     for pk, content, importance, confirmed, category, tier, *clock in sql.fusion_rows(ids):

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from django.db import connection
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
 
 def tag_filter(condition: str, tag: str):
     """An ORM filter from a tag condition over the memory table: `Memory.objects.filter(tag_filter(...))`."""
-    from django.db.models import BooleanField
-    from django.db.models.expressions import RawSQL
 
     return RawSQL(condition, [tag], output_field=BooleanField())
 

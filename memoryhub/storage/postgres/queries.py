@@ -6,6 +6,7 @@ the memory row's generated tsvector column, the trigram index a pg_trgm GIN inde
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
@@ -222,7 +223,6 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
     """The decoded metadata of the rows that have any, by id. (Django has psycopg hand jsonb over as text, for
     JSONField to decode.)"""
-    import json
 
     if not memory_ids:
         return {}

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from django.db import connection
 
@@ -181,7 +183,6 @@ def fusion_rows(memory_ids: Sequence[int]):
     ranking candidates; the decay clock is read from the three moments by memoryhub.memories.decay.
 
     Raw rather than the ORM: building model instances for ~100 candidates per search cost more than the query."""
-    from datetime import UTC, datetime
 
     def moment(value: str | datetime | None) -> datetime | None:
         # The driver parses columns declared datetime (naive, in UTC); text is parsed here all the same.
@@ -262,7 +263,6 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "1", where_param
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
     """The decoded metadata of the rows that have any, by id. Raw for the same reason as fusion_rows: the ORM's
     JSON lookup and model machinery cost more than the query for a search's ~100 candidates."""
-    import json
 
     out: dict[int, object] = {}
     with connection.cursor() as cursor:
