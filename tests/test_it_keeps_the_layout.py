@@ -5,6 +5,7 @@ the domain."""
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -191,3 +192,48 @@ def test_the_dashboard_and_the_api_run_no_sql_of_their_own():
             imported = _imports(path)
             assert "memoryhub.storage.sql" not in imported and "memoryhub.storage" not in imported, path
             assert "django.db.connection" not in imported, path
+
+
+# SQL in a string: a statement's keywords, a condition on the memory table's alias `m`, a NULL test or a
+# placeholder compared with. Docstrings may speak of SQL; code outside storage may not hold it.
+_SQL = re.compile(
+    r"\b(SELECT|INSERT INTO|DELETE FROM|WHERE|JOIN)\b|\bUPDATE \w+ SET\b|\bFROM [a-z_]+\b|\bm\.[a-z_]+\b|"
+    r"\bIS (NOT )?NULL\b|[=<>] %s"
+)
+NO_SQL = ["memoryhub/retrieval", "memoryhub/memories", "memoryhub/consolidation", "memoryhub/agents",
+          "memoryhub/people", "api", "ui"]  # fmt: skip
+
+
+def sql_in_strings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each string literal (f-string pieces included, docstrings not) that holds SQL."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+        if _SQL.search(node.value)
+    ]
+
+
+def test_no_sql_is_written_outside_storage():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
+        for folder in NO_SQL
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, text in sql_in_strings(path.read_text())
+    ]
+    assert found == []
+    # The check sees SQL when there is some: a fragment in an f-string, a statement, a condition on `m`.
+    planted = 'def more(where, params, model_id):\n    return f"{where} AND m.embed_model = %s", [*params, model_id]\n'
+    assert [line for line, _ in sql_in_strings(planted)] == [2]
+    assert sql_in_strings('Q = "SELECT id FROM memoryhub_memory"\n')
+    assert sql_in_strings('W = ("m.project IS NULL", [])\n')
+    assert sql_in_strings('"""A docstring may say SELECT ... WHERE."""\nlog = "refused %s"\n') == []

@@ -171,7 +171,7 @@ def _vector_total(model_id: str) -> int:
     token = (id(sql.connection.connection), *sql.change_token())
     if cached and cached[0] == token:
         return cached[2]
-    total = sql.count_memories("m.embed_model = %s", [model_id])
+    total = sql.count_memories(*sql.of_model(model_id))
     _totals[key] = (token, time.monotonic(), total)
     return total
 
@@ -224,8 +224,7 @@ def _semantic(
     embedded: _Embedded = embedding.result()
     vector, model_id = embedded.vector, embedded.model_id
     # Only vectors of the active model answer (another model's distances mean nothing here).
-    where_model = f"{where} AND m.embed_model = %s"
-    params_model = [*params, model_id]
+    where_model, params_model = sql.both((where, params), sql.of_model(model_id))
     found: list[tuple[int, float]] | None = None
     if embedded.nearest is not None:
         # SQL confirms what the copy ranked (and drops rows changed since it was read).
@@ -257,7 +256,7 @@ def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals], view:
         return
     query = np.asarray(vector, dtype=np.float32)
     query = query / (float(np.linalg.norm(query)) or 1.0)
-    active = sql.filter_memory_ids(missing, "m.embed_model = %s", [model_id])
+    active = sql.filter_memory_ids(missing, *sql.of_model(model_id))
     for mid, stored in sql.read_vectors([m for m in missing if m in active], len(query)).items():
         norm = float(np.linalg.norm(stored)) or 1.0
         signals[mid].outside_distance = round(1.0 - float(stored @ query) / norm, 6)
@@ -344,8 +343,7 @@ def similar_in_scope(
 
     The write gate's candidates. Same planning as search, so a long text full of common words stays fast on a
     large store, and scoped from the start: the best matches of the whole store may all be other projects'."""
-    scope_sql, scope_params = ("m.project = %s", [project]) if project else ("m.project IS NULL", [])
-    where, params = f"{scope_sql} AND m.status = %s", [*scope_params, status]
+    where, params = sql.both(sql.exact_scope(project), sql.of_status(status))
     kq = query_text.parse(content)
     words: list[int] = []
     if kq.terms:
@@ -353,9 +351,10 @@ def similar_in_scope(
         words = [mid for mid, _ in _word_hits(kq, limit, where, params, scope_match)]
     if vector is None:
         return words, {}
-    scope = {"alternatives": [(scope_sql, scope_params)], "rest": "m.status = %s", "rest_params": [status],
+    rest, rest_params = sql.of_status(status)
+    scope = {"alternatives": [sql.exact_scope(project)], "rest": rest, "rest_params": rest_params,
              "projects": [project or None], "status": status, "narrower": False}  # fmt: skip
-    found, _ = _nearest(vector, model_id, limit, f"{where} AND m.embed_model = %s", [*params, model_id], scope)
+    found, _ = _nearest(vector, model_id, limit, *sql.both((where, params), sql.of_model(model_id)), scope)
     return words, {mid: 1.0 - distance for mid, distance in found}
 
 

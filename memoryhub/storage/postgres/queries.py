@@ -68,11 +68,6 @@ def memory_filter_sql(**filters) -> tuple[str, list]:
     return memory_filter(tag_condition=tag_condition, everything="TRUE", **filters)
 
 
-def _where(where_sql: str) -> str:
-    # The SQLite form's "match everything" is `1`, which PostgreSQL will not take as a boolean.
-    return "TRUE" if where_sql.strip() == "1" else where_sql
-
-
 def fts_search(
     match_expression: str,
     limit: int,
@@ -88,7 +83,7 @@ def fts_search(
     with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT m.id, {rank} AS score FROM {MEMORY_TABLE} m
-                WHERE ({condition}) {bound} AND {_where(where_sql)}
+                WHERE ({condition}) {bound} AND {where_sql}
                 ORDER BY score, m.id LIMIT %s""",
             [*rank_params, *condition_params, *bound_params, *where_params, int(limit)],
         )
@@ -107,54 +102,16 @@ def fts_nth_newest(match_expression: str, n: int) -> int | None:
         return None if row is None else int(row[0])
 
 
-def scope_alternatives(*, project: str | None, every_project: bool) -> list[tuple[str, list]]:
-    """The scope as separate conditions whose union it is (each one a range of the project index)."""
-    if every_project:
-        return [("TRUE", [])]
-    if project:
-        return [("m.project = %s", [project]), ("m.project IS NULL", [])]
-    return [("m.project IS NULL", [])]
-
-
-def count_scoped(scopes: list[tuple[str, list]], where_sql: str = "TRUE", where_params: Sequence = ()) -> int:
-    return sum(count_memories(f"{scope} AND {_where(where_sql)}", [*p, *where_params]) for scope, p in scopes)
-
-
-def ids_scoped(scopes: list[tuple[str, list]], where_sql: str, where_params: Sequence, limit: int) -> list[int]:
-    out: list[int] = []
-    for scope, params in scopes:
-        out.extend(
-            memory_ids_where(f"{scope} AND {_where(where_sql)}", [*params, *where_params], limit=limit - len(out))
-        )
-        if len(out) >= limit:
-            break
-    return out
-
-
 def filter_memory_ids(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> set[int]:
     """Which of these ids pass the filter."""
     if not memory_ids:
         return set()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE m.id = ANY(%s) AND {_where(where_sql)}",
+            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE m.id = ANY(%s) AND {where_sql}",
             [[int(i) for i in memory_ids], *where_params],
         )
         return {int(r[0]) for r in cursor.fetchall()}
-
-
-def count_memories(where_sql: str = "TRUE", where_params: Sequence = ()) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {MEMORY_TABLE} m WHERE {_where(where_sql)}", list(where_params))
-        return int(cursor.fetchone()[0])
-
-
-def memory_ids_where(where_sql: str = "TRUE", where_params: Sequence = (), limit: int = 10_000) -> list[int]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE {_where(where_sql)} LIMIT %s", [*where_params, int(limit)]
-        )
-        return [int(r[0]) for r in cursor.fetchall()]
 
 
 # Bulk imports relax durability on SQLite for their one long transaction; a PostgreSQL commit is already one
@@ -214,7 +171,7 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
                     SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS NOT DISTINCT FROM q.project AND n.id > q.id
                     ORDER BY n.id LIMIT 1)
                 WHERE q.id = ANY(%s) AND {session_q} IS NOT NULL AND {session_m} = {session_q}
-                  AND {_where(where_sql)}""",
+                  AND {where_sql}""",
             [[int(i) for i in memory_ids], *where_params],
         )
         return {int(q): int(m) for q, m in cursor.fetchall()}
