@@ -37,6 +37,7 @@ from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts, fusion, query_text
 from memoryhub.storage import sql, vector_index
+from memoryhub.storage.filters import MemoryFilter
 from memoryhub.storage.resets import on_store_replaced
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -194,24 +195,24 @@ class _Embedded:
     view: vector_index.View | None = None
 
 
-def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: dict) -> _Embedded:
+def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: SearchScope) -> _Embedded:
     started = time.perf_counter()
     vector = embedder.embed([query])[0]
     out = _Embedded(vector, embedder.model_id, (time.perf_counter() - started) * 1000)
     if view is not None:
-        ids, distances = view.nearest(vector, fetch, projects=scope["projects"], status=scope["status"])
+        ids, distances = view.nearest(vector, fetch, projects=scope.projects, status=scope.status)
         out.nearest, out.fetched = list(zip(ids.tolist(), distances.tolist(), strict=True)), fetch
         out.view = view
     return out
 
 
-def _start_semantic(query: str, pool: int, scope: dict) -> Future:
+def _start_semantic(query: str, pool: int, scope: SearchScope) -> Future:
     """Embed the query (and, on a large store without narrower filters, rank the vector copy) meanwhile."""
     embedder = get_embedder()
     view = None
     if (
         not sql.FILTERED_KNN
-        and not scope["narrower"]
+        and not scope.narrower
         and _vector_total(embedder.model_id) > settings.MEMORYHUB_EXACT_KNN_MAX
     ):
         view = vector_index.view(embedder.model_id, embedder.dimensions)
@@ -219,8 +220,9 @@ def _start_semantic(query: str, pool: int, scope: dict) -> Future:
 
 
 def _semantic(
-    embedding: Future, pool: int, where: str, params: list, scope: dict, signals: dict[int, _Signals]
-) -> dict[str, Any]:
+    embedding: Future, pool: int, where: str, params: list, scope: SearchScope, signals: dict[int, _Signals]
+) -> tuple[float, str]:
+    """(how long the query's embedding took in ms, how the vector side ranked)."""
     embedded: _Embedded = embedding.result()
     vector, model_id = embedded.vector, embedded.model_id
     # Only vectors of the active model answer (another model's distances mean nothing here).
@@ -237,7 +239,7 @@ def _semantic(
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
     _measure_the_rest(vector, model_id, signals, embedded.view)
-    return {"embed_ms": round(embedded.embed_ms, 2), "knn": how}
+    return round(embedded.embed_ms, 2), how
 
 
 def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals], view: vector_index.View | None) -> None:
@@ -274,7 +276,7 @@ def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list)
     return found[:pool]
 
 
-def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: SearchScope):
     """The `pool` nearest rows passing the filter, nearest first, and how they were ranked."""
     if sql.FILTERED_KNN:
         # The database ranks under the filter itself (PostgreSQL: HNSW with iterative scans).
@@ -284,20 +286,20 @@ def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: 
     return _exact(vector, model_id, pool, where, params, scope)
 
 
-def _allowed(scope: dict) -> tuple[int, list[int] | None]:
+def _allowed(scope: SearchScope) -> tuple[int, list[int] | None]:
     """How many rows the filter leaves, and their ids when that is few enough to rank them all exactly."""
-    allowed = sql.count_scoped(scope["alternatives"], scope["rest"], scope["rest_params"])
+    allowed = sql.count_scoped(scope.alternatives, scope.rest, scope.rest_params)
     if not 0 < allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
         return allowed, None
-    return allowed, sql.ids_scoped(scope["alternatives"], scope["rest"], scope["rest_params"], limit=allowed)
+    return allowed, sql.ids_scoped(scope.alternatives, scope.rest, scope.rest_params, limit=allowed)
 
 
-def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope: SearchScope):
     """A large store: the in-process copy masks out what the scope and status rule out (no SQL), ranks the
     rest, and SQL confirms the nearest (it also drops rows changed since the copy was read). Other filters
     (category, tags, dates...) are narrower than the mask knows: a narrow one ranks exactly its own rows, a
     wide one widens the pool until enough pass."""
-    if scope["narrower"]:
+    if scope.narrower:
         allowed, ids = _allowed(scope)
         if not allowed:
             return [], "none"
@@ -307,7 +309,7 @@ def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope
     fetch = math.ceil(pool * 1.2)
     while True:
         found_ids, distances = vector_index.nearest(
-            vector, model_id, fetch, projects=scope["projects"], status=scope["status"]
+            vector, model_id, fetch, projects=scope.projects, status=scope.status
         )
         rows = list(zip(found_ids.tolist(), distances.tolist(), strict=True))
         found = _passing(rows, pool, where, params)
@@ -316,7 +318,7 @@ def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope
         fetch *= 4
 
 
-def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: SearchScope):
     """A small store: vec0's exact KNN, over the allowed rows themselves when a filter leaves few."""
     allowed, ids = _allowed(scope)
     if not allowed:
@@ -352,8 +354,8 @@ def similar_in_scope(
     if vector is None:
         return words, {}
     rest, rest_params = sql.of_status(status)
-    scope = {"alternatives": [sql.exact_scope(project)], "rest": rest, "rest_params": rest_params,
-             "projects": [project or None], "status": status, "narrower": False}  # fmt: skip
+    scope = SearchScope(alternatives=[sql.exact_scope(project)], rest=rest, rest_params=rest_params,
+                        projects=[project or None], status=status, narrower=False)  # fmt: skip
     found, _ = _nearest(vector, model_id, limit, *sql.both((where, params), sql.of_model(model_id)), scope)
     return words, {mid: 1.0 - distance for mid, distance in found}
 
@@ -384,8 +386,18 @@ def _rows(ids: list[int]) -> dict[int, _Row]:
     return out
 
 
-_NARROWER = ("category", "tier", "source", "tags", "created_after", "created_before", "accessed_after",
-             "accessed_before")  # fmt: skip
+@dataclass(frozen=True)
+class SearchScope:
+    """What the vector side needs to know of a search's filter, planned once (`_plan`)."""
+
+    alternatives: list[sql.Condition]  # the scope as index ranges whose union it is (to count the allowed rows)
+    rest: str  # the filter without its scope, as storage's condition
+    rest_params: list
+    # What the in-process vector copy can rule out by itself: projects (None inside: the globals; None for the
+    # list: every project) and status.
+    projects: list | None
+    status: str | tuple[str, ...] | None
+    narrower: bool  # filters the copy cannot see (category, tier, source, tags, dates)
 
 
 def _visible_projects(project: str | None, every_project: bool, allowed: list[str] | None) -> list | None:
@@ -396,29 +408,26 @@ def _visible_projects(project: str | None, every_project: bool, allowed: list[st
     return seen if allowed is None else [p for p in seen if p is None or p in allowed]
 
 
-def _plan(filters: dict) -> tuple[str, list, dict]:
+def _plan(memory_filter: MemoryFilter) -> tuple[str, list, SearchScope]:
     """The SQL filter of a search and what the vector side needs to know of it."""
-    project, every_project = filters["project"], filters["every_project"]
-    where, params = sql.memory_filter_sql(**filters)
-    rest, rest_params = sql.memory_filter_sql(**filters, include_scope=False)
-    scope = {
-        "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
-        "rest": rest,
-        "rest_params": rest_params,
-        # What the in-process vector copy can rule out by itself: projects and status.
-        "projects": _visible_projects(project, every_project, filters["allowed_projects"]),
-        "status": filters["status"],
-        "narrower": any(filters[name] for name in _NARROWER),
-    }
+    where, params = sql.memory_filter_sql(memory_filter)
+    rest, rest_params = sql.memory_filter_sql(memory_filter, include_scope=False)
+    project, every_project = memory_filter.project, memory_filter.every_project
+    scope = SearchScope(
+        alternatives=sql.scope_alternatives(project=project, every_project=every_project),
+        rest=rest,
+        rest_params=rest_params,
+        projects=_visible_projects(project, every_project, memory_filter.allowed_projects),
+        status=memory_filter.status,
+        narrower=memory_filter.narrower,
+    )
     return where, params, scope
 
 
 def project_candidates(query: str, *, project: str, k: int = 10):
     """Evaluations: the hybrid candidates of an active-memory search in `project`, before fusion, so that one
     retrieval can be fused under many settings in memory."""
-    filters = {name: None for name in _NARROWER} | {
-        "project": project, "every_project": False, "allowed_projects": None, "status": Status.ACTIVE}  # fmt: skip
-    where, params, scope = _plan(filters)
+    where, params, scope = _plan(MemoryFilter(project=project, status=Status.ACTIVE))
     return candidates(query[: query_text.MAX_QUERY_CHARS], scope, where, params, mode="hybrid", k=k,
                       project=project, every_project=False, answers=True)  # fmt: skip
 
@@ -464,54 +473,64 @@ def search_memories(
     if not query.strip():
         return []
     query = query[: query_text.MAX_QUERY_CHARS]
-    filters = {
-        "project": project,
-        "every_project": every_project,
-        "allowed_projects": allowed_projects,
-        "status": (Status.ACTIVE, Status.SUPERSEDED)
-        if include_superseded and status == Status.ACTIVE
-        else status or None,
-        "category": category or None,
-        "tier": tier or None,
-        "source": source or None,
-        "tags": tags or None,
-        "created_after": created_after,
-        "created_before": created_before,
-        "accessed_after": accessed_after,
-        "accessed_before": accessed_before,
-    }
-    where, params, scope = _plan(filters)
+    memory_filter = MemoryFilter(
+        project=project,
+        every_project=every_project,
+        allowed_projects=allowed_projects,
+        status=(Status.ACTIVE, Status.SUPERSEDED) if include_superseded and status == Status.ACTIVE else status or None,
+        category=category or None,
+        tier=tier or None,
+        source=source or None,
+        tags=tags or None,
+        created_after=created_after,
+        created_before=created_before,
+        accessed_after=accessed_after,
+        accessed_before=accessed_before,
+    )
+    where, params, scope = _plan(memory_filter)
     floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
     if not 0.0 <= floor <= 1.0:
         raise ValueError("min_score must be from 0 to 1")
     with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
-        rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
-                                             every_project=every_project)  # fmt: skip
+        found = candidates(query, scope, where, params, mode=mode, k=k, project=project, every_project=every_project)
+        rows = found.rows
         # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
-        ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"],
+        ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
                              answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
         ranked = conflicts.newer_first(ranked)
         memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
-    extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
+    extra = {"mode": mode, **({"knn": found.knn} if found.knn is not None else {})}
     hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
     if reinforce_results and hits:
         reinforce_later([h.memory.pk for h in hits])
     return hits
 
 
+@dataclass
+class Candidates:
+    """Every candidate of the ranked lists with its signals, before fusion."""
+
+    rows: dict[int, _Row]
+    signals: dict[int, _Signals]
+    query: query_text.KeywordQuery
+    context: dict[int, str]  # what each candidate's metadata says that its text leaves implicit
+    knn: str | None = None  # how the vector side ranked, when it ran
+    embed_ms: float | None = None
+    answers: dict[int, _Row] | None = None  # the reply to each candidate that asks a question, when asked for
+
+
 def candidates(
-    query: str, scope: dict, where: str, params: list, *, mode: str, k: int, project: str | None,
+    query: str, scope: SearchScope, where: str, params: list, *, mode: str, k: int, project: str | None,
     every_project: bool, answers: bool = False,
-) -> tuple[dict[int, _Row], dict[int, _Signals], query_text.KeywordQuery, dict]:  # fmt: skip
+) -> Candidates:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
 
-    The last item holds how the vector side ran, under "context" what each candidate's metadata says that its
-    text leaves implicit (see `implicit_context`) and, with `answers`, under "answers" the reply to every
-    candidate that asks a question (see `replies`): evaluations lift replies under many settings."""
+    With `answers`, the reply to every candidate that asks a question (see `replies`): evaluations lift replies
+    under many settings."""
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
-    info: dict[str, Any] = {}
+    knn = embed_ms = None
     embedding = _start_semantic(query, pool, scope) if mode != "keyword" else None
     rows: dict[int, _Row] = {}
     context: dict[int, str] = {}
@@ -524,14 +543,12 @@ def candidates(
         for mid, row in rows.items():
             row.coverage = fusion.coverage(kq.terms, fusion.with_context(row.content, context.get(mid)))
     if mode in ("hybrid", "semantic"):
-        info = _semantic(embedding, pool, where, params, scope, signals)
+        embed_ms, knn = _semantic(embedding, pool, where, params, scope, signals)
         more = _rows([mid for mid in signals if mid not in rows])
         context |= implicit_context(list(more))
         rows |= more
-    info["context"] = context
-    if answers:
-        info["answers"] = replies(rows, where, params)
-    return rows, signals, kq, info
+    return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms,
+                      answers=replies(rows, where, params) if answers else None)  # fmt: skip
 
 
 def replies(rows: dict[int, _Row], where: str, params: list) -> dict[int, _Row]:

@@ -212,11 +212,11 @@ class Command(BaseCommand):
             asked = [q for q in questions if q["evidence"] & known]
             query_vectors = embedder.embed([q["question"] for q in asked]) if asked else []
             for q, vector in zip(asked, query_vectors, strict=True):
-                rows, signals, kq, info = project_candidates(q["question"], project=project, k=10)
+                found = project_candidates(q["question"], project=project, k=10)
                 unit = np.asarray(vector, dtype=np.float32)
                 unit = unit / (np.linalg.norm(unit) or 1.0)
-                conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, rows, signals, kq, unit,
-                                                      info["answers"]))  # fmt: skip
+                conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, found.rows, found.signals,
+                                                      found.query, unit, found.answers))  # fmt: skip
             convs.append(conv)
             self.stdout.write(f"{path.name}: {len(dia)} turns, {len(conv.questions)} questions retrieved")
         return convs

@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 
 from django.db import connection
 
-from memoryhub.storage.filters import memory_filter, tag_filter
+from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
 from memoryhub.storage.postgres.match import condition, parse, score
 from memoryhub.storage.postgres.schema import CHANGE_TABLE, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
@@ -62,10 +62,13 @@ def has_tag(tag: str):
     return tag_filter(tag_condition(f'"{MEMORY_TABLE}"."tags"'), tag)
 
 
-def memory_filter_sql(**filters) -> tuple[str, list]:
+def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool = True) -> tuple[str, list]:
     """A WHERE fragment (never empty: at least `TRUE`) and its parameters; the rules are in
     memoryhub/storage/filters.py."""
-    return memory_filter(tag_condition=tag_condition, everything="TRUE", **filters)
+    return memory_filter(
+        tag_condition=tag_condition, everything="TRUE", include_scope=include_scope,
+        **memory_filter_value.as_arguments(),
+    )  # fmt: skip
 
 
 def fts_search(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from django.db import connection
 
-from memoryhub.storage.filters import memory_filter, tag_filter
+from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
 from memoryhub.storage.sqlite.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
 
@@ -49,11 +49,14 @@ def has_tag(tag: str):
     return tag_filter(tag_condition(f'"{MEMORY_TABLE}"."tags"'), tag)
 
 
-def memory_filter_sql(**filters) -> tuple[str, list]:
-    """A WHERE fragment (never empty: at least `1`) and its parameters for the memory table under `alias` (see
+def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool = True) -> tuple[str, list]:
+    """A WHERE fragment (never empty: at least `TRUE`) and its parameters for the memory table under `m` (see
     memoryhub/storage/filters.py). Scope: a project sees its own rows and the global ones (project NULL); no project
     means globals only, unless `every_project`. `allowed_projects` (a token's projects) narrows any of these."""
-    return memory_filter(tag_condition=tag_condition, everything="TRUE", **filters)
+    return memory_filter(
+        tag_condition=tag_condition, everything="TRUE", include_scope=include_scope,
+        **memory_filter_value.as_arguments(),
+    )  # fmt: skip
 
 
 def fts_search(
