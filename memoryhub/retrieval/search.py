@@ -464,33 +464,18 @@ def search_memories(
 
     `reinforce_results=True` is for agents: what they were given counts as used. Browsing passes False.
     """
-    if mode not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}")
-    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise ValueError(f"k must be a whole number from 1 to {MAX_K}")
-    if not isinstance(query, str):
-        raise ValueError("query must be text")
+    _check_request(query, mode, k)
     if not query.strip():
         return []
     query = query[: query_text.MAX_QUERY_CHARS]
     memory_filter = MemoryFilter(
-        project=project,
-        every_project=every_project,
-        allowed_projects=allowed_projects,
-        status=(Status.ACTIVE, Status.SUPERSEDED) if include_superseded and status == Status.ACTIVE else status or None,
-        category=category or None,
-        tier=tier or None,
-        source=source or None,
-        tags=tags or None,
-        created_after=created_after,
-        created_before=created_before,
-        accessed_after=accessed_after,
-        accessed_before=accessed_before,
-    )
+        project=project, every_project=every_project, allowed_projects=allowed_projects,
+        status=_statuses(status, include_superseded), category=category or None, tier=tier or None,
+        source=source or None, tags=tags or None, created_after=created_after, created_before=created_before,
+        accessed_after=accessed_after, accessed_before=accessed_before,
+    )  # fmt: skip
     where, params, scope = _plan(memory_filter)
-    floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
-    if not 0.0 <= floor <= 1.0:
-        raise ValueError("min_score must be from 0 to 1")
+    floor = _relevance_floor(min_score)
     with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
         found = candidates(query, scope, where, params, mode=mode, k=k, project=project, every_project=every_project)
         rows = found.rows
@@ -499,8 +484,7 @@ def search_memories(
                              answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
         ranked = conflicts.newer_first(ranked)
         memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
-    extra = {"mode": mode, **({"knn": found.knn} if found.knn is not None else {})}
-    hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
+    hits = _hits(ranked, memories, mode=mode, knn=found.knn)
     if reinforce_results and hits:
         reinforce_later([h.memory.pk for h in hits])
     return hits
@@ -517,6 +501,33 @@ class Candidates:
     knn: str | None = None  # how the vector side ranked, when it ran
     embed_ms: float | None = None
     answers: dict[int, _Row] | None = None  # the reply to each candidate that asks a question, when asked for
+
+
+def _check_request(query: Any, mode: str, k: Any) -> None:
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}")
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be a whole number from 1 to {MAX_K}")
+    if not isinstance(query, str):
+        raise ValueError("query must be text")
+
+
+def _statuses(status: str | None, include_superseded: bool) -> str | tuple[str, ...] | None:
+    """Superseded memories are left out unless asked for, by `include_superseded` or by name."""
+    return (Status.ACTIVE, Status.SUPERSEDED) if include_superseded and status == Status.ACTIVE else status or None
+
+
+def _relevance_floor(min_score: float | None) -> float:
+    floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
+    if not 0.0 <= floor <= 1.0:
+        raise ValueError("min_score must be from 0 to 1")
+    return floor
+
+
+def _hits(ranked: list, memories: dict[int, Memory], *, mode: str, knn: str | None) -> list[SearchHit]:
+    """The ranked memories with their explanation (the mode, and how the vector side ranked when it ran)."""
+    extra = {"mode": mode, **({"knn": knn} if knn is not None else {})}
+    return [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
 
 
 def candidates(
