@@ -136,7 +136,7 @@ def models(request: HttpRequest) -> HttpResponse:
 @csrf_exempt
 def mcp_endpoint(request: HttpRequest) -> HttpResponse:
     """MCP over streamable HTTP, stateless with JSON answers: each POST is one JSON-RPC exchange."""
-    from memoryhub.agents import mcp_server
+    from memoryhub.agents import mcp_server  # the MCP SDK loads on the first /mcp request, not at every start
 
     response = mcp_server.serve_django_request(request)
     response["Cache-Control"] = "no-store"

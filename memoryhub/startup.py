@@ -16,7 +16,7 @@ class SettingError(ValueError):
 
 def load_settings_or_exit(program: str) -> None:
     """Load Django's settings now; on a bad value print `program: <message>` to stderr and exit with status 2."""
-    from django.conf import settings
+    from django.conf import settings  # inside: the settings import is what may fail here (see the docstring)
 
     try:
         settings.INSTALLED_APPS  # noqa: B018 - touching a setting imports the settings module

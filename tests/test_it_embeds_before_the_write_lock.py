@@ -10,8 +10,7 @@ from memoryhub import embeddings
 from memoryhub.consolidation.proposals import accept_proposal, merge_memories, run_consolidation
 from memoryhub.memories.gate import gate_write, promote_gate_entry
 from memoryhub.memories.store import create_memory, import_memories, update_memory
-from memoryhub.retrieval import vector_index
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -1,7 +1,8 @@
 """Each shared idea has one home, and every reader of it agrees with that home.
 
-- effective importance: memoryhub.memories.decay (the Python function and the SQL expression the dashboard
-  orders by), read the same by the model, the sweep, search's ranking and the dashboard's decay page;
+- effective importance: memoryhub/models.py, named again by memoryhub.memories.decay (the Python function and the
+  SQL expression the dashboard orders by), read the same by the model, the sweep, search's ranking and the
+  dashboard's decay page;
 - archiving: memoryhub.memories.lifecycle.archive, one history event per memory archived, whatever the path;
 - filtering by tag: a whole tag in any case, the same through the API, the agents' tools, search and the dashboard;
 - a memory as a dict: memory_as_dict; the tools' compact form is a part of it, with the same meaning per key.
@@ -243,7 +244,7 @@ def _holders(pattern: str, flags: int = 0) -> set[str]:
 
 
 def test_each_idea_is_written_in_one_place():
-    decay = "memoryhub/memories/decay.py"
+    decay = "memoryhub/models.py"  # beside the row, below the domain (memories/decay.py names it for readers)
     # The decay clock, the rate rule and the formula.
     assert _holders(r"last_accessed_at\s+or\b") <= {decay}
     assert _holders(r"coalesce\(\s*['\"]?(m\.)?last_accessed_at", re.I) <= {decay}
@@ -265,3 +266,21 @@ def test_each_idea_is_written_in_one_place():
     for name in ("import_jsonl", "active_model_id", "embed_one", "model_field_names", "MIN_BUDGET", "with_tag",
                  "_effective_from_values", "delete_memories", "parse_jsonl"):  # fmt: skip
         assert _holders(rf"\b{name}\b") == set(), name
+
+
+def test_fusion_takes_its_defaults_from_the_settings_alone(settings):
+    """`fusion.Params` has no defaults of its own that could disagree with the settings; `from_settings` fills
+    every field, and a changed setting is what search uses."""
+    from dataclasses import MISSING, fields
+
+    from memoryhub.retrieval import fusion
+
+    assert [f.name for f in fields(fusion.Params) if f.default is not MISSING] == []
+    settings.MEMORYHUB_RRF_K, settings.MEMORYHUB_SEMANTIC_WEIGHT, settings.MEMORYHUB_ANSWER_SHARE = 7, 0.4, 0.3
+    params = fusion.Params.from_settings(answer_top=2)
+    assert (params.rrf_k, params.semantic_weight, params.answer_share, params.answer_top) == (7, 0.4, 0.3, 2)
+
+
+def test_the_query_length_limit_is_written_once():
+    # (scripts/hooks/memoryhub_recall.py runs without MemoryHub installed and keeps its own copy.)
+    assert _holders(r"^MAX_QUERY_CHARS\s*=", re.M) == {"memoryhub/retrieval/query_text.py"}

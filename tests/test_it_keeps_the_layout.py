@@ -1,14 +1,111 @@
-"""The layout stays as docs/architecture.md draws it: the domain in packages, no import cycle among its modules, and
-the dashboard and API reaching the database only through the domain."""
+"""The layout stays as docs/architecture.md draws it: the domain in packages on floors, each importing only from the
+floors below it, no import cycle among its modules, and the dashboard and API reaching the database only through
+the domain."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
 PACKAGES = {"agents", "bench", "consolidation", "embeddings", "memories", "people", "retrieval", "settings", "storage"}
+
+
+# The floors, bottom first (docs/architecture.md draws the same table). A module may import from its own package and
+# from any package on a floor below; never from another package on its own floor or from one above, at the top of a
+# module or inside a function. What a lower floor needs from above is handed down at start-up (memoryhub/apps.py).
+FLOORS: list[set[str]] = [
+    {"memoryhub.startup"},  # the one error every entry point catches
+    {"memoryhub.settings"},
+    {"memoryhub.storage"},
+    {"memoryhub.embeddings", "memoryhub.models"},
+    {"memoryhub.memories"},
+    {"memoryhub.retrieval"},
+    {"memoryhub.consolidation", "memoryhub.bench"},
+    {"memoryhub.agents"},
+    {"memoryhub.people"},
+    # The wiring: start-up hands what lower floors need down to them (apps), the WSGI entry, URLs, middleware.
+    {"memoryhub", "memoryhub.apps", "memoryhub.urls", "memoryhub.wsgi", "memoryhub.middleware"},
+    {"api", "ui", "memoryhub.management", "memoryhub.migrations"},  # the faces
+]
+FLOOR_OF = {package: level for level, packages in enumerate(FLOORS) for package in packages}
+
+
+def _package(module: str) -> str | None:
+    """The floor table's entry a module belongs to (the longest matching prefix), or None outside the project."""
+    parts = module.split(".")
+    for end in range(len(parts), 0, -1):
+        if ".".join(parts[:end]) in FLOOR_OF:
+            return ".".join(parts[:end])
+    return None
+
+
+def _imported_modules(source: str, module: str, is_package: bool = False) -> list[tuple[int, str]]:
+    """(line, module) for every import in the text, lazy ones inside functions included; `from a import b` counts
+    as importing a.b (b may be a module), relative imports are resolved against `module`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")
+                anchor = anchor[: len(anchor) - node.level + (1 if is_package else 0)]
+                base = ".".join([*anchor, base] if base else anchor)
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def upward_imports(source: str, module: str, is_package: bool = False) -> list[str]:
+    """Each import in the text that reaches another package on the same floor or a higher one."""
+    home = _package(module)
+    if home is None:
+        return []
+    wrong = []
+    for line, target in _imported_modules(source, module, is_package):
+        other = _package(target)
+        if other is None or other == home:
+            continue
+        if FLOOR_OF[other] >= FLOOR_OF[home]:
+            wrong.append(f"{module}:{line} imports {target} ({other} is not below {home})")
+    return wrong
+
+
+def _project_files() -> dict[str, Path]:
+    files = {}
+    for app in ("memoryhub", "api", "ui"):
+        for path in (ROOT / app).rglob("*.py"):
+            files[".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")] = path
+    return files
+
+
+def test_every_package_imports_only_from_the_floors_below_it():
+    files = _project_files()
+    assert all(_package(name) for name in files), [name for name in files if not _package(name)]
+    wrong = [
+        problem
+        for name, path in sorted(files.items())
+        for problem in upward_imports(path.read_text(), name, path.name == "__init__.py")
+    ]
+    assert wrong == []
+
+
+def test_the_floor_check_fails_on_an_upward_import():
+    planted = "import json\n\ndef twins():\n    from memoryhub.retrieval.search import similar_in_scope\n"
+    assert upward_imports(planted, "memoryhub.memories.gate") == [
+        "memoryhub.memories.gate:4 imports memoryhub.retrieval.search.similar_in_scope "
+        "(memoryhub.retrieval is not below memoryhub.memories)"
+    ]
+    # Sideways on one floor is refused too; `from memoryhub import x` and relative imports are followed.
+    assert upward_imports("from memoryhub import models\n", "memoryhub.embeddings.minilm")
+    assert upward_imports("from ..retrieval import search\n", "memoryhub.memories.gate")
+    assert upward_imports("from . import decay\n", "memoryhub.memories", is_package=True) == []
+    assert upward_imports("from memoryhub.storage import sql\n", "memoryhub.memories.gate") == []
+    # A planted module file is caught by the same walk the tree test uses.
+    assert upward_imports("from ui.forms import version_of\n", "memoryhub.models")
 
 
 def _domain_modules() -> dict[str, Path]:
@@ -95,3 +192,73 @@ def test_the_dashboard_and_the_api_run_no_sql_of_their_own():
             imported = _imports(path)
             assert "memoryhub.storage.sql" not in imported and "memoryhub.storage" not in imported, path
             assert "django.db.connection" not in imported, path
+
+
+# SQL in a string: a statement's keywords, a condition on the memory table's alias `m`, a NULL test or a
+# placeholder compared with. Docstrings may speak of SQL; code outside storage may not hold it.
+_SQL = re.compile(
+    r"\b(SELECT|INSERT INTO|DELETE FROM|WHERE|JOIN)\b|\bUPDATE \w+ SET\b|\bFROM [a-z_]+\b|\bm\.[a-z_]+\b|"
+    r"\bIS (NOT )?NULL\b|[=<>] %s"
+)
+NO_SQL = ["memoryhub/retrieval", "memoryhub/memories", "memoryhub/consolidation", "memoryhub/agents",
+          "memoryhub/people", "api", "ui"]  # fmt: skip
+
+
+def sql_in_strings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each string literal (f-string pieces included, docstrings not) that holds SQL."""
+    tree = ast.parse(source)
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        (node.lineno, node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+        if _SQL.search(node.value)
+    ]
+
+
+def test_no_sql_is_written_outside_storage():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
+        for folder in NO_SQL
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, text in sql_in_strings(path.read_text())
+    ]
+    assert found == []
+    # The check sees SQL when there is some: a fragment in an f-string, a statement, a condition on `m`.
+    planted = 'def more(where, params, model_id):\n    return f"{where} AND m.embed_model = %s", [*params, model_id]\n'
+    assert [line for line, _ in sql_in_strings(planted)] == [2]
+    assert sql_in_strings('Q = "SELECT id FROM memoryhub_memory"\n')
+    assert sql_in_strings('W = ("m.project IS NULL", [])\n')
+    assert sql_in_strings('"""A docstring may say SELECT ... WHERE."""\nlog = "refused %s"\n') == []
+
+
+# Functions in the domain's busiest packages make one decision each and stay under this many lines. The ones
+# below are still longer (to be split around their decisions like the gate and search were); none may grow, and no other
+# function may pass the limit.
+LONGEST_LINES = 60
+NOT_YET_SPLIT = {
+    "memoryhub/memories/markdown_notes.py:parse_note": 94,
+    "memoryhub/agents/proxy.py:_stream_rounds": 82,
+    "memoryhub/retrieval/fusion.py:rank": 79,
+    "memoryhub/memories/store.py:clean_fields": 79,
+    "memoryhub/memories/updates.py:judge_pair": 72,
+}
+
+
+def test_no_function_in_memories_retrieval_or_agents_is_longer_than_the_limit():
+    found = {}
+    for folder in ("memoryhub/memories", "memoryhub/retrieval", "memoryhub/agents"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    length = node.end_lineno - node.lineno + 1
+                    if length > LONGEST_LINES:
+                        found[f"{path.relative_to(ROOT)}:{node.name}"] = length
+    assert {name: n for name, n in found.items() if n > NOT_YET_SPLIT.get(name, LONGEST_LINES)} == {}

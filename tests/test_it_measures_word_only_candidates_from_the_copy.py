@@ -8,9 +8,8 @@ import pytest
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import import_memories
-from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import project_candidates
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 
 # The in-process vector copy; PostgreSQL ranks in the database and keeps none.
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_only]
@@ -34,7 +33,7 @@ def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(settings, m
     # A pool of 5 per list: some candidates come from the words alone, and each is measured, from the copy.
     settings.MEMORYHUB_SEARCH_POOL = 5
     monkeypatch.setattr(sql, "read_vectors", None)  # the store's vectors are not read again
-    _, signals, _, _ = project_candidates("invoice batch exported ledger garden hose", project="p", k=1)
+    signals = project_candidates("invoice batch exported ledger garden hose", project="p", k=1).signals
     word_only = [s for s in signals.values() if s.vector_rank is None]
     assert word_only
     assert all(s.outside_distance is not None for s in word_only)

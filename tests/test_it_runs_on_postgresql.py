@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from memoryhub.storage import postgres, sqlite
+from memoryhub.storage import names, postgres, sql, sqlite
 from memoryhub.storage.postgres import match
 from tests.live_server import REPO, manage, migrated_store, on_postgresql, store_env
 
@@ -23,6 +23,11 @@ def test_both_stores_offer_the_same_functions():
     assert set(postgres.__all__) - extra == set(sqlite.__all__)
     for name in sqlite.__all__:
         assert hasattr(postgres, name) and hasattr(sqlite, name), name
+    # Each offers exactly the listed names, and `sql` the same ones, each imported by name (no namespace tricks).
+    assert set(sqlite.__all__) == {"connection", *names.NAMES}
+    assert set(sql.__all__) == set(sqlite.__all__)
+    storage = REPO / "memoryhub" / "storage"
+    assert not [p for p in storage.rglob("*.py") if "globals()" in p.read_text()]
     assert postgres.FILTERED_KNN is True and sqlite.FILTERED_KNN is False
 
 

@@ -20,9 +20,9 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.lifecycle import archive_memory, restore_memory
 from memoryhub.memories.store import delete_memory, import_memories, update_memory
 from memoryhub.models import Memory, Status
-from memoryhub.retrieval import query_text, search, vector_index
+from memoryhub.retrieval import query_text, search
 from memoryhub.retrieval.search import search_memories
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 
 pytestmark = pytest.mark.django_db
 

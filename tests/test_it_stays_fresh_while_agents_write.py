@@ -16,9 +16,8 @@ from memoryhub.memories.backup import backup_database
 from memoryhub.memories.lifecycle import archive_memory
 from memoryhub.memories.store import create_memory, delete_memory, import_memories, update_memory
 from memoryhub.models import Memory
-from memoryhub.retrieval import vector_index
 from memoryhub.retrieval.search import search_memories
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 from tests.live_server import LiveServer, create_token, manage, migrated_store
 
 GARDEN = [f"Water the tomato bed number {n} before nine in the morning" for n in range(30)]

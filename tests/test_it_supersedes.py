@@ -6,8 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memoryhub.models import Memory, MemoryEvent, Proposal, Status
-from memoryhub.retrieval import vector_index
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 from tests.api.conftest import make_agent
 
 pytestmark = pytest.mark.django_db

@@ -40,6 +40,7 @@ from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.secrets import redact_label
 from memoryhub.memories.store import bookkeeping_write
 from memoryhub.models import UsageRecord
+from memoryhub.retrieval.query_text import MAX_QUERY_CHARS  # the one limit on what a search reads of a query
 from memoryhub.retrieval.recall import build_recall
 
 __all__ = ["ProxyError", "complete", "list_models", "open_stream", "resolve_project", "start_exchange"]
@@ -49,7 +50,6 @@ logger = logging.getLogger(__name__)
 MAX_MEMORY_ROUNDS = 3
 # A model that fans out dozens of parallel searches in one round gets the first few answered.
 MAX_CALLS_PER_ROUND = 8
-MAX_QUERY_CHARS = 2000
 READ_ONLY_TOOLS = ("memory_search", "memory_list")
 LIMIT_NOTE = (
     "Memory tool limit reached ({rounds} rounds in this request). Do not call memory tools again; "

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from memoryhub.retrieval import fusion
+from memoryhub.retrieval.search import _Signals
 
 CUTOFFS = (1, 3, 10)
 
@@ -58,7 +59,6 @@ def score(ranked: list[str], evidence: set[str]) -> dict[str, float]:
 
 def _prf_signals(asked: Asked, conv: Conversation, first: list[int], beta: float, pool: int) -> tuple[dict, dict]:
     """Signals and rows with the meaning list re-ranked for the query vector moved toward its first results."""
-    from memoryhub.retrieval.search import _Signals
 
     index = {mid: i for i, mid in enumerate(conv.ids.tolist())}
     top = [index[m] for m in first if m in index]

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import httpx
 from django.conf import settings
 
 
@@ -78,7 +79,6 @@ def free_port() -> int:
 def served(env: dict[str, str], *, port: int = 0, threads: int = 8, wait_seconds: float = 120.0) -> Iterator[tuple]:
     """`manage.py serve` with this environment on 127.0.0.1; yields (process, API base URL) once /health answers.
     Raises ServerDidNotStart when it does not within `wait_seconds`."""
-    import httpx
 
     port = port or free_port()
     manage = str(Path(settings.BASE_DIR) / "manage.py")

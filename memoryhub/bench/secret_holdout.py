@@ -16,6 +16,8 @@ import secrets
 import string
 from dataclasses import dataclass
 
+from django.core.management.utils import get_random_secret_key
+
 
 @dataclass(frozen=True)
 class HeldOut:
@@ -25,7 +27,6 @@ class HeldOut:
 
 
 def django_keys(n: int) -> list[str]:
-    from django.core.management.utils import get_random_secret_key
 
     return [get_random_secret_key() for _ in range(n)]
 

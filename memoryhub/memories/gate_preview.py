@@ -17,9 +17,9 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.gate import find_duplicate, gate_write, normalised
 from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import secrets_in_fields
+from memoryhub.memories.twins import similar_in_scope
 from memoryhub.memories.update_gate import judge_neighbours
 from memoryhub.memories.updates import Verdict
-from memoryhub.retrieval.search import similar_in_scope
 
 
 @dataclass(frozen=True)

@@ -10,14 +10,12 @@ diary line. Measured on memoryhub/bench/gate_set.py (`manage.py eval_gate`).
 
 from __future__ import annotations
 
-import logging
 import re
+from collections.abc import Callable
 
 from django.conf import settings
 
 from memoryhub.memories.categories import guess_category
-
-logger = logging.getLogger(__name__)
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -169,40 +167,30 @@ def noise_verdict(text: str) -> tuple[str | None, bool]:
     return None, bool(_DURABLE_SIGNAL.search(text)) or bool(guess_category(text)) or count >= 14
 
 
-_JUDGE_PROMPT = (
-    "You decide whether a note an AI coding agent wants to save is a durable memory or noise. Durable: a fact, "
-    "decision, gotcha, preference or procedure that will still be true and useful in a later session, however "
-    "short. Noise: session logs or summaries of what was done, status or progress notes, acknowledgements, "
-    "greetings, thinking aloud, raw command output or log lines, questions, plans for later. Answer with one JSON "
-    'object: {"durable": true or false, "why": "a short reason"}.'
-)
+# A second opinion on the texts the rules are unsure of: text -> True (durable), False (noise) with a short why, or
+# None to keep the rules' verdict. Registered at start-up by the consolidation package (an LLM), so this floor never
+# imports it (the same hand-down as `update_gate.register_second_opinion`).
+NoiseJudge = Callable[[str], "tuple[bool, str] | None"]
+_noise_judge: NoiseJudge | None = None
+
+
+def register_noise_judge(judge: NoiseJudge | None) -> None:
+    global _noise_judge
+    _noise_judge = judge
 
 
 def judge_noise(text: str) -> str | None:
-    """The rules' verdict, with the configured LLM deciding the cases the rules are unsure of (when
-    MEMORYHUB_GATE_LLM_JUDGE is on). Thinking is off; an empty, reasoning-only or malformed answer, or no
-    answer at all, leaves the rules' verdict standing."""
+    """The rules' verdict, with the registered judge (the configured LLM, when MEMORYHUB_GATE_LLM_JUDGE is on)
+    deciding the cases the rules are unsure of. No answer from the judge leaves the rules' verdict standing."""
     reason, sure = noise_verdict(text)
-    if sure or not settings.MEMORYHUB_GATE_LLM_JUDGE:
+    if sure or _noise_judge is None:
         return reason
-    from memoryhub.consolidation.llm import LLMError, get_llm
-
-    try:
-        client = get_llm()
-        if client is None:
-            return reason
-        answer = client.complete_json(
-            [{"role": "system", "content": _JUDGE_PROMPT}, {"role": "user", "content": text[:2000]}]
-        )
-        durable = answer.get("durable")
-        if not isinstance(durable, bool):
-            raise LLMError("the answer has no true/false `durable`")
-    except LLMError as exc:
-        logger.info("the LLM could not judge a write (%s); the rules decide", exc)
+    answer = _noise_judge(text)
+    if answer is None:
         return reason
+    durable, why = answer
     if durable:
         return None
-    why = answer.get("why") if isinstance(answer.get("why"), str) else ""
     detail = f" ({why[:160]})" if why else ""
     return reason or f"it reads as noise, not a lasting fact{detail}; store what will still be true later"
 

@@ -83,7 +83,7 @@ _PLUGIN_KINDS = {
 def _library_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     """(kind, pattern) from detect-secrets' regex plugins; empty if the library is missing (our rules remain)."""
     try:
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class  # optional (below)
     except ImportError:  # pragma: no cover - requirements.txt pins it
         return ()
     patterns = []

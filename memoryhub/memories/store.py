@@ -16,6 +16,8 @@ import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
+from django.db.models import F
+from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -414,8 +416,6 @@ def reinforce(*, memory_ids: list[int], now: datetime | None = None) -> None:
     """An agent used these memories: count the use and restart their decay clock, with a small boost."""
     if not memory_ids:
         return
-    from django.db.models import F
-    from django.db.models.functions import Least
 
     now = now or timezone.now()
     with bookkeeping_write():

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -105,8 +105,10 @@ class LoadReport:
         return not self.problems
 
 
-def load_store(lines: IO[str], *, batch: int = 1000) -> LoadReport:
-    """Fill this (empty, migrated) store from a dump, in one transaction, then check it against the dump."""
+def load_store(lines: IO[str], *, search: Callable[..., list], batch: int = 1000) -> LoadReport:
+    """Fill this (empty, migrated) store from a dump, in one transaction, then check it against the dump.
+
+    `search` is `retrieval.search.search_memories`, handed in by the caller (this floor does not import search)."""
     records = _records(lines)
     head = next(records, None)
     if not head or head.get("format") != FORMAT:
@@ -159,7 +161,7 @@ def load_store(lines: IO[str], *, batch: int = 1000) -> LoadReport:
             report.problems.append(f"{label}: {report.counts.get(label, 0)} loaded, {expected} in the dump")
     if not tail:
         report.problems.append("the dump ends early: no closing counts (was it cut short?)")
-    _check_searches(report, tail.get("sample", []))
+    _check_searches(report, tail.get("sample", []), search)
     return report
 
 
@@ -173,9 +175,7 @@ def _reset_sequences(kinds: list[type[models.Model]]) -> None:
                 cursor.execute(statement)
 
 
-def _check_searches(report: LoadReport, sample: list[dict]) -> None:
-    from memoryhub.retrieval.search import search_memories
-
+def _check_searches(report: LoadReport, sample: list[dict], search_memories: Callable[..., list]) -> None:
     for item in sample:
         memory = Memory.objects.filter(pk=item["id"]).first()
         if memory is None:
@@ -196,6 +196,6 @@ def dump_to(path: Path) -> dict[str, int]:
         return dump_store(out)
 
 
-def load_from(path: Path) -> LoadReport:
+def load_from(path: Path, *, search: Callable[..., list]) -> LoadReport:
     with open(path, encoding="utf-8") as lines:
-        return load_store(lines)
+        return load_store(lines, search=search)

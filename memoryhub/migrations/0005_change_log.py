@@ -1,5 +1,5 @@
 """A change log the triggers fill, and the store's generation: the in-process vector copy follows the store by
-position (the last entry it applied), not by clock (see memoryhub/retrieval/vector_index.py)."""
+position (the last entry it applied), not by clock (see memoryhub/storage/vector_index.py)."""
 
 from django.db import migrations
 

@@ -1,3 +1,3 @@
 """Finding memories again: hybrid search (`search`), how query text becomes safe FTS5 queries (`query_text`), how
-ranked lists become one score and the relevance floor (`fusion`), the in-process vector copy for large stores
-(`vector_index`), the recall block agents inject (`recall`), and a memory's nearest neighbours (`neighbours`)."""
+ranked lists become one score and the relevance floor (`fusion`), the recall block agents inject (`recall`), and a
+memory's nearest neighbours (`neighbours`). The in-process vector copy it ranks from is storage's (`vector_index`)."""

@@ -49,26 +49,27 @@ MEANING_FULL = 0.55
 
 @dataclass(frozen=True)
 class Params:
-    """Every fusion weight and threshold; `from_settings()` in service, other values in evaluation grids."""
+    """Every fusion weight and threshold. No defaults of its own: `from_settings()` is the one source of the values in
+    service (the settings name each one), and evaluation grids override some of them."""
 
-    rrf_k: int = 5
-    keyword_weight: float = 1.0
-    substring_weight: float = 1.0
-    semantic_weight: float = 0.8
-    coverage_weight: float = 1.0
-    score_absolute: float = 0.7
+    rrf_k: int
+    keyword_weight: float
+    substring_weight: float
+    semantic_weight: float
+    coverage_weight: float
+    score_absolute: float
     # Share of score-normalised fusion (BM25 / best BM25, rescaled cosine) in the rank part; 0 = ranks only.
-    normalised: float = 0.0
+    normalised: float
     # The meaning list's weight is multiplied by this for a query that names identifiers or pastes an error.
-    typed_semantic_scale: float = 1.0
+    typed_semantic_scale: float
     # Word coverage weighs each query word by its rarity among the candidates (1) or counts words alike (0).
-    rare_words: float = 0.0
-    importance_weight: float = 0.15
-    confirmed_bonus: float = 0.05
+    rare_words: float
+    importance_weight: float
+    confirmed_bonus: float
     # The reply to a matching question (the next turn of its conversation) scores this share of the question's
     # score, when the question is among the first `answer_top` results; 0 = off.
-    answer_share: float = 0.0
-    answer_top: int = 5
+    answer_share: float
+    answer_top: int
 
     @classmethod
     def from_settings(cls, **overrides: Any) -> Params:

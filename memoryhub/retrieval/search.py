@@ -33,9 +33,11 @@ from django.conf import settings
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories import priority
 from memoryhub.memories.bookkeeping import reinforce_later
+from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
-from memoryhub.retrieval import conflicts, fusion, query_text, vector_index
-from memoryhub.storage import sql
+from memoryhub.retrieval import conflicts, fusion, query_text
+from memoryhub.storage import sql, vector_index
+from memoryhub.storage.filters import MemoryFilter
 from memoryhub.storage.resets import on_store_replaced
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -170,7 +172,7 @@ def _vector_total(model_id: str) -> int:
     token = (id(sql.connection.connection), *sql.change_token())
     if cached and cached[0] == token:
         return cached[2]
-    total = sql.count_memories("m.embed_model = %s", [model_id])
+    total = sql.count_memories(*sql.of_model(model_id))
     _totals[key] = (token, time.monotonic(), total)
     return total
 
@@ -193,24 +195,24 @@ class _Embedded:
     view: vector_index.View | None = None
 
 
-def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: dict) -> _Embedded:
+def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: SearchScope) -> _Embedded:
     started = time.perf_counter()
     vector = embedder.embed([query])[0]
     out = _Embedded(vector, embedder.model_id, (time.perf_counter() - started) * 1000)
     if view is not None:
-        ids, distances = view.nearest(vector, fetch, projects=scope["projects"], status=scope["status"])
+        ids, distances = view.nearest(vector, fetch, projects=scope.projects, status=scope.status)
         out.nearest, out.fetched = list(zip(ids.tolist(), distances.tolist(), strict=True)), fetch
         out.view = view
     return out
 
 
-def _start_semantic(query: str, pool: int, scope: dict) -> Future:
+def _start_semantic(query: str, pool: int, scope: SearchScope) -> Future:
     """Embed the query (and, on a large store without narrower filters, rank the vector copy) meanwhile."""
     embedder = get_embedder()
     view = None
     if (
         not sql.FILTERED_KNN
-        and not scope["narrower"]
+        and not scope.narrower
         and _vector_total(embedder.model_id) > settings.MEMORYHUB_EXACT_KNN_MAX
     ):
         view = vector_index.view(embedder.model_id, embedder.dimensions)
@@ -218,13 +220,13 @@ def _start_semantic(query: str, pool: int, scope: dict) -> Future:
 
 
 def _semantic(
-    embedding: Future, pool: int, where: str, params: list, scope: dict, signals: dict[int, _Signals]
-) -> dict[str, Any]:
+    embedding: Future, pool: int, where: str, params: list, scope: SearchScope, signals: dict[int, _Signals]
+) -> tuple[float, str]:
+    """(how long the query's embedding took in ms, how the vector side ranked)."""
     embedded: _Embedded = embedding.result()
     vector, model_id = embedded.vector, embedded.model_id
     # Only vectors of the active model answer (another model's distances mean nothing here).
-    where_model = f"{where} AND m.embed_model = %s"
-    params_model = [*params, model_id]
+    where_model, params_model = sql.both((where, params), sql.of_model(model_id))
     found: list[tuple[int, float]] | None = None
     if embedded.nearest is not None:
         # SQL confirms what the copy ranked (and drops rows changed since it was read).
@@ -237,7 +239,7 @@ def _semantic(
         s = signals.setdefault(mid, _Signals())
         s.vector_rank, s.distance = rank, round(distance, 6)
     _measure_the_rest(vector, model_id, signals, embedded.view)
-    return {"embed_ms": round(embedded.embed_ms, 2), "knn": how}
+    return round(embedded.embed_ms, 2), how
 
 
 def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals], view: vector_index.View | None) -> None:
@@ -256,7 +258,7 @@ def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals], view:
         return
     query = np.asarray(vector, dtype=np.float32)
     query = query / (float(np.linalg.norm(query)) or 1.0)
-    active = sql.filter_memory_ids(missing, "m.embed_model = %s", [model_id])
+    active = sql.filter_memory_ids(missing, *sql.of_model(model_id))
     for mid, stored in sql.read_vectors([m for m in missing if m in active], len(query)).items():
         norm = float(np.linalg.norm(stored)) or 1.0
         signals[mid].outside_distance = round(1.0 - float(stored @ query) / norm, 6)
@@ -274,7 +276,7 @@ def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list)
     return found[:pool]
 
 
-def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: SearchScope):
     """The `pool` nearest rows passing the filter, nearest first, and how they were ranked."""
     if sql.FILTERED_KNN:
         # The database ranks under the filter itself (PostgreSQL: HNSW with iterative scans).
@@ -284,20 +286,20 @@ def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: 
     return _exact(vector, model_id, pool, where, params, scope)
 
 
-def _allowed(scope: dict) -> tuple[int, list[int] | None]:
+def _allowed(scope: SearchScope) -> tuple[int, list[int] | None]:
     """How many rows the filter leaves, and their ids when that is few enough to rank them all exactly."""
-    allowed = sql.count_scoped(scope["alternatives"], scope["rest"], scope["rest_params"])
+    allowed = sql.count_scoped(scope.alternatives, scope.rest, scope.rest_params)
     if not 0 < allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
         return allowed, None
-    return allowed, sql.ids_scoped(scope["alternatives"], scope["rest"], scope["rest_params"], limit=allowed)
+    return allowed, sql.ids_scoped(scope.alternatives, scope.rest, scope.rest_params, limit=allowed)
 
 
-def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope: SearchScope):
     """A large store: the in-process copy masks out what the scope and status rule out (no SQL), ranks the
     rest, and SQL confirms the nearest (it also drops rows changed since the copy was read). Other filters
     (category, tags, dates...) are narrower than the mask knows: a narrow one ranks exactly its own rows, a
     wide one widens the pool until enough pass."""
-    if scope["narrower"]:
+    if scope.narrower:
         allowed, ids = _allowed(scope)
         if not allowed:
             return [], "none"
@@ -307,7 +309,7 @@ def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope
     fetch = math.ceil(pool * 1.2)
     while True:
         found_ids, distances = vector_index.nearest(
-            vector, model_id, fetch, projects=scope["projects"], status=scope["status"]
+            vector, model_id, fetch, projects=scope.projects, status=scope.status
         )
         rows = list(zip(found_ids.tolist(), distances.tolist(), strict=True))
         found = _passing(rows, pool, where, params)
@@ -316,7 +318,7 @@ def _quantized(vector, model_id: str, pool: int, where: str, params: list, scope
         fetch *= 4
 
 
-def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: dict):
+def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: SearchScope):
     """A small store: vec0's exact KNN, over the allowed rows themselves when a filter leaves few."""
     allowed, ids = _allowed(scope)
     if not allowed:
@@ -343,8 +345,7 @@ def similar_in_scope(
 
     The write gate's candidates. Same planning as search, so a long text full of common words stays fast on a
     large store, and scoped from the start: the best matches of the whole store may all be other projects'."""
-    scope_sql, scope_params = ("m.project = %s", [project]) if project else ("m.project IS NULL", [])
-    where, params = f"{scope_sql} AND m.status = %s", [*scope_params, status]
+    where, params = sql.both(sql.exact_scope(project), sql.of_status(status))
     kq = query_text.parse(content)
     words: list[int] = []
     if kq.terms:
@@ -352,9 +353,10 @@ def similar_in_scope(
         words = [mid for mid, _ in _word_hits(kq, limit, where, params, scope_match)]
     if vector is None:
         return words, {}
-    scope = {"alternatives": [(scope_sql, scope_params)], "rest": "m.status = %s", "rest_params": [status],
-             "projects": [project or None], "status": status, "narrower": False}  # fmt: skip
-    found, _ = _nearest(vector, model_id, limit, f"{where} AND m.embed_model = %s", [*params, model_id], scope)
+    rest, rest_params = sql.of_status(status)
+    scope = SearchScope(alternatives=[sql.exact_scope(project)], rest=rest, rest_params=rest_params,
+                        projects=[project or None], status=status, narrower=False)  # fmt: skip
+    found, _ = _nearest(vector, model_id, limit, *sql.both((where, params), sql.of_model(model_id)), scope)
     return words, {mid: 1.0 - distance for mid, distance in found}
 
 
@@ -373,7 +375,6 @@ class _Row:
 
 
 def _rows(ids: list[int]) -> dict[int, _Row]:
-    from memoryhub.memories.decay import effective_value, last_referenced
 
     out = {}
     for pk, content, importance, confirmed, category, tier, *clock in sql.fusion_rows(ids):
@@ -385,8 +386,18 @@ def _rows(ids: list[int]) -> dict[int, _Row]:
     return out
 
 
-_NARROWER = ("category", "tier", "source", "tags", "created_after", "created_before", "accessed_after",
-             "accessed_before")  # fmt: skip
+@dataclass(frozen=True)
+class SearchScope:
+    """What the vector side needs to know of a search's filter, planned once (`_plan`)."""
+
+    alternatives: list[sql.Condition]  # the scope as index ranges whose union it is (to count the allowed rows)
+    rest: str  # the filter without its scope, as storage's condition
+    rest_params: list
+    # What the in-process vector copy can rule out by itself: projects (None inside: the globals; None for the
+    # list: every project) and status.
+    projects: list | None
+    status: str | tuple[str, ...] | None
+    narrower: bool  # filters the copy cannot see (category, tier, source, tags, dates)
 
 
 def _visible_projects(project: str | None, every_project: bool, allowed: list[str] | None) -> list | None:
@@ -397,29 +408,26 @@ def _visible_projects(project: str | None, every_project: bool, allowed: list[st
     return seen if allowed is None else [p for p in seen if p is None or p in allowed]
 
 
-def _plan(filters: dict) -> tuple[str, list, dict]:
+def _plan(memory_filter: MemoryFilter) -> tuple[str, list, SearchScope]:
     """The SQL filter of a search and what the vector side needs to know of it."""
-    project, every_project = filters["project"], filters["every_project"]
-    where, params = sql.memory_filter_sql(**filters)
-    rest, rest_params = sql.memory_filter_sql(**filters, include_scope=False)
-    scope = {
-        "alternatives": sql.scope_alternatives(project=project, every_project=every_project),
-        "rest": rest,
-        "rest_params": rest_params,
-        # What the in-process vector copy can rule out by itself: projects and status.
-        "projects": _visible_projects(project, every_project, filters["allowed_projects"]),
-        "status": filters["status"],
-        "narrower": any(filters[name] for name in _NARROWER),
-    }
+    where, params = sql.memory_filter_sql(memory_filter)
+    rest, rest_params = sql.memory_filter_sql(memory_filter, include_scope=False)
+    project, every_project = memory_filter.project, memory_filter.every_project
+    scope = SearchScope(
+        alternatives=sql.scope_alternatives(project=project, every_project=every_project),
+        rest=rest,
+        rest_params=rest_params,
+        projects=_visible_projects(project, every_project, memory_filter.allowed_projects),
+        status=memory_filter.status,
+        narrower=memory_filter.narrower,
+    )
     return where, params, scope
 
 
 def project_candidates(query: str, *, project: str, k: int = 10):
     """Evaluations: the hybrid candidates of an active-memory search in `project`, before fusion, so that one
     retrieval can be fused under many settings in memory."""
-    filters = {name: None for name in _NARROWER} | {
-        "project": project, "every_project": False, "allowed_projects": None, "status": Status.ACTIVE}  # fmt: skip
-    where, params, scope = _plan(filters)
+    where, params, scope = _plan(MemoryFilter(project=project, status=Status.ACTIVE))
     return candidates(query[: query_text.MAX_QUERY_CHARS], scope, where, params, mode="hybrid", k=k,
                       project=project, every_project=False, answers=True)  # fmt: skip
 
@@ -456,63 +464,84 @@ def search_memories(
 
     `reinforce_results=True` is for agents: what they were given counts as used. Browsing passes False.
     """
+    _check_request(query, mode, k)
+    if not query.strip():
+        return []
+    query = query[: query_text.MAX_QUERY_CHARS]
+    memory_filter = MemoryFilter(
+        project=project, every_project=every_project, allowed_projects=allowed_projects,
+        status=_statuses(status, include_superseded), category=category or None, tier=tier or None,
+        source=source or None, tags=tags or None, created_after=created_after, created_before=created_before,
+        accessed_after=accessed_after, accessed_before=accessed_before,
+    )  # fmt: skip
+    where, params, scope = _plan(memory_filter)
+    floor = _relevance_floor(min_score)
+    with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
+        found = candidates(query, scope, where, params, mode=mode, k=k, project=project, every_project=every_project)
+        rows = found.rows
+        # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
+        ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
+                             answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
+        ranked = conflicts.newer_first(ranked)
+        memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
+    hits = _hits(ranked, memories, mode=mode, knn=found.knn)
+    if reinforce_results and hits:
+        reinforce_later([h.memory.pk for h in hits])
+    return hits
+
+
+@dataclass
+class Candidates:
+    """Every candidate of the ranked lists with its signals, before fusion."""
+
+    rows: dict[int, _Row]
+    signals: dict[int, _Signals]
+    query: query_text.KeywordQuery
+    context: dict[int, str]  # what each candidate's metadata says that its text leaves implicit
+    knn: str | None = None  # how the vector side ranked, when it ran
+    embed_ms: float | None = None
+    answers: dict[int, _Row] | None = None  # the reply to each candidate that asks a question, when asked for
+
+
+def _check_request(query: Any, mode: str, k: Any) -> None:
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}")
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
         raise ValueError(f"k must be a whole number from 1 to {MAX_K}")
     if not isinstance(query, str):
         raise ValueError("query must be text")
-    if not query.strip():
-        return []
-    query = query[: query_text.MAX_QUERY_CHARS]
-    filters = {
-        "project": project,
-        "every_project": every_project,
-        "allowed_projects": allowed_projects,
-        "status": (Status.ACTIVE, Status.SUPERSEDED)
-        if include_superseded and status == Status.ACTIVE
-        else status or None,
-        "category": category or None,
-        "tier": tier or None,
-        "source": source or None,
-        "tags": tags or None,
-        "created_after": created_after,
-        "created_before": created_before,
-        "accessed_after": accessed_after,
-        "accessed_before": accessed_before,
-    }
-    where, params, scope = _plan(filters)
+
+
+def _statuses(status: str | None, include_superseded: bool) -> str | tuple[str, ...] | None:
+    """Superseded memories are left out unless asked for, by `include_superseded` or by name."""
+    return (Status.ACTIVE, Status.SUPERSEDED) if include_superseded and status == Status.ACTIVE else status or None
+
+
+def _relevance_floor(min_score: float | None) -> float:
     floor = settings.MEMORYHUB_SEARCH_MIN_SCORE if min_score is None else float(min_score)
     if not 0.0 <= floor <= 1.0:
         raise ValueError("min_score must be from 0 to 1")
-    with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
-        rows, signals, kq, info = candidates(query, scope, where, params, mode=mode, k=k, project=project,
-                                             every_project=every_project)  # fmt: skip
-        # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
-        ranked = fusion.fuse(rows, signals, kq, mode, k, min_match=floor, context=info["context"],
-                             answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
-        ranked = conflicts.newer_first(ranked)
-        memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
-    extra = {"mode": mode, **({"knn": info["knn"]} if "knn" in info else {})}
-    hits = [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
-    if reinforce_results and hits:
-        reinforce_later([h.memory.pk for h in hits])
-    return hits
+    return floor
+
+
+def _hits(ranked: list, memories: dict[int, Memory], *, mode: str, knn: str | None) -> list[SearchHit]:
+    """The ranked memories with their explanation (the mode, and how the vector side ranked when it ran)."""
+    extra = {"mode": mode, **({"knn": knn} if knn is not None else {})}
+    return [SearchHit(memories[mid], score, explain | extra) for score, mid, explain in ranked if mid in memories]
 
 
 def candidates(
-    query: str, scope: dict, where: str, params: list, *, mode: str, k: int, project: str | None,
+    query: str, scope: SearchScope, where: str, params: list, *, mode: str, k: int, project: str | None,
     every_project: bool, answers: bool = False,
-) -> tuple[dict[int, _Row], dict[int, _Signals], query_text.KeywordQuery, dict]:  # fmt: skip
+) -> Candidates:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
 
-    The last item holds how the vector side ran, under "context" what each candidate's metadata says that its
-    text leaves implicit (see `implicit_context`) and, with `answers`, under "answers" the reply to every
-    candidate that asks a question (see `replies`): evaluations lift replies under many settings."""
+    With `answers`, the reply to every candidate that asks a question (see `replies`): evaluations lift replies
+    under many settings."""
     pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
-    info: dict[str, Any] = {}
+    knn = embed_ms = None
     embedding = _start_semantic(query, pool, scope) if mode != "keyword" else None
     rows: dict[int, _Row] = {}
     context: dict[int, str] = {}
@@ -525,14 +554,12 @@ def candidates(
         for mid, row in rows.items():
             row.coverage = fusion.coverage(kq.terms, fusion.with_context(row.content, context.get(mid)))
     if mode in ("hybrid", "semantic"):
-        info = _semantic(embedding, pool, where, params, scope, signals)
+        embed_ms, knn = _semantic(embedding, pool, where, params, scope, signals)
         more = _rows([mid for mid in signals if mid not in rows])
         context |= implicit_context(list(more))
         rows |= more
-    info["context"] = context
-    if answers:
-        info["answers"] = replies(rows, where, params)
-    return rows, signals, kq, info
+    return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms,
+                      answers=replies(rows, where, params) if answers else None)  # fmt: skip
 
 
 def replies(rows: dict[int, _Row], where: str, params: list) -> dict[int, _Row]:

@@ -192,7 +192,7 @@ MEMORYHUB_CONFIRMED_BONUS = envfloat("MEMORYHUB_CONFIRMED_BONUS", 0.05, minimum=
 MEMORYHUB_KEYWORD_COMMON_DOCS = envint("MEMORYHUB_KEYWORD_COMMON_DOCS", 1000, minimum=10)
 # Candidates per ranked list (at least 5 x k).
 MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
-# Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/retrieval/vector_index.py: a Hamming pass
+# Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/storage/vector_index.py: a Hamming pass
 # over the bit[] codes, the best 2% (QUANTIZED_RESCORE / 2 to QUANTIZED_RESCORE) rescored from a per-process copy
 # kept up to date through the change log; above COPY_INT8_ABOVE vectors that copy holds int8 codes, not float32
 # (a quarter of the memory: 0.4 GB instead of 1.5 GB per million vectors).

@@ -4,16 +4,51 @@ differ only in how a tag is found in the JSON list and how they spell "true", wh
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from datetime import datetime
 
 from django.db import connection
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
 
 def tag_filter(condition: str, tag: str):
     """An ORM filter from a tag condition over the memory table: `Memory.objects.filter(tag_filter(...))`."""
-    from django.db.models import BooleanField
-    from django.db.models.expressions import RawSQL
 
     return RawSQL(condition, [tag], output_field=BooleanField())
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryFilter:
+    """Which memories a search may return; each store turns it into its own SQL (`sql.memory_filter_sql`).
+
+    Scope: `project` sees its own memories and the globals (no project: globals only), unless `every_project`;
+    `allowed_projects` (a token's projects) narrows either. `status` is one status, several, or None for any."""
+
+    project: str | None = None
+    every_project: bool = False
+    allowed_projects: Sequence[str] | None = None
+    status: str | Sequence[str] | None = None
+    category: str | None = None
+    tier: str | None = None
+    source: str | None = None
+    tags: Sequence[str] | None = None
+    created_after: datetime | None = None
+    created_before: datetime | None = None
+    accessed_after: datetime | None = None
+    accessed_before: datetime | None = None
+
+    @property
+    def narrower(self) -> bool:
+        """Whether it filters on more than scope and status (what the in-process vector copy cannot see)."""
+        return any(
+            value is not None
+            for value in (self.category, self.tier, self.source, self.tags, self.created_after,
+                          self.created_before, self.accessed_after, self.accessed_before)
+        )  # fmt: skip
+
+    def as_arguments(self) -> dict:
+        return asdict(self)
 
 
 def memory_filter(

@@ -1,9 +1,8 @@
 """The names every storage implementation offers (`memoryhub.storage.sqlite`, `memoryhub.storage.postgres`), and
-how an implementation package gathers them from its modules: one list, so the two cannot drift apart."""
+that `memoryhub.storage.sql` imports from the one in use: one list, so the three cannot drift apart
+(tests/test_it_runs_on_postgresql.py holds each to it)."""
 
 from __future__ import annotations
-
-from types import ModuleType
 
 NAMES = (
     "FILTERED_KNN",
@@ -77,25 +76,13 @@ NAMES = (
     "vacuum",
     "page_size",
     "extension_problem",
+    "Condition",
+    "EVERYTHING",
+    "both",
+    "of_model",
+    "of_status",
+    "exact_scope",
 )
 
 # Offered where the database can do it: PostgreSQL ranks vectors under any filter itself (`FILTERED_KNN`).
 OPTIONAL = ("knn_where",)
-
-
-def gather(modules: tuple[ModuleType, ...], namespace: dict) -> list[str]:
-    """Put each name (and each optional one a module has) into `namespace`, from the module defining it; returns
-    the package's `__all__`. A name no module defines is an error at import, not at the first search."""
-    exported = ["connection"]
-    from django.db import connection
-
-    namespace["connection"] = connection
-    for name in (*NAMES, *OPTIONAL):
-        found = [m for m in modules if name in vars(m)]
-        if not found:
-            if name in OPTIONAL:
-                continue
-            raise ImportError(f"{namespace['__name__']} does not define {name}")
-        namespace[name] = getattr(found[0], name)
-        exported.append(name)
-    return exported

@@ -10,6 +10,7 @@ import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.core.management import call_command
@@ -61,7 +62,7 @@ def scratch_database(path: str | None = None, *, keep: bool = False) -> Iterator
 
 def _admin(statement: str) -> None:
     """A statement that cannot run inside a transaction (CREATE/DROP DATABASE), on a connection of its own."""
-    import psycopg
+    import psycopg  # PostgreSQL only; a SQLite install may lack the driver
 
     params = connections["default"].get_connection_params()
     params.pop("cursor_factory", None)
@@ -81,7 +82,6 @@ def _switch(connection, name: str) -> None:
 @contextlib.contextmanager
 def _scratch_postgres(path: str | None, *, keep: bool) -> Iterator[str]:
     """A database beside the configured one, named from `path` (kept, to be reused) or at random (dropped)."""
-    from urllib.parse import urlsplit, urlunsplit
 
     connection = connections["default"]
     original = connection.settings_dict["NAME"]

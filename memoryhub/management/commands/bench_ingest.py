@@ -18,6 +18,7 @@ import threading
 import time
 from pathlib import Path
 
+import httpx
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
@@ -41,7 +42,6 @@ class Command(BaseCommand):
     def handle(self, *args, n: int, batch: int, clients: int, queries: int, port: int, idle_after: float, **options):
         if n < 1 or not 1 <= batch <= 10_000 or clients < 1:
             raise CommandError("--n at least 1, --batch from 1 to 10000, --clients at least 1")
-        import httpx
 
         items = [
             {key: item[key] for key in ("content", "project", "category", "tags")} for item in bench_corpus.memories(n)
@@ -73,7 +73,6 @@ class Command(BaseCommand):
                 raise CommandError(str(exc)) from exc
 
     def _ingest(self, base: str, headers: dict, items: list[dict], batch: int, clients: int) -> None:
-        import httpx
 
         requests = [items[at : at + batch] for at in range(0, len(items), batch)]
         failures: list[str] = []

@@ -22,15 +22,20 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+import httpx
 import numpy as np
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.urls import Resolver404, resolve
 
 from memoryhub.bench import corpus as bench_corpus
 from memoryhub.bench.measure import ServerDidNotStart, memory_note, peak_rss_mb, percentile, served
 from memoryhub.embeddings import get_embedder, set_embedder
+from memoryhub.memories.store import clean_fields
+from memoryhub.models import Memory
 from memoryhub.retrieval.search import search_memories
-from memoryhub.storage import sql
+from memoryhub.storage import sql, vector_index
 from memoryhub.storage.scratch import scratch_database
 
 _WORD = re.compile(r"\w+")
@@ -154,10 +159,6 @@ class Command(BaseCommand):
 
         `store.import_memories` does the same one row at a time with its history events; at 100k rows that costs
         more than the benchmark itself, and the search does not care how the rows came in."""
-        from django.db import transaction
-
-        from memoryhub.memories.store import clean_fields
-        from memoryhub.models import Memory
 
         # Made 100k at a time (each its own seed), so a million memories never sit in this process at once; the
         # queries come from the first part.
@@ -255,7 +256,6 @@ class Command(BaseCommand):
 
     def _recall(self, pairs, k: int, total: int) -> None:
         """Quantized passes against exact float KNN over the whole store (unfiltered, same vectors)."""
-        from memoryhub.retrieval import vector_index
 
         embedder = get_embedder()
         vectors = embedder.embed([text for text, _ in pairs])
@@ -286,7 +286,6 @@ class Command(BaseCommand):
 
     def _recall_of_the_index(self, vectors, k: int) -> None:
         """PostgreSQL: the HNSW index (what search uses) against exact KNN over every vector of the store."""
-        from memoryhub.models import Memory
 
         ids = list(Memory.objects.values_list("pk", flat=True))
         recalls, index_ms, exact_ms = [], [], []
@@ -306,14 +305,12 @@ class Command(BaseCommand):
         )
 
     def _http(self, pairs, k: int, db_path: str) -> None:
-        from django.urls import Resolver404, resolve
 
         try:
             resolve("/api/v1/search")
         except Resolver404:
             self.stdout.write("  HTTP: skipped, POST /api/v1/search is not routed in this checkout")
             return
-        import httpx
 
         store = "MEMORYHUB_DATABASE_URL" if db_path.startswith("postgresql://") else "MEMORYHUB_DB"
         env = {**os.environ, store: db_path}

@@ -6,6 +6,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from memoryhub.agents.tokens import create_token
 from memoryhub.models import ApiToken, Memory
 
 
@@ -29,8 +30,6 @@ class Command(BaseCommand):
         if not no_demo and not Memory.objects.exists():
             call_command("seed_demo", stdout=self.stdout)
         if not ApiToken.objects.filter(revoked_at__isnull=True).exists():
-            from memoryhub.agents.tokens import create_token
-
             _, token = create_token(name="default-agent")
             self.stdout.write(f"API token for agent 'default-agent' (shown once): {token}")
         else:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
+from memoryhub.bench import secret_holdout as held
 from memoryhub.bench.gate_set import DURABLE, NOISE, secret_writes
 from memoryhub.memories.noise import noise_reason
-from memoryhub.memories.secrets import find_secrets
+from memoryhub.memories.secrets import find_secrets, label_secret_kinds
 
 
 def judge(text: str) -> str | None:
@@ -57,8 +58,6 @@ class Command(BaseCommand):
 
     def _holdout(self, n: int) -> None:
         """Rates on the held-out set written before the detector was tuned for issue 25."""
-        from memoryhub.bench import secret_holdout as held
-        from memoryhub.memories.secrets import label_secret_kinds
 
         rows = [
             ("Django keys in a SECRET_KEY line", [bool(find_secrets(x.text)) for x in held.django_key_lines(n)]),

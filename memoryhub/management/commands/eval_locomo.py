@@ -28,12 +28,17 @@ import time
 from pathlib import Path
 
 import numpy as np
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
 from memoryhub.bench import locomo_cv
+from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import import_memories
-from memoryhub.retrieval.search import MODES, search_memories
+from memoryhub.models import Memory
+from memoryhub.retrieval import fusion
+from memoryhub.retrieval.search import MODES, _rows, implicit_context, project_candidates, search_memories
+from memoryhub.storage import sql
 from memoryhub.storage.scratch import scratch_database
 
 CATEGORIES = (1, 2, 3, 4)
@@ -151,7 +156,6 @@ class Command(BaseCommand):
             Path(dump).write_text(json.dumps(dumped))
 
     def _run(self, files: list[Path], modes: list[str], stored: str):
-        from memoryhub.models import Memory
 
         totals: dict[str, list[dict[str, float]]] = {m: [] for m in modes}
         by_category: dict[tuple[str, int], list[dict[str, float]]] = {}
@@ -188,10 +192,6 @@ class Command(BaseCommand):
 
     def _gather(self, files: list[Path], stored: str) -> list[locomo_cv.Conversation]:
         """Store each conversation once, retrieve each question once, and keep what fusion needs in memory."""
-        from memoryhub.embeddings import get_embedder
-        from memoryhub.models import Memory
-        from memoryhub.retrieval.search import _rows, implicit_context, project_candidates
-        from memoryhub.storage import sql
 
         embedder = get_embedder()
         convs = []
@@ -212,19 +212,16 @@ class Command(BaseCommand):
             asked = [q for q in questions if q["evidence"] & known]
             query_vectors = embedder.embed([q["question"] for q in asked]) if asked else []
             for q, vector in zip(asked, query_vectors, strict=True):
-                rows, signals, kq, info = project_candidates(q["question"], project=project, k=10)
+                found = project_candidates(q["question"], project=project, k=10)
                 unit = np.asarray(vector, dtype=np.float32)
                 unit = unit / (np.linalg.norm(unit) or 1.0)
-                conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, rows, signals, kq, unit,
-                                                      info["answers"]))  # fmt: skip
+                conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, found.rows, found.signals,
+                                                      found.query, unit, found.answers))  # fmt: skip
             convs.append(conv)
             self.stdout.write(f"{path.name}: {len(dia)} turns, {len(conv.questions)} questions retrieved")
         return convs
 
     def _cross_validate(self, files: list[Path], stored: str) -> None:
-        from django.conf import settings
-
-        from memoryhub.retrieval import fusion
 
         started = time.perf_counter()
         convs = self._gather(files, stored)

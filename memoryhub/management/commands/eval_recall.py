@@ -21,6 +21,7 @@ from django.db import transaction
 
 from memoryhub.bench import corpus
 from memoryhub.memories.store import import_memories
+from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import search_memories
 from memoryhub.storage.scratch import scratch_database
@@ -42,7 +43,6 @@ class Command(BaseCommand):
         parser.add_argument("--db", help="scratch database file to use and keep (default: a temporary file)")
 
     def handle(self, *args, others: int, made_up: int, db: str | None, **options):
-        from memoryhub.models import Memory
 
         items, questions = corpus.agent_store(others=others)
         with scratch_database(db) as path:

@@ -11,6 +11,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from memoryhub.memories.transfer import load_from
+from memoryhub.retrieval.search import search_memories
 
 
 class Command(BaseCommand):
@@ -23,7 +24,7 @@ class Command(BaseCommand):
         if not dump.is_file():
             raise CommandError(f"no such file: {dump}")
         try:
-            report = load_from(dump)
+            report = load_from(dump, search=search_memories)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write("wrote: " + ", ".join(f"{n} {label}" for label, n in report.counts.items()))

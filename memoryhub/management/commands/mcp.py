@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import os
 
+import uvicorn
 from django.core.management.base import BaseCommand, CommandError
 
+from memoryhub.agents import mcp_server
 from memoryhub.management.commands.serve import is_loopback
 
 
@@ -29,11 +31,8 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=8765)
 
     def handle(self, *args, project, agent, http, host, port, **options):
-        from memoryhub.agents import mcp_server
 
         if http:
-            import uvicorn
-
             if not 0 < port < 65536:
                 raise CommandError("--port must be between 1 and 65535")
             if not is_loopback(host):

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.backup import BackupError, auto_backup
 from memoryhub.memories.store import reembed
 from memoryhub.models import Memory
 from memoryhub.storage import sql
@@ -25,7 +26,6 @@ class Command(BaseCommand):
         if not pending:
             self.stdout.write(f"All memories are embedded with {embedder.model_id}.")
             return
-        from memoryhub.memories.backup import BackupError, auto_backup
 
         try:
             auto_backup("reembed")

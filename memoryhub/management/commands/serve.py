@@ -19,8 +19,12 @@ import tempfile
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.db import connections
+from waitress import serve
 
-from memoryhub.management.prefork import raise_system_exit
+from memoryhub.management.prefork import Prefork, SharedLock, listening_socket, raise_system_exit
+from memoryhub.memories import bookkeeping, gate, priority
+from memoryhub.storage import sql
 
 logger = logging.getLogger(__name__)
 
@@ -67,7 +71,6 @@ class Command(BaseCommand):
                 f"warning: binding {host} exposes the memory store beyond this machine; "
                 "set MEMORYHUB_ALLOWED_HOSTS, put TLS in front and set MEMORYHUB_SECURE_COOKIES=true"
             )
-        from memoryhub.storage import sql
 
         problem = sql.extension_problem()
         if problem:
@@ -76,10 +79,6 @@ class Command(BaseCommand):
             raise CommandError("the store is not set up: run `python manage.py migrate` first")
         listen = {"host": host, "port": port}
         if workers > 1:
-            from django.db import connections
-
-            from memoryhub.management.prefork import Prefork, SharedLock, listening_socket
-
             try:
                 sock = listening_socket(host, port)
             except OSError as exc:
@@ -88,7 +87,6 @@ class Command(BaseCommand):
             for connection in connections.all():
                 if hasattr(connection, "close_pool"):
                     connection.close_pool()  # PostgreSQL: the pool's sockets too, or the workers would share them
-            from memoryhub.memories import priority
 
             # Writes step aside for the searches of every worker (memories/priority.py), and take turns at the gate
             # as one (gate._write_turn) on a lock file the workers each open after the fork.
@@ -99,7 +97,6 @@ class Command(BaseCommand):
             )
 
             def run(index: int) -> None:
-                from memoryhub.memories import gate
 
                 priority.worker_started(index)
                 gate.share_write_turn(SharedLock(turn.name))
@@ -119,10 +116,8 @@ class Command(BaseCommand):
 
     def _worker(self, listen: dict, threads: int, no_preload: bool) -> None:
         """One serving process: the model loaded, bookkeeping on its thread, waitress until told to stop."""
-        from waitress import serve
 
-        from memoryhub.memories import bookkeeping
-        from memoryhub.wsgi import application
+        from memoryhub.wsgi import application  # built in each serving process, after the fork
 
         if not no_preload:
             # The first agent request should not wait a second or two for the model to load.

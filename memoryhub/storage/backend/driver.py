@@ -12,6 +12,8 @@ import sqlite3 as stdlib_sqlite3
 from pathlib import Path
 from types import ModuleType
 
+import sqlite_vec
+
 # FTS5 'contentless_delete' and a few JSON niceties want 3.43+; the stdlib is used only when it is that recent.
 MIN_SQLITE = (3, 43, 0)
 
@@ -46,7 +48,6 @@ def choose_driver() -> ModuleType:
 
 
 def load_vec(connection) -> None:
-    import sqlite_vec
 
     connection.enable_load_extension(True)
     try:

@@ -6,12 +6,13 @@ the memory row's generated tsvector column, the trigram index a pg_trgm GIN inde
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from django.db import connection
 
-from memoryhub.storage.filters import memory_filter, tag_filter
+from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
 from memoryhub.storage.postgres.match import condition, parse, score
 from memoryhub.storage.postgres.schema import CHANGE_TABLE, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
@@ -61,15 +62,13 @@ def has_tag(tag: str):
     return tag_filter(tag_condition(f'"{MEMORY_TABLE}"."tags"'), tag)
 
 
-def memory_filter_sql(**filters) -> tuple[str, list]:
+def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool = True) -> tuple[str, list]:
     """A WHERE fragment (never empty: at least `TRUE`) and its parameters; the rules are in
     memoryhub/storage/filters.py."""
-    return memory_filter(tag_condition=tag_condition, everything="TRUE", **filters)
-
-
-def _where(where_sql: str) -> str:
-    # The SQLite form's "match everything" is `1`, which PostgreSQL will not take as a boolean.
-    return "TRUE" if where_sql.strip() == "1" else where_sql
+    return memory_filter(
+        tag_condition=tag_condition, everything="TRUE", include_scope=include_scope,
+        **memory_filter_value.as_arguments(),
+    )  # fmt: skip
 
 
 def fts_search(
@@ -87,7 +86,7 @@ def fts_search(
     with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT m.id, {rank} AS score FROM {MEMORY_TABLE} m
-                WHERE ({condition}) {bound} AND {_where(where_sql)}
+                WHERE ({condition}) {bound} AND {where_sql}
                 ORDER BY score, m.id LIMIT %s""",
             [*rank_params, *condition_params, *bound_params, *where_params, int(limit)],
         )
@@ -106,54 +105,16 @@ def fts_nth_newest(match_expression: str, n: int) -> int | None:
         return None if row is None else int(row[0])
 
 
-def scope_alternatives(*, project: str | None, every_project: bool) -> list[tuple[str, list]]:
-    """The scope as separate conditions whose union it is (each one a range of the project index)."""
-    if every_project:
-        return [("TRUE", [])]
-    if project:
-        return [("m.project = %s", [project]), ("m.project IS NULL", [])]
-    return [("m.project IS NULL", [])]
-
-
-def count_scoped(scopes: list[tuple[str, list]], where_sql: str = "TRUE", where_params: Sequence = ()) -> int:
-    return sum(count_memories(f"{scope} AND {_where(where_sql)}", [*p, *where_params]) for scope, p in scopes)
-
-
-def ids_scoped(scopes: list[tuple[str, list]], where_sql: str, where_params: Sequence, limit: int) -> list[int]:
-    out: list[int] = []
-    for scope, params in scopes:
-        out.extend(
-            memory_ids_where(f"{scope} AND {_where(where_sql)}", [*params, *where_params], limit=limit - len(out))
-        )
-        if len(out) >= limit:
-            break
-    return out
-
-
 def filter_memory_ids(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> set[int]:
     """Which of these ids pass the filter."""
     if not memory_ids:
         return set()
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE m.id = ANY(%s) AND {_where(where_sql)}",
+            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE m.id = ANY(%s) AND {where_sql}",
             [[int(i) for i in memory_ids], *where_params],
         )
         return {int(r[0]) for r in cursor.fetchall()}
-
-
-def count_memories(where_sql: str = "TRUE", where_params: Sequence = ()) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {MEMORY_TABLE} m WHERE {_where(where_sql)}", list(where_params))
-        return int(cursor.fetchone()[0])
-
-
-def memory_ids_where(where_sql: str = "TRUE", where_params: Sequence = (), limit: int = 10_000) -> list[int]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT m.id FROM {MEMORY_TABLE} m WHERE {_where(where_sql)} LIMIT %s", [*where_params, int(limit)]
-        )
-        return [int(r[0]) for r in cursor.fetchall()]
 
 
 # Bulk imports relax durability on SQLite for their one long transaction; a PostgreSQL commit is already one
@@ -213,7 +174,7 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
                     SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS NOT DISTINCT FROM q.project AND n.id > q.id
                     ORDER BY n.id LIMIT 1)
                 WHERE q.id = ANY(%s) AND {session_q} IS NOT NULL AND {session_m} = {session_q}
-                  AND {_where(where_sql)}""",
+                  AND {where_sql}""",
             [[int(i) for i in memory_ids], *where_params],
         )
         return {int(q): int(m) for q, m in cursor.fetchall()}
@@ -222,7 +183,6 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
     """The decoded metadata of the rows that have any, by id. (Django has psycopg hand jsonb over as text, for
     JSONField to decode.)"""
-    import json
 
     if not memory_ids:
         return {}

@@ -91,13 +91,12 @@ def knn_where(
     keeps walking the graph until k rows pass; a narrow filter makes the planner rank its own rows exactly."""
     values = _as_list(vector)
     table = vec_table(len(values))
-    where = "TRUE" if where_sql.strip() == "1" else where_sql
     with connection.cursor() as cursor:
         _nearest(cursor, k)
         cursor.execute(
             f"""SELECT v.memory_id, v.embedding <=> %s::real[]::vector AS d
                 FROM {table} v JOIN {MEMORY_TABLE} m ON m.id = v.memory_id
-                WHERE {where} ORDER BY d LIMIT %s""",
+                WHERE {where_sql} ORDER BY d LIMIT %s""",
             [values, *where_params, int(k)],
         )
         rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]

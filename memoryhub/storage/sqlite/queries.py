@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from django.db import connection
 
-from memoryhub.storage.filters import memory_filter, tag_filter
+from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
 from memoryhub.storage.sqlite.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
 
@@ -47,17 +49,20 @@ def has_tag(tag: str):
     return tag_filter(tag_condition(f'"{MEMORY_TABLE}"."tags"'), tag)
 
 
-def memory_filter_sql(**filters) -> tuple[str, list]:
-    """A WHERE fragment (never empty: at least `1`) and its parameters for the memory table under `alias` (see
+def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool = True) -> tuple[str, list]:
+    """A WHERE fragment (never empty: at least `TRUE`) and its parameters for the memory table under `m` (see
     memoryhub/storage/filters.py). Scope: a project sees its own rows and the global ones (project NULL); no project
     means globals only, unless `every_project`. `allowed_projects` (a token's projects) narrows any of these."""
-    return memory_filter(tag_condition=tag_condition, everything="1", **filters)
+    return memory_filter(
+        tag_condition=tag_condition, everything="TRUE", include_scope=include_scope,
+        **memory_filter_value.as_arguments(),
+    )  # fmt: skip
 
 
 def fts_search(
     match_expression: str,
     limit: int,
-    where_sql: str = "1",
+    where_sql: str = "TRUE",
     where_params: Sequence = (),
     table: str = FTS_TABLE,
     min_rowid: int | None = None,
@@ -99,32 +104,7 @@ def fts_nth_newest(match_expression: str, n: int) -> int | None:
         return None if row is None else int(row[0])
 
 
-def scope_alternatives(*, project: str | None, every_project: bool) -> list[tuple[str, list]]:
-    """The scope as separate conditions whose union it is, each one a range of the (project, status) index.
-
-    `project = ? OR project IS NULL` reads well but the planner then walks the status index over the whole
-    table (200 ms at 100k rows); counting or listing each side separately stays on the project index."""
-    if every_project:
-        return [("1", [])]
-    if project:
-        return [("m.project = %s", [project]), ("m.project IS NULL", [])]
-    return [("m.project IS NULL", [])]
-
-
-def count_scoped(scopes: list[tuple[str, list]], where_sql: str = "1", where_params: Sequence = ()) -> int:
-    return sum(count_memories(f"{scope} AND {where_sql}", [*params, *where_params]) for scope, params in scopes)
-
-
-def ids_scoped(scopes: list[tuple[str, list]], where_sql: str, where_params: Sequence, limit: int) -> list[int]:
-    out: list[int] = []
-    for scope, params in scopes:
-        out.extend(memory_ids_where(f"{scope} AND {where_sql}", [*params, *where_params], limit=limit - len(out)))
-        if len(out) >= limit:
-            break
-    return out
-
-
-def filter_memory_ids(memory_ids: Sequence[int], where_sql: str = "1", where_params: Sequence = ()) -> set[int]:
+def filter_memory_ids(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> set[int]:
     """Which of these ids pass the filter."""
     out: set[int] = set()
     with connection.cursor() as cursor:
@@ -138,19 +118,7 @@ def filter_memory_ids(memory_ids: Sequence[int], where_sql: str = "1", where_par
     return out
 
 
-def count_memories(where_sql: str = "1", where_params: Sequence = ()) -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT count(*) FROM {MEMORY_TABLE} m WHERE {where_sql}", list(where_params))
-        return int(cursor.fetchone()[0])
-
-
-def memory_ids_where(where_sql: str = "1", where_params: Sequence = (), limit: int = 10_000) -> list[int]:
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT m.id FROM {MEMORY_TABLE} m WHERE {where_sql} LIMIT %s", [*where_params, int(limit)])
-        return [int(r[0]) for r in cursor.fetchall()]
-
-
-_SYNCHRONOUS = {"0": "OFF", "1": "NORMAL", "2": "FULL", "3": "EXTRA"}
+_SYNCHRONOUS = {"0": "OFF", "TRUE": "NORMAL", "2": "FULL", "3": "EXTRA"}
 
 
 def synchronous() -> str:
@@ -181,7 +149,6 @@ def fusion_rows(memory_ids: Sequence[int]):
     ranking candidates; the decay clock is read from the three moments by memoryhub.memories.decay.
 
     Raw rather than the ORM: building model instances for ~100 candidates per search cost more than the query."""
-    from datetime import UTC, datetime
 
     def moment(value: str | datetime | None) -> datetime | None:
         # The driver parses columns declared datetime (naive, in UTC); text is parsed here all the same.
@@ -235,7 +202,7 @@ def serialize_writes(key: str) -> None:
 _SESSION = "coalesce(json_extract({0}.metadata, '$.session'), json_extract({0}.metadata, '$.session_id'))"
 
 
-def next_in_session(memory_ids: Sequence[int], where_sql: str = "1", where_params: Sequence = ()) -> dict[int, int]:
+def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
     """For each of these memories that belongs to a session: the memory written right after it in the same project
     (the next id there), when that one is of the same session and passes the filter (alias `m`): {id: next id}.
 
@@ -262,7 +229,6 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "1", where_param
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
     """The decoded metadata of the rows that have any, by id. Raw for the same reason as fusion_rows: the ORM's
     JSON lookup and model machinery cost more than the query for a search's ~100 candidates."""
-    import json
 
     out: dict[int, object] = {}
     with connection.cursor() as cursor:

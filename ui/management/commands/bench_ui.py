@@ -14,10 +14,16 @@ import time
 from datetime import datetime
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+from django.test import Client
 
 from memoryhub.bench import corpus as bench_corpus
 from memoryhub.bench.measure import percentile
+from memoryhub.embeddings import get_embedder
+from memoryhub.memories.store import clean_fields
+from memoryhub.models import Memory
 from memoryhub.storage import sql
 from memoryhub.storage.scratch import scratch_database
 
@@ -46,11 +52,6 @@ class Command(BaseCommand):
 
     def _build(self, count: int) -> list[dict]:
         """Rows in bulk through the ORM (the FTS triggers fire), their vectors from the active model beside them."""
-        from django.db import transaction
-
-        from memoryhub.embeddings import get_embedder
-        from memoryhub.memories.store import clean_fields
-        from memoryhub.models import Memory
 
         corpus = bench_corpus.memories(count)
         have = Memory.objects.count()
@@ -81,8 +82,6 @@ class Command(BaseCommand):
         return corpus
 
     def _measure(self, corpus: list[dict], requests: int) -> None:
-        from django.contrib.auth import get_user_model
-        from django.test import Client
 
         # A hub admin: the benchmark measures pages over the whole store.
         user, _ = get_user_model().objects.update_or_create(username="bench-ui", defaults={"is_superuser": True})

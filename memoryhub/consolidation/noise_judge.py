@@ -1,0 +1,46 @@
+"""A second opinion on the writes the noise rules are unsure of: the configured LLM decides whether a text is a
+durable memory or noise.
+
+Only with MEMORYHUB_GATE_LLM_JUDGE on and an LLM configured. Thinking is off; an empty, reasoning-only or
+malformed answer, or none at all, leaves the rules' verdict standing. The noise rules are handed this function at
+start-up (`noise.register_noise_judge`), so the memories package never imports the LLM client.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from django.conf import settings
+
+from memoryhub.consolidation.llm import LLMError, get_llm
+
+logger = logging.getLogger(__name__)
+
+_JUDGE_PROMPT = (
+    "You decide whether a note an AI coding agent wants to save is a durable memory or noise. Durable: a fact, "
+    "decision, gotcha, preference or procedure that will still be true and useful in a later session, however "
+    "short. Noise: session logs or summaries of what was done, status or progress notes, acknowledgements, "
+    "greetings, thinking aloud, raw command output or log lines, questions, plans for later. Answer with one JSON "
+    'object: {"durable": true or false, "why": "a short reason"}.'
+)
+
+
+def ask_llm_about_noise(text: str) -> tuple[bool, str] | None:
+    """(durable, why) from the LLM, or None (not configured, switched off, or no usable answer)."""
+    if not settings.MEMORYHUB_GATE_LLM_JUDGE:
+        return None
+    try:
+        client = get_llm()
+        if client is None:
+            return None
+        answer = client.complete_json(
+            [{"role": "system", "content": _JUDGE_PROMPT}, {"role": "user", "content": text[:2000]}]
+        )
+        durable = answer.get("durable")
+        if not isinstance(durable, bool):
+            raise LLMError("the answer has no true/false `durable`")
+    except LLMError as exc:
+        logger.info("the LLM could not judge a write (%s); the rules decide", exc)
+        return None
+    why = answer.get("why") if isinstance(answer.get("why"), str) else ""
+    return durable, why
