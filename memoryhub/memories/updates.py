@@ -221,6 +221,14 @@ def _quote(words: Sequence[str]) -> str:
     return " ".join(words) or "-"
 
 
+def _closes_on_value(run: tuple, old: Sequence[str], new: Sequence[str]) -> bool:
+    """One slot replaced at the very end, after a linking word ("... is Tomasz." / "... is Aiko."; "... built with
+    Docusaurus." / "... with MkDocs."): the sentence's value, said the same way. The words alone show it; two
+    product names move the vectors apart more than any threshold on meaning could allow for."""
+    tag, i1, i2, _, j2 = run
+    return tag == "replace" and i2 == len(old) and j2 == len(new) and i1 > 0 and old[i1 - 1] in _LINKING
+
+
 def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0) -> UpdateVerdict:
     """How the newer text stands to one older memory. Pure: no database, no model."""
     older, newer = normalise_times(older), normalise_times(newer)
@@ -246,17 +254,7 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
     one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
     changed = f"'{_quote(old_only)}' -> '{_quote(new_only)}'"
     content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
-    # One slot replaced at the very end, after a linking word ("... is Tomasz." / "... is Aiko."; "... built with
-    # Docusaurus." / "... with MkDocs."): the sentence's value, said the same way. The words alone show it; two
-    # product names move the vectors apart more than any threshold on meaning could allow for.
-    closing = (
-        one_edit
-        and runs[0][0] == "replace"
-        and runs[0][2] == len(plain_old)
-        and runs[0][4] == len(plain_new)
-        and runs[0][1] > 0
-        and plain_old[runs[0][1] - 1] in _LINKING
-    )
+    closing = one_edit and _closes_on_value(runs[0], plain_old, plain_new)
     if (
         not cue
         and one_edit
