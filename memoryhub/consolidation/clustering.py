@@ -214,14 +214,20 @@ class Thresholds:
         )
 
 
+def active_in_scopes(scopes: list[str | None] | None):
+    """Active memories embedded by the current model, in these scopes (None in the list: the globals; no list:
+    every scope): what a consolidation pass, for merges or for updates, looks at."""
+    rows = Memory.objects.active().filter(embed_model=get_embedder().model_id)
+    if scopes is None:
+        return rows
+    wanted = Q(project__in=[s for s in scopes if s])
+    if None in scopes:
+        wanted |= Q(project__isnull=True)
+    return rows.filter(wanted)
+
+
 def _scope_rows(scopes: list[str | None] | None, exclude_ids: set[int]) -> dict[str | None, list[tuple[int, str]]]:
-    embedder = get_embedder()
-    rows = Memory.objects.active().filter(embed_model=embedder.model_id)
-    if scopes is not None:
-        wanted = Q(project__in=[s for s in scopes if s])
-        if None in scopes:
-            wanted |= Q(project__isnull=True)
-        rows = rows.filter(wanted)
+    rows = active_in_scopes(scopes)
     grouped: dict[str | None, list[tuple[int, str]]] = defaultdict(list)
     for pk, project, content in rows.order_by("pk").values_list("pk", "project", "content").iterator(chunk_size=2000):
         if pk not in exclude_ids:

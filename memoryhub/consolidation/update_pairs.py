@@ -11,12 +11,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Q
 
-from memoryhub.consolidation.clustering import candidate_pairs
+from memoryhub.consolidation.clustering import active_in_scopes, candidate_pairs
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.updates import Verdict, judge_pair
-from memoryhub.models import Memory
 from memoryhub.storage import sql
 
 # Pairs closer than this are judged: the gate judges its nearest neighbours above the rules' own floor, but
@@ -41,12 +39,7 @@ def find_update_pairs(
     older (by `valid_from`, then id) first."""
     exclude_ids = exclude_ids or set()
     embedder = get_embedder()
-    rows = Memory.objects.active().filter(embed_model=embedder.model_id)
-    if scopes is not None:
-        wanted = Q(project__in=[s for s in scopes if s])
-        if None in scopes:
-            wanted |= Q(project__isnull=True)
-        rows = rows.filter(wanted)
+    rows = active_in_scopes(scopes)
     grouped: dict[str | None, list[tuple]] = defaultdict(list)
     for row in rows.order_by("pk").values_list("pk", "project", "content", "valid_from", "created_at"):
         if row[0] not in exclude_ids:

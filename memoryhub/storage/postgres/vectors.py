@@ -100,6 +100,19 @@ def knn_where(
             [values, *where_params, int(k)],
         )
         rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+        if len(rows) < k:
+            # The index walk stops at its scan limit; in an index full of dead entries (rows deleted or rolled back
+            # and not yet vacuumed) it can stop before reaching the few rows a narrow filter allows. Fewer than k
+            # rows means the filter allows few: rank exactly those (OFFSET 0 keeps the planner off the index).
+            cursor.execute(
+                f"""SELECT memory_id, d FROM (
+                        SELECT v.memory_id, v.embedding <=> %s::real[]::vector AS d
+                        FROM {table} v JOIN {MEMORY_TABLE} m ON m.id = v.memory_id
+                        WHERE {where_sql} OFFSET 0) exact
+                    ORDER BY d, memory_id LIMIT %s""",
+                [values, *where_params, int(k)],
+            )
+            rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
     return sorted(rows, key=lambda r: (r[1], r[0]))  # relaxed order: HNSW may hand them back slightly out of order
 
 
