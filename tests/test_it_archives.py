@@ -14,7 +14,7 @@ from memoryhub.memories.lifecycle import archive_memory, restore_memory, run_dec
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, MemoryEvent, Status
 from memoryhub.retrieval.recall import build_recall
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
@@ -102,13 +102,18 @@ def test_a_memory_used_since_it_faded_is_not_archived(store):
 
 def test_archived_memories_are_kept_in_the_indexes_but_out_of_search(store):
     old = store["old fact"]
-    assert [h.memory.pk for h in search_memories(query="staging database refreshed", project="alpha", k=1)] == [old.pk]
+    assert [
+        h.memory.pk
+        for h in search_memories(query="staging database refreshed", within=MemoryFilter(visible_from="alpha"), k=1)
+    ] == [old.pk]
     run_decay_sweep(now=NOW)
     assert Memory.objects.filter(pk=old.pk).exists()
     assert old.pk in sql.fts_ids() and old.pk in sql.vector_ids()
     sql.fts_integrity_check()
     for mode in ("hybrid", "keyword", "semantic"):
-        hits = search_memories(query="staging database refreshed from prod", project="alpha", mode=mode)
+        hits = search_memories(
+            query="staging database refreshed from prod", within=MemoryFilter(visible_from="alpha"), mode=mode
+        )
         assert old.pk not in {h.memory.pk for h in hits}
     recalled = build_recall(project="alpha", query="staging database refreshed", budget_chars=4000)
     assert recalled.memory_ids and old.pk not in recalled.memory_ids
@@ -120,7 +125,10 @@ def test_a_restored_memory_comes_back_with_a_fresh_clock(store):
     restore_memory(memory=old, actor="me")
     assert old.status == Status.ACTIVE
     assert old.effective_importance == pytest.approx(0.5, abs=1e-3)
-    assert old.pk in {h.memory.pk for h in search_memories(query="staging database refreshed", project="alpha")}
+    assert old.pk in {
+        h.memory.pk
+        for h in search_memories(query="staging database refreshed", within=MemoryFilter(visible_from="alpha"))
+    }
     assert old.pk not in run_decay_sweep().archived_ids
     event = MemoryEvent.objects.filter(memory_id=old.pk).last()
     assert (event.action, event.actor, event.after["status"]) == ("restored", "me", "active")

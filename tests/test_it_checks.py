@@ -13,7 +13,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.health import run_checks
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
@@ -100,9 +100,11 @@ def test_rebuild_index_repairs_the_keyword_and_vector_indexes_from_the_rows(memo
     assert report.rows == report.fts == report.trigram == report.vectors == 5
 
     # Both repaired memories are found again, by their words and by their meaning.
-    keyword = search_memories(query="VPN staging", project="alpha", mode="keyword")
+    keyword = search_memories(query="VPN staging", within=MemoryFilter(visible_from="alpha"), mode="keyword")
     assert keyword[0].memory.pk == lost_keywords.pk
-    semantic = search_memories(query="webhook delivery attempts", project="alpha", mode="semantic", k=1)
+    semantic = search_memories(
+        query="webhook delivery attempts", within=MemoryFilter(visible_from="alpha"), mode="semantic", k=1
+    )
     assert semantic[0].memory.pk == lost_vector.pk
 
 
@@ -116,5 +118,7 @@ def test_rebuild_index_embeds_rows_whose_text_changed_outside_the_domain(memorie
     edited.refresh_from_db()
     assert edited.embed_model == get_embedder().model_id
     assert run_checks().awaiting_embedding == []
-    hits = search_memories(query="code formatter for Python", project="alpha", mode="semantic", k=1)
+    hits = search_memories(
+        query="code formatter for Python", within=MemoryFilter(visible_from="alpha"), mode="semantic", k=1
+    )
     assert hits[0].memory.pk == edited.pk

@@ -20,7 +20,7 @@ from memoryhub.consolidation.proposals import (
 )
 from memoryhub.memories.store import create_memory, import_memories
 from memoryhub.models import Memory, MemoryEvent, Proposal, Status
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +43,10 @@ def row_state(memory: Memory) -> dict:
 
 
 def searched(query: str, project: str = "alpha") -> set[int]:
-    return {h.memory.pk for h in search_memories(query=query, project=project, k=20, mode="keyword")}
+    return {
+        h.memory.pk
+        for h in search_memories(query=query, within=MemoryFilter(visible_from=project), k=20, mode="keyword")
+    }
 
 
 @pytest.fixture
@@ -177,7 +180,10 @@ def test_accepting_creates_the_merged_memory_and_archives_the_sources_into_it(tw
     # The merged memory is indexed; the sources stay in the indexes but no longer answer searches.
     assert_indexes_hold_every_row()
     assert searched("payments-api port 8443") == {merged.pk}
-    assert {h.memory.pk for h in search_memories(query="payments-api port 8443", project="alpha", status=None)} >= {
+    assert {
+        h.memory.pk
+        for h in search_memories(query="payments-api port 8443", within=MemoryFilter(visible_from="alpha", status=None))
+    } >= {
         first.pk,
         second.pk,
         merged.pk,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memoryhub.memories.store import import_memories
-from memoryhub.retrieval.search import implicit_context, search_memories
+from memoryhub.retrieval.search import MemoryFilter, implicit_context, search_memories
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,9 @@ def test_the_turn_from_the_asked_date_ranks_above_the_same_words_on_another_day(
              "metadata": {"date": "13 October, 2023", "dia_id": "D9:4"}},
         ]
     )  # fmt: skip
-    hits = search_memories(query="What did Melanie paint on 13 October, 2023?", project="chat")
+    hits = search_memories(
+        query="What did Melanie paint on 13 October, 2023?", within=MemoryFilter(visible_from="chat")
+    )
     assert [h.memory.pk for h in hits][:2] == [asked_day, other_day]
     assert hits[0].explain["word_coverage"] > hits[1].explain["word_coverage"]
 

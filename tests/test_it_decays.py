@@ -14,7 +14,7 @@ from memoryhub.memories.decay import days_until_below, effective_importance
 from memoryhub.memories.lifecycle import confirm_memory, refresh_memory
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, MemoryEvent
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +91,9 @@ def test_a_refresh_reinforces_a_faded_memory(settings):
 
 def test_a_search_that_returns_a_memory_reinforces_it():
     memory = aged(30, importance=0.5, category="fact", content="Invoices are rendered with WeasyPrint")
-    hits = search_memories(query="WeasyPrint invoices", project="alpha", reinforce_results=True)
+    hits = search_memories(
+        query="WeasyPrint invoices", within=MemoryFilter(visible_from="alpha"), reinforce_results=True
+    )
     assert [h.memory.pk for h in hits] == [memory.pk]
     memory.refresh_from_db()
     assert memory.access_count == 1

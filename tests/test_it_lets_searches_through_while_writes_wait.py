@@ -15,7 +15,7 @@ from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.memories import gate, priority
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,7 +48,7 @@ def test_a_search_answers_while_a_write_waits_for_its_turn_at_the_gate():
     with gate._write_turn:  # another write holds the turn
         write = Background(lambda: gate.gate_write(content="The mobile release ships on Thursdays", project="p"))
         write.start()
-        hits = search_memories(query="when is the staging cluster rebuilt", project="p")
+        hits = search_memories(query="when is the staging cluster rebuilt", within=MemoryFilter(visible_from="p"))
         assert [h.memory.content for h in hits][:1] == [FACTS[1]]
         assert write.is_alive()  # still waiting for its turn
     write.join(timeout=120)
@@ -94,7 +94,9 @@ def test_a_write_steps_aside_while_a_search_runs(settings):
     with priority.searching():  # a search in flight
         write = Background(lambda: gate.gate_write(content="The login page caches avatars for a day", project="p"))
         write.start()
-        hits = search_memories(query="who owns the search index", project="p")  # another search gets through
+        hits = search_memories(
+            query="who owns the search index", within=MemoryFilter(visible_from="p")
+        )  # another search gets through
         assert [h.memory.content for h in hits][:1] == [FACTS[2]]
         assert write.is_alive() and Memory.objects.count() == before
     write.join(timeout=120)

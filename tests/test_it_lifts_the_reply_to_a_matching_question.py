@@ -8,7 +8,7 @@ from django.test import override_settings
 
 from memoryhub.memories.store import import_memories
 from memoryhub.retrieval import fusion
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +30,7 @@ def turns(session, project: str = "chat", key: str = "session") -> list[int]:
 
 def test_the_reply_follows_its_question_in_the_results():
     question, reply, _ = turns(3)
-    hits = search_memories(query=QUERY, project="chat")
+    hits = search_memories(query=QUERY, within=MemoryFilter(visible_from="chat"))
     ids = [h.memory.pk for h in hits]
     assert ids[:2] == [question, reply]
     assert hits[1].explain["answers"] == question
@@ -39,13 +39,16 @@ def test_the_reply_follows_its_question_in_the_results():
 
 def test_session_id_counts_as_the_session_too():
     question, reply, _ = turns("run-7", key="session_id")
-    assert [h.memory.pk for h in search_memories(query=QUERY, project="chat")][:2] == [question, reply]
+    assert [h.memory.pk for h in search_memories(query=QUERY, within=MemoryFilter(visible_from="chat"))][:2] == [
+        question,
+        reply,
+    ]
 
 
 @override_settings(MEMORYHUB_ANSWER_SHARE=0.0)
 def test_off_the_reply_is_not_lifted():
     question, reply, _ = turns(3)
-    hits = search_memories(query=QUERY, project="chat")
+    hits = search_memories(query=QUERY, within=MemoryFilter(visible_from="chat"))
     assert hits[0].memory.pk == question
     assert reply not in [h.memory.pk for h in hits[:1]] and all("answers" not in h.explain for h in hits)
 
@@ -69,7 +72,7 @@ def test_only_the_next_memory_of_the_same_session_project_and_filter_is_a_reply(
 
 def test_no_question_no_lift_and_nothing_clears_the_floor_by_a_reply_alone():
     turns(3)
-    assert search_memories(query="purple elephant trampoline quota", project="chat") == []
+    assert search_memories(query="purple elephant trampoline quota", within=MemoryFilter(visible_from="chat")) == []
 
 
 class _Row:

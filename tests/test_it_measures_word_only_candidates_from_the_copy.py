@@ -33,7 +33,7 @@ def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(settings, m
     # A pool of 5 per list: some candidates come from the words alone, and each is measured, from the copy.
     settings.MEMORYHUB_SEARCH_POOL = 5
     monkeypatch.setattr(sql, "read_vectors", None)  # the store's vectors are not read again
-    signals = project_candidates("invoice batch exported ledger garden hose", project="p", k=1).signals
+    signals = project_candidates("invoice batch exported ledger garden hose", visible_from="p", k=1).signals
     word_only = [s for s in signals.values() if s.vector_rank is None]
     assert word_only
     assert all(s.outside_distance is not None for s in word_only)

@@ -52,7 +52,7 @@ def test_every_login_made_before_roles_becomes_a_hub_admin():
 def test_a_store_from_before_knowledge_updates_keeps_its_indexes_and_gets_dates():
     from memoryhub.memories.gate import gate_write
     from memoryhub.models import Memory
-    from memoryhub.retrieval.search import search_memories
+    from memoryhub.retrieval.search import MemoryFilter, search_memories
 
     old = gate_write(content="The shopfront API listens on port 8000.", project="shop").memory
     call_command("migrate", "memoryhub", "0005", verbosity=0)  # the columns go, the memory row stays
@@ -60,5 +60,8 @@ def test_a_store_from_before_knowledge_updates_keeps_its_indexes_and_gets_dates(
     assert MADE <= sql.schema_names()  # added in place: no rebuild dropped a trigger
     old = Memory.objects.get(pk=old.pk)
     assert (old.valid_from, old.superseded_by_id) == (old.created_at, None)
-    assert [h.memory.pk for h in search_memories(query="shopfront API port", project="shop", min_score=0)] == [old.pk]
+    assert [
+        h.memory.pk
+        for h in search_memories(query="shopfront API port", within=MemoryFilter(visible_from="shop"), min_score=0)
+    ] == [old.pk]
     assert gate_write(content="The shopfront API now listens on port 9000.", project="shop").supersedes == [old.pk]

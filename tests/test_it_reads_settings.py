@@ -73,10 +73,10 @@ from django.conf import settings
 from django.db import connection
 from memoryhub.memories.store import create_memory
 from memoryhub.retrieval.recall import build_recall
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 for n in range(12):
     create_memory(content=f"Service {n} of alpha reads queue q{n} via the broker", project="alpha", confirmed=True)
-search_memories(query="which queue does service 3 read", project="alpha", k=5)
+search_memories(query="which queue does service 3 read", within=MemoryFilter(visible_from="alpha"), k=5)
 with connection.cursor() as cursor:
     if connection.vendor == "postgresql":  # the same setting is the lock timeout there; no memory mapping
         cursor.execute("SELECT (extract(epoch FROM current_setting('lock_timeout')::interval) * 1000)::int")

@@ -8,7 +8,7 @@ from django.test import Client
 
 from memoryhub.memories.store import import_memories
 from memoryhub.retrieval import fusion
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from tests.api.conftest import make_agent
 from tests.ui.conftest import row_ids
 
@@ -31,9 +31,9 @@ def notes():
 
 @pytest.mark.parametrize("query", ["purple elephant trampoline", "banana violin glacier pillow", "meringue kayak"])
 def test_a_made_up_query_returns_nothing(notes, query):
-    assert search_memories(query=query, project="alpha") == []
+    assert search_memories(query=query, within=MemoryFilter(visible_from="alpha")) == []
     # Without the floor the same query still has nearest neighbours by meaning: ranks alone never say "nothing".
-    assert search_memories(query=query, project="alpha", min_score=0.0)
+    assert search_memories(query=query, within=MemoryFilter(visible_from="alpha"), min_score=0.0)
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_a_made_up_query_returns_nothing(notes, query):
     ],
 )
 def test_a_real_query_finds_its_answer_and_explains_which_channels_matched(notes, query, expected, channel):
-    hits = search_memories(query=query, project="alpha")
+    hits = search_memories(query=query, within=MemoryFilter(visible_from="alpha"))
     assert hits and hits[0].memory.content == expected
     explain = hits[0].explain
     assert explain["channels"][channel] > 0
@@ -55,19 +55,23 @@ def test_a_real_query_finds_its_answer_and_explains_which_channels_matched(notes
 
 
 def test_every_result_clears_the_floor_and_min_score_overrides_it(notes, settings):
-    loose = search_memories(query="where is the money and the database", project="alpha", min_score=0.0, k=6)
-    strict = search_memories(query="where is the money and the database", project="alpha", min_score=0.6, k=6)
+    loose = search_memories(
+        query="where is the money and the database", within=MemoryFilter(visible_from="alpha"), min_score=0.0, k=6
+    )
+    strict = search_memories(
+        query="where is the money and the database", within=MemoryFilter(visible_from="alpha"), min_score=0.6, k=6
+    )
     assert len(loose) == 6
     assert all(h.explain["match"] >= 0.6 for h in strict)
     assert len(strict) < len(loose)
     settings.MEMORYHUB_SEARCH_MIN_SCORE = 0.6
-    assert [h.memory.pk for h in search_memories(query="where is the money and the database", project="alpha",
-                                                 k=6)] == [h.memory.pk for h in strict]  # fmt: skip
+    found = search_memories(query="where is the money and the database", within=MemoryFilter(visible_from="alpha"), k=6)
+    assert [h.memory.pk for h in found] == [h.memory.pk for h in strict]
 
 
 def test_min_score_outside_zero_to_one_is_refused(notes):
     with pytest.raises(ValueError):
-        search_memories(query="pagination", project="alpha", min_score=1.5)
+        search_memories(query="pagination", within=MemoryFilter(visible_from="alpha"), min_score=1.5)
 
 
 def test_match_strength_needs_more_than_one_word_of_several():

@@ -14,7 +14,7 @@ from memoryhub.memories.scrub import scrub_store
 from memoryhub.memories.secrets import find_secrets
 from memoryhub.memories.store import create_memory, record_event, snapshot
 from memoryhub.models import GateLogEntry, Memory, MemoryEvent
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from tests.api.conftest import make_agent
 from tests.live_server import manage, migrated_store
 
@@ -61,7 +61,7 @@ def test_scrub_removes_secrets_from_every_place_and_reports_what_it_did():
     clean = create_memory(content="The billing service retries webhooks three times", project="alpha")
     GateLogEntry.objects.create(decision="rejected", reason="old", kind="secret", content=f"use {TOKEN}",
                                 payload={"tags": [TOKEN]}, project="alpha", source="old")  # fmt: skip
-    assert search_memories(query=tail(KEY), project="alpha", mode="keyword")
+    assert search_memories(query=tail(KEY), within=MemoryFilter(visible_from="alpha"), mode="keyword")
     out = io.StringIO()
     call_command("scrub", "--no-vacuum", stdout=out)
     report = out.getvalue()
@@ -75,7 +75,9 @@ def test_scrub_removes_secrets_from_every_place_and_reports_what_it_did():
     every_text = [str(e.before) + str(e.after) + e.note for e in MemoryEvent.objects.all()]
     every_text += [e.content + str(e.payload) for e in GateLogEntry.objects.all()]
     assert not any(tail(KEY) in t or tail(TOKEN) in t for t in every_text)
-    assert search_memories(query=tail(KEY), project="alpha", mode="keyword") == []  # the FTS copy is gone
+    assert (
+        search_memories(query=tail(KEY), within=MemoryFilter(visible_from="alpha"), mode="keyword") == []
+    )  # the FTS copy is gone
     assert Memory.objects.get(pk=clean.pk).content == "The billing service retries webhooks three times"
     assert scrub_store(vacuum=False).total == 0  # a second run finds nothing
 

@@ -21,7 +21,7 @@ from memoryhub.memories.lifecycle import archive_memory, restore_memory
 from memoryhub.memories.store import delete_memory, import_memories, update_memory
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import query_text, search
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql, vector_index
 
 pytestmark = pytest.mark.django_db
@@ -105,7 +105,7 @@ def corpus():
 )
 @pytest.mark.parametrize("mode", ["hybrid", "keyword"])
 def test_an_identifier_file_name_or_error_typed_verbatim_ranks_its_memory_first(corpus, query, expected, mode):
-    hits = search_memories(query=query, project="alpha", mode=mode)
+    hits = search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode=mode)
     assert hits[0].memory.pk == corpus[expected].pk
     assert hits[0].explain["exact_match"] is True
 
@@ -115,17 +115,20 @@ def test_a_run_of_words_typed_verbatim_ranks_the_memory_holding_it_first():
         {"content": "Reporting runs on Hetzner in the load-test cluster", "project": "p"},
         {"content": "Search runs on Hetzner in staging; the reporting bug is tracked separately", "project": "p"},
     )
-    hits = search_memories(query="reporting runs on Hetzner", project="p")
+    hits = search_memories(query="reporting runs on Hetzner", within=MemoryFilter(visible_from="p"))
     assert ids(hits)[:2] == [holder.pk, decoy.pk]
     assert hits[0].explain["exact_match"] is True and hits[1].explain["exact_match"] is False
     # Two plain words are not a verbatim phrase: the usual ranking decides.
-    assert search_memories(query="reporting runs", project="p")[0].explain["exact_match"] is False
+    assert (
+        search_memories(query="reporting runs", within=MemoryFilter(visible_from="p"))[0].explain["exact_match"]
+        is False
+    )
 
 
 def test_semantic_search_finds_meaning_without_shared_words(corpus):
     # MiniLM puts this pair at cosine 0.17, below what made-up queries reach: only without the floor.
-    hits = search_memories(query="how are releases shipped to production", project="alpha", mode="semantic",
-                           min_score=0.0)  # fmt: skip
+    alpha = MemoryFilter(visible_from="alpha")
+    hits = search_memories(query="how are releases shipped to production", within=alpha, mode="semantic", min_score=0.0)
     assert hits[0].memory.pk == corpus[4].pk
     assert hits[0].explain["keyword_rank"] is None and hits[0].explain["vector_rank"] == 1
 
@@ -135,10 +138,10 @@ def test_ranking_moves_with_importance():
         {"content": "The API rate limit is 100 requests per minute", "project": "p", "importance": 0.2},
         {"content": "The API rate limit is 100 requests per minute", "project": "p", "importance": 0.9},
     )
-    assert ids(search_memories(query="api rate limit", project="p"))[:2] == [high.pk, low.pk]
+    assert ids(search_memories(query="api rate limit", within=MemoryFilter(visible_from="p")))[:2] == [high.pk, low.pk]
     Memory.objects.filter(pk=low.pk).update(importance=1.0)
     Memory.objects.filter(pk=high.pk).update(importance=0.1)
-    assert ids(search_memories(query="api rate limit", project="p"))[:2] == [low.pk, high.pk]
+    assert ids(search_memories(query="api rate limit", within=MemoryFilter(visible_from="p")))[:2] == [low.pk, high.pk]
 
 
 def test_a_confirmed_fresh_memory_wins_a_tie_against_a_stale_one():
@@ -148,13 +151,13 @@ def test_a_confirmed_fresh_memory_wins_a_tie_against_a_stale_one():
          "created_at": long_ago, "updated_at": long_ago},
         {"content": "Staging runs on Kubernetes 1.29", "project": "p", "importance": 0.6, "confirmed": True},
     )  # fmt: skip
-    hits = search_memories(query="which kubernetes version does staging run", project="p")
+    hits = search_memories(query="which kubernetes version does staging run", within=MemoryFilter(visible_from="p"))
     assert ids(hits)[:2] == [fresh.pk, stale.pk]
     assert hits[0].explain["importance_factor"] > hits[1].explain["importance_factor"]
 
 
 def test_explain_says_why_and_agrees_with_the_order(corpus):
-    hits = search_memories(query="session user id", project="alpha", k=8, min_score=0)
+    hits = search_memories(query="session user id", within=MemoryFilter(visible_from="alpha"), k=8, min_score=0)
     assert len(hits) >= 3
     expected = {
         "keyword_rank", "bm25", "substring_rank", "exact_match", "vector_rank", "distance", "similarity",
@@ -175,17 +178,24 @@ def test_explain_says_why_and_agrees_with_the_order(corpus):
 
 
 def test_scores_are_readable_a_good_match_scores_high_and_noise_low(corpus):
-    good = search_memories(query="getUserId anonymous sessions", project="alpha")[0]
-    noise = search_memories(query="volcanic eruptions in iceland", project="alpha", mode="semantic", min_score=0)[0]
+    good = search_memories(query="getUserId anonymous sessions", within=MemoryFilter(visible_from="alpha"))[0]
+    noise = search_memories(
+        query="volcanic eruptions in iceland", within=MemoryFilter(visible_from="alpha"), mode="semantic", min_score=0
+    )[0]
     assert 0.0 < noise.score < 0.6 < good.score
-    assert search_memories(query="volcanic eruptions in iceland", project="alpha", mode="semantic") == []
+    assert (
+        search_memories(
+            query="volcanic eruptions in iceland", within=MemoryFilter(visible_from="alpha"), mode="semantic"
+        )
+        == []
+    )
 
 
 def test_an_agents_search_reinforces_what_it_returned_and_browsing_does_not(corpus):
-    search_memories(query="getUserId", project="alpha", reinforce_results=False)
+    search_memories(query="getUserId", within=MemoryFilter(visible_from="alpha"), reinforce_results=False)
     corpus[0].refresh_from_db()
     assert corpus[0].access_count == 0 and corpus[0].last_accessed_at is None
-    hits = search_memories(query="getUserId", project="alpha", k=2, reinforce_results=True)
+    hits = search_memories(query="getUserId", within=MemoryFilter(visible_from="alpha"), k=2, reinforce_results=True)
     for hit in hits:
         hit.memory.refresh_from_db()
         assert hit.memory.access_count == 1 and hit.memory.last_accessed_at is not None
@@ -198,10 +208,22 @@ def test_an_agents_search_reinforces_what_it_returned_and_browsing_does_not(corp
 
 def test_a_project_sees_its_own_and_global_memories_never_another_projects(corpus):
     for mode in ("hybrid", "keyword", "semantic"):
-        alpha = search_memories(query="invoices cron billing answers", project="alpha", mode=mode, k=20, min_score=0)
+        alpha = search_memories(
+            query="invoices cron billing answers",
+            within=MemoryFilter(visible_from="alpha"),
+            mode=mode,
+            k=20,
+            min_score=0,
+        )
         assert {h.memory.project for h in alpha} <= {"alpha", None}
         assert corpus[5].pk not in ids(alpha)
-        beta = search_memories(query="invoices cron billing answers", project="beta", mode=mode, k=20, min_score=0)
+        beta = search_memories(
+            query="invoices cron billing answers",
+            within=MemoryFilter(visible_from="beta"),
+            mode=mode,
+            k=20,
+            min_score=0,
+        )
         assert corpus[5].pk in ids(beta)
         assert corpus[6].pk in ids(beta)  # the global preference is seen from every project
         assert {h.memory.project for h in beta} <= {"beta", None}
@@ -209,12 +231,16 @@ def test_a_project_sees_its_own_and_global_memories_never_another_projects(corpu
 
 def test_without_a_project_only_globals_are_searched_unless_every_project_is_asked(corpus):
     assert {h.memory.project for h in search_memories(query="code answers billing deploys")} == {None}
-    every = search_memories(query="code answers billing deploys", every_project=True, k=20, min_score=0)
+    every = search_memories(
+        query="code answers billing deploys", within=MemoryFilter(every_project=True), k=20, min_score=0
+    )
     assert {"alpha", "beta", None} <= {h.memory.project for h in every}
 
 
 def test_a_token_limited_to_projects_never_sees_the_others(corpus):
-    hits = search_memories(query="billing invoices", every_project=True, allowed_projects=["alpha"], k=20)
+    hits = search_memories(
+        query="billing invoices", within=MemoryFilter(every_project=True, allowed_projects=["alpha"]), k=20
+    )
     assert corpus[5].pk not in ids(hits)
     assert {h.memory.project for h in hits} <= {"alpha", None}
 
@@ -222,9 +248,15 @@ def test_a_token_limited_to_projects_never_sees_the_others(corpus):
 def test_archived_memories_are_left_out_unless_asked_for(corpus):
     Memory.objects.filter(pk=corpus[5].pk).update(status=Status.ARCHIVED)
     for mode in ("hybrid", "keyword", "semantic"):
-        assert corpus[5].pk not in ids(search_memories(query="billing invoices cron", project="beta", mode=mode))
-    assert corpus[5].pk in ids(search_memories(query="billing invoices cron", project="beta", status=None))
-    archived = search_memories(query="billing invoices cron", project="beta", status=Status.ARCHIVED)
+        assert corpus[5].pk not in ids(
+            search_memories(query="billing invoices cron", within=MemoryFilter(visible_from="beta"), mode=mode)
+        )
+    assert corpus[5].pk in ids(
+        search_memories(query="billing invoices cron", within=MemoryFilter(visible_from="beta", status=None))
+    )
+    archived = search_memories(
+        query="billing invoices cron", within=MemoryFilter(visible_from="beta", status=Status.ARCHIVED)
+    )
     assert ids(archived) == [corpus[5].pk]
 
 
@@ -236,11 +268,14 @@ def test_filters_narrow_by_category_tier_tags_and_source():
         {"content": "Redis runs on port 6379 in staging", "project": "p", "category": "environment",
          "source": "codex"},
     )  # fmt: skip
-    assert ids(search_memories(query="redis", project="p", category="gotcha")) == [b.pk]
-    assert ids(search_memories(query="redis", project="p", tier="procedural")) == [b.pk]
-    assert set(ids(search_memories(query="redis", project="p", tags=["cache"]))) == {a.pk, b.pk}
-    assert ids(search_memories(query="redis", project="p", tags=["cache", "ops"])) == [b.pk]
-    assert ids(search_memories(query="redis", project="p", source="codex")) == [c.pk]
+    assert ids(search_memories(query="redis", within=MemoryFilter(visible_from="p", category="gotcha"))) == [b.pk]
+    assert ids(search_memories(query="redis", within=MemoryFilter(visible_from="p", tier="procedural"))) == [b.pk]
+    assert set(ids(search_memories(query="redis", within=MemoryFilter(visible_from="p", tags=["cache"])))) == {
+        a.pk,
+        b.pk,
+    }
+    assert ids(search_memories(query="redis", within=MemoryFilter(visible_from="p", tags=["cache", "ops"]))) == [b.pk]
+    assert ids(search_memories(query="redis", within=MemoryFilter(visible_from="p", source="codex"))) == [c.pk]
 
 
 def test_date_ranges_filter_on_creation_and_last_access():
@@ -253,10 +288,16 @@ def test_date_ranges_filter_on_creation_and_last_access():
          "last_accessed_at": (now - timedelta(hours=1)).isoformat()},
     )  # fmt: skip
     week_ago = now - timedelta(days=7)
-    assert ids(search_memories(query="deploy", project="p", created_after=week_ago)) == [recent.pk]
-    assert ids(search_memories(query="deploy", project="p", created_before=week_ago)) == [old.pk]
-    assert ids(search_memories(query="deploy", project="p", accessed_after=week_ago)) == [recent.pk]
-    assert ids(search_memories(query="deploy", project="p", accessed_before=week_ago)) == []
+    assert ids(search_memories(query="deploy", within=MemoryFilter(visible_from="p", created_after=week_ago))) == [
+        recent.pk
+    ]
+    assert ids(search_memories(query="deploy", within=MemoryFilter(visible_from="p", created_before=week_ago))) == [
+        old.pk
+    ]
+    assert ids(search_memories(query="deploy", within=MemoryFilter(visible_from="p", accessed_after=week_ago))) == [
+        recent.pk
+    ]
+    assert ids(search_memories(query="deploy", within=MemoryFilter(visible_from="p", accessed_before=week_ago))) == []
 
 
 # Hostile and bad input.
@@ -265,7 +306,7 @@ def test_date_ranges_filter_on_creation_and_last_access():
 @pytest.mark.parametrize("query", HOSTILE)
 @pytest.mark.parametrize("mode", ["keyword", "hybrid"])
 def test_hostile_queries_are_searched_as_text_and_leave_the_store_as_it_was(corpus, query, mode):
-    hits = search_memories(query=query, project="alpha", mode=mode)
+    hits = search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode=mode)
     assert_sound(hits)
     if not query.strip():
         assert hits == []
@@ -277,7 +318,7 @@ def test_hostile_queries_are_searched_as_text_and_leave_the_store_as_it_was(corp
         # The floor keeps only real matches; without it hybrid always has the meaning to go on: every memory in
         # scope comes back, ranked.
         assert set(ids(hits)) <= in_scope(corpus)
-        everything = search_memories(query=query, project="alpha", mode=mode, min_score=0)
+        everything = search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode=mode, min_score=0)
         assert_sound(everything)
         assert set(ids(everything)) == in_scope(corpus)
     assert Memory.objects.count() == len(corpus)
@@ -287,17 +328,17 @@ def test_hostile_queries_are_searched_as_text_and_leave_the_store_as_it_was(corp
 @hypothesis_settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.text(max_size=300))
 def test_arbitrary_text_never_raises_in_keyword_search(corpus, query):
-    hits = search_memories(query=query, project="alpha", mode="keyword")
+    hits = search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="keyword")
     assert_sound(hits)  # within alpha and the globals, among the rest
 
 
 @hypothesis_settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(query=st.text(alphabet=st.characters(codec="utf-8"), min_size=1, max_size=80))
 def test_arbitrary_text_in_hybrid_search_ranks_every_memory_in_scope(corpus, query):
-    hits = search_memories(query=query, project="alpha", mode="hybrid", min_score=0)
+    hits = search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="hybrid", min_score=0)
     assert_sound(hits)
     assert set(ids(hits)) == (in_scope(corpus) if query.strip() else set())
-    floored = search_memories(query=query, project="alpha", mode="hybrid")
+    floored = search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="hybrid")
     assert_sound(floored)
     assert set(ids(floored)) <= set(ids(hits))
 
@@ -320,7 +361,7 @@ def test_very_common_words_do_not_flood_the_keyword_query():
 @pytest.mark.parametrize("bad", [{"mode": "fuzzy"}, {"k": 0}, {"k": 1000}, {"k": "10"}])
 def test_bad_arguments_get_a_clear_error(corpus, bad):
     with pytest.raises(ValueError):
-        search_memories(query="deploy", project="alpha", **bad)
+        search_memories(query="deploy", within=MemoryFilter(visible_from="alpha"), **bad)
 
 
 # Large stores, keyword side: the scope token in the word index and the plans for common words.
@@ -328,12 +369,18 @@ def test_bad_arguments_get_a_clear_error(corpus, bad):
 
 def test_the_word_index_follows_a_memory_moved_to_another_project():
     (moved,) = store({"content": "The zephyr queue retries three times", "project": "old"})
-    assert ids(search_memories(query="zephyr queue", project="old", mode="keyword")) == [moved.pk]
+    assert ids(search_memories(query="zephyr queue", within=MemoryFilter(visible_from="old"), mode="keyword")) == [
+        moved.pk
+    ]
     update_memory(memory=moved, changes={"project": "new"})
-    assert search_memories(query="zephyr queue", project="old", mode="keyword") == []
-    assert ids(search_memories(query="zephyr queue", project="new", mode="keyword")) == [moved.pk]
+    assert search_memories(query="zephyr queue", within=MemoryFilter(visible_from="old"), mode="keyword") == []
+    assert ids(search_memories(query="zephyr queue", within=MemoryFilter(visible_from="new"), mode="keyword")) == [
+        moved.pk
+    ]
     Memory.objects.filter(pk=moved.pk).update(project=None)  # behind the domain's back: the trigger follows
-    assert ids(search_memories(query="zephyr queue", project="old", mode="keyword")) == [moved.pk]
+    assert ids(search_memories(query="zephyr queue", within=MemoryFilter(visible_from="old"), mode="keyword")) == [
+        moved.pk
+    ]
     sql.fts_integrity_check()
 
 
@@ -341,7 +388,9 @@ def test_a_project_name_of_any_text_is_one_scope_token():
     odd = 'a "b" OR c: ünï/‽ NEAR(x)'
     (mine,) = store({"content": "The walrus endpoint is private", "project": odd})
     store({"content": "The walrus endpoint is public", "project": "a"})
-    assert ids(search_memories(query="walrus endpoint", project=odd, mode="keyword")) == [mine.pk]
+    assert ids(search_memories(query="walrus endpoint", within=MemoryFilter(visible_from=odd), mode="keyword")) == [
+        mine.pk
+    ]
     sql.fts_integrity_check()
 
 
@@ -350,9 +399,9 @@ def test_a_rare_word_leads_when_the_other_words_are_common(settings):
     store(*({"content": f"Deploy notes for service number {n}", "project": "p"} for n in range(12)))
     (rare,) = store({"content": "Deploy notes about the zanzibar gateway", "project": "p"})
     kq = query_text.parse("zanzibar deploy notes")
-    scope = query_text.scope_expression(project="p", every_project=False)
+    scope = query_text.scope_expression(["p", None])
     assert [search._is_common(u, scope, 5) for u in kq.units] == [False, True, True]
-    hits = search_memories(query="zanzibar deploy notes", project="p", mode="keyword")
+    hits = search_memories(query="zanzibar deploy notes", within=MemoryFilter(visible_from="p"), mode="keyword")
     assert ids(hits)[0] == rare.pk and hits[0].explain["keyword_rank"] == 1
 
 
@@ -362,7 +411,9 @@ def test_when_every_word_is_common_an_old_memory_holding_all_of_them_is_still_fo
     store(*({"content": f"Cache warmup step {n}", "project": "p"} for n in range(10)))
     store(*({"content": f"Schema migration step {n}", "project": "p"} for n in range(10)))
     newest = store(*({"content": f"Invalidation of cache entry {n}", "project": "p"} for n in range(10)))
-    hits = search_memories(query="cache invalidation schema migration", project="p", mode="keyword", k=20)
+    hits = search_memories(
+        query="cache invalidation schema migration", within=MemoryFilter(visible_from="p"), mode="keyword", k=20
+    )
     assert ids(hits)[0] == oldest.pk
     # Rows holding only some of the words come from the newest ones.
     assert set(ids(hits)) & {m.pk for m in newest}
@@ -370,7 +421,7 @@ def test_when_every_word_is_common_an_old_memory_holding_all_of_them_is_still_fo
 
 def test_a_store_under_the_limit_is_searched_as_plain_bm25():
     memories = store(*({"content": f"Kafka topic {n} keeps events for {n} days", "project": "p"} for n in range(30)))
-    hits = search_memories(query="kafka topic events days", project="p", mode="keyword", k=30)
+    hits = search_memories(query="kafka topic events days", within=MemoryFilter(visible_from="p"), mode="keyword", k=30)
     expression = query_text.in_text(query_text.parse("kafka topic events days").word_expression)
     plain = [mid for mid, _ in sql.fts_search(expression, 50, "m.status = 'active'")]
     assert ids(hits) == plain[:30] and len(plain) == len(memories)
@@ -381,10 +432,10 @@ def test_an_identifier_held_whole_skips_the_trigram_index_and_a_fragment_uses_it
         {"content": "fetchInvoiceTotals times out after 30 s", "project": "p"},
         {"content": "The helper getUserIdFromToken trusts the header", "project": "p"},
     )
-    exact = search_memories(query="fetchInvoiceTotals", project="p", mode="keyword")[0]
+    exact = search_memories(query="fetchInvoiceTotals", within=MemoryFilter(visible_from="p"), mode="keyword")[0]
     assert exact.memory.pk == whole.pk and exact.explain["exact_match"]
     assert exact.explain["substring_rank"] is None
-    fragment = search_memories(query="UserIdFrom", project="p", mode="keyword")[0]
+    fragment = search_memories(query="UserIdFrom", within=MemoryFilter(visible_from="p"), mode="keyword")[0]
     assert fragment.memory.pk == inside.pk and fragment.explain["substring_rank"] == 1
 
 
@@ -392,7 +443,7 @@ def test_a_path_is_found_as_the_phrase_of_its_words(settings):
     settings.MEMORYHUB_KEYWORD_COMMON_DOCS = 3
     store(*({"content": f"See docs/runbooks/step{n}.md and docs index", "project": "p"} for n in range(8)))
     (target,) = store({"content": "Rotation is described in docs/runbooks/secrets.md", "project": "p"})
-    hit = search_memories(query="docs/runbooks/secrets.md", project="p", mode="keyword")[0]
+    hit = search_memories(query="docs/runbooks/secrets.md", within=MemoryFilter(visible_from="p"), mode="keyword")[0]
     assert hit.memory.pk == target.pk and hit.explain["exact_match"]
 
 
@@ -413,7 +464,7 @@ def test_every_plan_keeps_to_the_scope_and_finds_the_memory_holding_the_query(se
             for n in range(40)))  # fmt: skip
     store(*({"content": f"The {w} notes of another project", "project": "q"} for w in words))
     (holder,) = store({"content": f"Everything at once: {query}", "project": "p"})
-    hits = search_memories(query=query, project="p", mode="keyword", k=50)
+    hits = search_memories(query=query, within=MemoryFilter(visible_from="p"), mode="keyword", k=50)
     assert all(h.memory.project in ("p", None) for h in hits)
     assert holder.pk in ids(hits)  # rare words, all words, or the newest: every plan reaches it
     if query_text.parse(query).phrase:  # three words or more, or a path: typed verbatim, so first
@@ -430,17 +481,23 @@ def test_a_narrow_filter_does_not_starve_the_results(settings):
     for filter_ids_max in (2000, 0):  # rank within the allowed rows; or widen the global pool by selectivity
         settings.MEMORYHUB_KNN_FILTER_IDS_MAX = filter_ids_max
         for mode in ("semantic", "hybrid", "keyword"):
-            hits = search_memories(query="postgres connection pool size", project="target", mode=mode, k=3)
+            hits = search_memories(
+                query="postgres connection pool size", within=MemoryFilter(visible_from="target"), mode=mode, k=3
+            )
             assert ids(hits) == [target.pk], (filter_ids_max, mode)
 
 
 @pytest.mark.sqlite_only  # the in-process vector copy; PostgreSQL ranks in the database
 def test_quantized_search_finds_what_exact_search_finds(settings, corpus):
-    exact = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
+    exact = search_memories(
+        query="where is the session user id read", within=MemoryFilter(visible_from="alpha"), mode="semantic"
+    )
     settings.MEMORYHUB_EXACT_KNN_MAX = 0
     for filter_ids_max in (0, 2000):  # widened global pool, then ranking within the filter's rows
         settings.MEMORYHUB_KNN_FILTER_IDS_MAX = filter_ids_max
-        quantized = search_memories(query="where is the session user id read", project="alpha", mode="semantic")
+        quantized = search_memories(
+            query="where is the session user id read", within=MemoryFilter(visible_from="alpha"), mode="semantic"
+        )
         assert quantized[0].explain["knn"].startswith("quantized")
         assert ids(quantized)[:3] == ids(exact)[:3]
         for q, e in zip(quantized, exact, strict=False):
@@ -452,15 +509,26 @@ def test_the_quantized_copy_follows_new_changed_and_deleted_memories(settings, c
     settings.MEMORYHUB_EXACT_KNN_MAX = 0
     settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
     query = "kubernetes helm chart for the ingress controller"
-    assert search_memories(query=query, project="alpha", mode="semantic", min_score=0)[0].explain["knn"] == "quantized"
+    assert (
+        search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="semantic", min_score=0)[
+            0
+        ].explain["knn"]
+        == "quantized"
+    )
     (added,) = store({"content": "The ingress controller is deployed with a Helm chart on Kubernetes",
                       "project": "alpha"})  # fmt: skip
-    assert search_memories(query=query, project="alpha", mode="semantic")[0].memory.pk == added.pk
+    assert (
+        search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="semantic")[0].memory.pk
+        == added.pk
+    )
     update_memory(memory=corpus[7], changes={"content": "Kubernetes ingress uses the nginx Helm chart, pinned"})
-    top = ids(search_memories(query=query, project="alpha", mode="semantic"))[:2]
+    top = ids(search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="semantic"))[:2]
     assert set(top) == {added.pk, corpus[7].pk}
     delete_memory(memory=added)
-    assert search_memories(query=query, project="alpha", mode="semantic")[0].memory.pk == corpus[7].pk
+    assert (
+        search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="semantic")[0].memory.pk
+        == corpus[7].pk
+    )
 
 
 @pytest.fixture
@@ -477,20 +545,32 @@ def test_the_vector_copy_masks_other_projects_and_archived_memories(quantized):
         {"content": "Release trains are announced in the team channel", "project": None},
     )
     query = "when does the release train leave"
-    hits = search_memories(query=query, project="mine", mode="semantic")
+    hits = search_memories(query=query, within=MemoryFilter(visible_from="mine"), mode="semantic")
     assert set(ids(hits)) == {mine.pk, shared.pk} and hits[0].explain["knn"] == "quantized"
-    assert set(ids(search_memories(query=query, project=None, mode="semantic"))) == {shared.pk}
-    everything = search_memories(query=query, project=None, every_project=True, mode="semantic")
+    assert set(ids(search_memories(query=query, within=MemoryFilter(visible_from=None), mode="semantic"))) == {
+        shared.pk
+    }
+    everything = search_memories(
+        query=query, within=MemoryFilter(visible_from=None, every_project=True), mode="semantic"
+    )
     assert set(ids(everything)) == {mine.pk, theirs.pk, shared.pk}
-    limited = search_memories(query=query, every_project=True, allowed_projects=["theirs"], mode="semantic")
+    limited = search_memories(
+        query=query, within=MemoryFilter(every_project=True, allowed_projects=["theirs"]), mode="semantic"
+    )
     assert set(ids(limited)) == {theirs.pk, shared.pk}
     archive_memory(memory=mine, actor="test")
-    assert set(ids(search_memories(query=query, project="mine", mode="semantic"))) == {shared.pk}
-    archived = search_memories(query=query, project="mine", mode="semantic", status=None)
+    assert set(ids(search_memories(query=query, within=MemoryFilter(visible_from="mine"), mode="semantic"))) == {
+        shared.pk
+    }
+    archived = search_memories(query=query, within=MemoryFilter(visible_from="mine", status=None), mode="semantic")
     assert set(ids(archived)) == {mine.pk, shared.pk}
     restore_memory(memory=Memory.objects.get(pk=mine.pk), actor="test")
     update_memory(memory=Memory.objects.get(pk=mine.pk), changes={"project": "theirs"})
-    assert set(ids(search_memories(query=query, project="theirs", mode="semantic"))) == {mine.pk, theirs.pk, shared.pk}
+    assert set(ids(search_memories(query=query, within=MemoryFilter(visible_from="theirs"), mode="semantic"))) == {
+        mine.pk,
+        theirs.pk,
+        shared.pk,
+    }
 
 
 def test_narrow_filters_still_apply_to_the_vector_copy(quantized):
@@ -498,7 +578,9 @@ def test_narrow_filters_still_apply_to_the_vector_copy(quantized):
         {"content": "The release train skips public holidays", "project": "p", "category": "gotcha"},
         {"content": "The release train leaves on Tuesdays", "project": "p", "category": "fact"},
     )
-    hits = search_memories(query="release train", project="p", mode="semantic", category="gotcha")
+    hits = search_memories(
+        query="release train", within=MemoryFilter(visible_from="p", category="gotcha"), mode="semantic"
+    )
     assert ids(hits) == [gotcha.pk]
 
 
@@ -524,3 +606,21 @@ def test_the_gates_candidates_come_from_exactly_the_writes_scope(settings, exact
     assert words == [mine.pk] and set(nearest) == {mine.pk} and nearest[mine.pk] > 0.9
     words, nearest = search.similar_in_scope(content=text, vector=None, model_id=embedder.model_id, project=None)
     assert len(words) == 1 and Memory.objects.get(pk=words[0]).project is None and nearest == {}
+
+
+def test_project_has_one_meaning_seen_from_it_the_globals_too_unless_left_out():
+    mine, shared, theirs = store(
+        {"content": "The kestrel cache warms at noon", "project": "p"},
+        {"content": "The kestrel cache warms at noon for everyone"},
+        {"content": "The kestrel cache warms at noon over there", "project": "q"},
+    )
+    assert MemoryFilter(visible_from="p").scopes() == ["p", None]
+    assert set(ids(search_memories(query="kestrel cache", within=MemoryFilter(visible_from="p")))) == {
+        mine.pk, shared.pk,
+    }  # fmt: skip
+    only_p = MemoryFilter(visible_from="p", globals_too=False)
+    assert ids(search_memories(query="kestrel cache", within=only_p)) == [mine.pk]
+    assert ids(search_memories(query="kestrel cache", within=only_p, mode="semantic")) == [mine.pk]
+    assert ids(search_memories(query="kestrel cache")) == [shared.pk]  # no filter: the globals
+    everywhere = MemoryFilter(every_project=True)
+    assert set(ids(search_memories(query="kestrel cache", within=everywhere))) == {mine.pk, shared.pk, theirs.pk}

@@ -16,7 +16,7 @@ from memoryhub.memories.backup import backup_database
 from memoryhub.memories.lifecycle import archive_memory
 from memoryhub.memories.store import create_memory, delete_memory, import_memories, update_memory
 from memoryhub.models import Memory
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql, vector_index
 from tests.live_server import LiveServer, create_token, manage, migrated_store
 
@@ -43,9 +43,16 @@ def on_another_thread(work):
     return out["value"]
 
 
-def semantic(query: str, **options) -> list[int]:
+def semantic(query: str, project: str, status: str = "active") -> list[int]:
     # Freshness, not relevance: every row the copy holds in scope may answer, so no floor.
-    hits = search_memories(query=query, mode="semantic", k=50, reinforce_results=False, min_score=0, **options)
+    hits = search_memories(
+        query=query,
+        mode="semantic",
+        k=50,
+        reinforce_results=False,
+        min_score=0,
+        within=MemoryFilter(visible_from=project, status=status),
+    )
     # The copy answered, not vec0 (SQLite); PostgreSQL's own index answers there, with no copy at all.
     assert all(h.explain["knn"] == ("index" if sql.FILTERED_KNN else "quantized") for h in hits)
     return [h.memory.pk for h in hits]

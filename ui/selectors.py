@@ -45,6 +45,7 @@ from memoryhub.models import (
 )
 from memoryhub.people.roles import Access, Action
 from memoryhub.retrieval.neighbours import nearest_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 
 PAGE_SIZE = 25  # a screenful to curate; rendering and the search's k both grow with it
 SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
@@ -144,37 +145,27 @@ def _page_of_ids(ids: list[int], number: int, known: dict[int, Memory] | None = 
 def _search(
     filters: MemoryFilters, k: int, access: Access
 ) -> tuple[list[int], dict[int, float], bool, dict[int, Memory], dict]:
-    from memoryhub.retrieval.search import search_memories
-
-    common = {
-        "query": filters.q,
-        "k": k,
-        "category": filters.category or None,
-        "tier": filters.tier or None,
-        "source": filters.source or None,
-        "status": None if filters.status == "all" else filters.status,
-        "reinforce_results": False,
-        "allowed_projects": access.projects_for(Action.READ),
-    }
-    if filters.project == GLOBAL:
-        scope: dict = {"project": None}
-    elif filters.project:
-        scope = {"project": filters.project}
-    else:
-        scope = {"project": None, "every_project": True}  # the dashboard sees every project at once
-    if filters.tag:
-        scope["tags"] = [filters.tag]
-    hits = search_memories(**scope, **common)
+    # One project means its own memories here, as in the list: the dashboard leaves the globals out of it.
+    within = MemoryFilter(
+        visible_from=None if filters.project == GLOBAL else filters.project or None,
+        globals_too=False,
+        every_project=not filters.project,  # no project chosen: the dashboard sees every project at once
+        allowed_projects=access.projects_for(Action.READ),
+        status=None if filters.status == "all" else filters.status or None,
+        category=filters.category or None,
+        tier=filters.tier or None,
+        source=filters.source or None,
+        tags=[filters.tag] if filters.tag else None,
+    )
+    hits = search_memories(query=filters.q, within=within, k=k, reinforce_results=False)
     memories = {hit.memory.pk: hit.memory for hit in hits}
     scores = {hit.memory.pk: hit.score for hit in hits}
     explains = {hit.memory.pk: hit.explain for hit in hits}
     ids = sorted(scores, key=lambda pk: (-scores[pk], pk))
     exhausted = len(ids) < k
-    # The search knows no "confirmed" filter and a project's search includes the globals: keep what the list would.
+    # The search knows no "confirmed" filter: keep what the list would.
     if filters.confirmed:
         ids = [pk for pk in ids if memories[pk].confirmed == (filters.confirmed == "yes")]
-    if filters.project and filters.project != GLOBAL:
-        ids = [pk for pk in ids if memories[pk].project == filters.project]
     return ids, scores, exhausted, memories, explains
 
 

@@ -21,7 +21,7 @@ from memoryhub.memories.importers import export_mcp_memory
 from memoryhub.memories.supersession import with_chains
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories, wanted_statuses
 
 
 class HealthView(APIView):
@@ -55,13 +55,13 @@ class SearchView(AgentAPIMixin, APIView):
         data = parse(s.SearchRequestSerializer, request.data)
         project = data.get("project") or None
         agent.check_read(project)
-        status = data.get("status")
-        hits = search_memories(
-            query=data["query"], project=project, k=data["k"], mode=data["mode"], category=data.get("category"),
+        within = MemoryFilter(
+            visible_from=project, allowed_projects=agent.projects, category=data.get("category"),
             tier=data.get("tier"), tags=data.get("tags") or None, source=data.get("source") or None,
-            status=None if status == "any" else status, allowed_projects=agent.projects, reinforce_results=True,
-            min_score=data.get("min_score"), include_superseded=data.get("include_superseded", False),
+            status=wanted_statuses(data.get("status"), include_superseded=data.get("include_superseded", False)),
         )  # fmt: skip
+        hits = search_memories(query=data["query"], within=within, k=data["k"], mode=data["mode"],
+                               reinforce_results=True, min_score=data.get("min_score"))  # fmt: skip
         with_chains([h.memory for h in hits])
         results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} for h in hits]
         record_usage(agent, "search", project=project, timer=timer)

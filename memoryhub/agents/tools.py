@@ -25,7 +25,7 @@ from memoryhub.memories.secrets import WriteRefused, redact_label
 from memoryhub.memories.selectors import filter_memories
 from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
-from memoryhub.retrieval.search import MODES, search_memories
+from memoryhub.retrieval.search import MODES, MemoryFilter, search_memories
 
 TURN_TTL_SECONDS = 6 * 3600
 LIST_LIMIT = 50
@@ -267,11 +267,12 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
     project = args.get("project", default_project) or None
     if name == "memory_search":
         agent.check_read(project)
-        hits = search_memories(
-            query=args["query"], project=project, k=args.get("k", 5), mode=args.get("mode", "hybrid"),
-            category=args.get("category"), tier=args.get("tier"), tags=args.get("tags"),
-            allowed_projects=agent.projects, reinforce_results=True,
+        within = MemoryFilter(
+            visible_from=project, allowed_projects=agent.projects, category=args.get("category"),
+            tier=args.get("tier"), tags=args.get("tags"),
         )  # fmt: skip
+        hits = search_memories(query=args["query"], within=within, k=args.get("k", 5),
+                               mode=args.get("mode", "hybrid"), reinforce_results=True)  # fmt: skip
         return {"results": [compact(h.memory, score=round(h.score, 4)) for h in hits]}
     if name == "memory_store":
         agent.check_write(project)

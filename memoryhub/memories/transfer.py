@@ -28,6 +28,7 @@ from django.db import connection, models, transaction
 
 from memoryhub.models import ApiToken, GateLogEntry, Membership, Memory, MemoryEvent, Proposal, UsageRecord
 from memoryhub.storage import sql
+from memoryhub.storage.filters import MemoryFilter
 
 FORMAT = "memoryhub-store/1"
 SAMPLE_SEARCHES = 20
@@ -182,7 +183,9 @@ def _check_searches(report: LoadReport, sample: list[dict], search_memories: Cal
             report.problems.append(f"memory #{item['id']} of the sample is missing")
             continue
         report.searches += 1
-        hits = search_memories(query=memory.content, project=memory.project, k=5, min_score=0.0)
+        hits = search_memories(
+            query=memory.content, within=MemoryFilter(visible_from=memory.project), k=5, min_score=0.0
+        )
         texts = {h.memory.pk: h.memory.content for h in hits}
         top = hits[0].memory if hits else None
         if top is not None and (top.pk == memory.pk or texts.get(top.pk) == memory.content):

@@ -60,11 +60,11 @@ def all_of(terms: Iterable[str]) -> str:
     return " AND ".join(_quote(t) for t in terms)
 
 
-def scope_expression(*, project: str | None, every_project: bool) -> str:
-    """The scope tokens a search may see ('' for every project): a project's own and the globals'."""
-    if every_project:
+def scope_expression(scopes: list[str | None] | None) -> str:
+    """The scope tokens of these projects (None inside: the globals; '' when the list is None: every project)."""
+    if scopes is None:
         return ""
-    return any_of(dict.fromkeys(sql.scope_token(p) for p in (project or None, None)))
+    return any_of(dict.fromkeys(sql.scope_token(p) for p in scopes))
 
 
 def in_text(expression: str, scope: str = "") -> str:

@@ -20,7 +20,7 @@ from django.db.models import Q
 
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 
 HEADER = "Memory (already in your context; search only for what is not here):"
 GLOBAL_CATEGORIES = ("preference", "person", "environment")
@@ -122,7 +122,9 @@ def build_recall(
     hits = []
     if query and query.strip():
         # search_memories applies the relevance floor: a turn that matches nothing adds no lines.
-        hits = search_memories(query=query, project=project, k=QUERY_MATCHES, allowed_projects=allowed_projects)
+        hits = search_memories(
+            query=query, within=MemoryFilter(visible_from=project, allowed_projects=allowed_projects), k=QUERY_MATCHES
+        )
     always_on = {"globals": _globals(), "project": _project_facts(project)}
     shown = [h.memory.pk for h in hits] + [m.pk for memories in always_on.values() for m in memories]
     changed = set(Memory.objects.filter(superseded_by_id__in=shown).values_list("superseded_by_id", flat=True))

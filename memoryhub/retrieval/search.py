@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -42,6 +42,7 @@ from memoryhub.storage.resets import on_store_replaced
 
 MODES = ("hybrid", "keyword", "semantic")
 MAX_K = 100
+GLOBALS_ONLY = MemoryFilter()  # what a search without a filter may see: the active globals
 
 
 @dataclass
@@ -345,17 +346,13 @@ def similar_in_scope(
 
     The write gate's candidates. Same planning as search, so a long text full of common words stays fast on a
     large store, and scoped from the start: the best matches of the whole store may all be other projects'."""
-    where, params = sql.both(sql.exact_scope(project), sql.of_status(status))
+    where, params, scope = _plan(MemoryFilter(visible_from=project, globals_too=False, status=status))
     kq = query_text.parse(content)
     words: list[int] = []
     if kq.terms:
-        scope_match = query_text.any_of([sql.scope_token(project or None)])
-        words = [mid for mid, _ in _word_hits(kq, limit, where, params, scope_match)]
+        words = [mid for mid, _ in _word_hits(kq, limit, where, params, query_text.scope_expression(scope.scopes))]
     if vector is None:
         return words, {}
-    rest, rest_params = sql.of_status(status)
-    scope = SearchScope(alternatives=[sql.exact_scope(project)], rest=rest, rest_params=rest_params,
-                        projects=[project or None], status=status, narrower=False)  # fmt: skip
     found, _ = _nearest(vector, model_id, limit, *sql.both((where, params), sql.of_model(model_id)), scope)
     return words, {mid: 1.0 - distance for mid, distance in found}
 
@@ -390,6 +387,7 @@ def _rows(ids: list[int]) -> dict[int, _Row]:
 class SearchScope:
     """What the vector side needs to know of a search's filter, planned once (`_plan`)."""
 
+    scopes: list[str | None] | None  # the projects seen before a token's limit (None inside: the globals; None: all)
     alternatives: list[sql.Condition]  # the scope as index ranges whose union it is (to count the allowed rows)
     rest: str  # the filter without its scope, as storage's condition
     rest_params: list
@@ -400,67 +398,54 @@ class SearchScope:
     narrower: bool  # filters the copy cannot see (category, tier, source, tags, dates)
 
 
-def _visible_projects(project: str | None, every_project: bool, allowed: list[str] | None) -> list | None:
-    """The projects a search sees (None inside: the globals; None for the list: every project)."""
-    if every_project:
+def _visible_projects(scopes: list[str | None] | None, allowed: Sequence[str] | None) -> list | None:
+    """The projects a search sees once a token's limit applies (None inside: the globals; None: every project)."""
+    if scopes is None:
         return None if allowed is None else [*allowed, None]
-    seen = [project, None] if project else [None]
-    return seen if allowed is None else [p for p in seen if p is None or p in allowed]
+    return scopes if allowed is None else [p for p in scopes if p is None or p in allowed]
 
 
 def _plan(memory_filter: MemoryFilter) -> tuple[str, list, SearchScope]:
     """The SQL filter of a search and what the vector side needs to know of it."""
     where, params = sql.memory_filter_sql(memory_filter)
     rest, rest_params = sql.memory_filter_sql(memory_filter, include_scope=False)
-    project, every_project = memory_filter.project, memory_filter.every_project
+    scopes = memory_filter.scopes()
     scope = SearchScope(
-        alternatives=sql.scope_alternatives(project=project, every_project=every_project),
+        scopes=scopes,
+        alternatives=sql.scope_alternatives(scopes),
         rest=rest,
         rest_params=rest_params,
-        projects=_visible_projects(project, every_project, memory_filter.allowed_projects),
+        projects=_visible_projects(scopes, memory_filter.allowed_projects),
         status=memory_filter.status,
         narrower=memory_filter.narrower,
     )
     return where, params, scope
 
 
-def project_candidates(query: str, *, project: str, k: int = 10):
-    """Evaluations: the hybrid candidates of an active-memory search in `project`, before fusion, so that one
+def project_candidates(query: str, *, visible_from: str, k: int = 10) -> Candidates:
+    """Evaluations: the hybrid candidates of an active-memory search from a project, before fusion, so that one
     retrieval can be fused under many settings in memory."""
-    where, params, scope = _plan(MemoryFilter(project=project, status=Status.ACTIVE))
-    return candidates(query[: query_text.MAX_QUERY_CHARS], scope, where, params, mode="hybrid", k=k,
-                      project=project, every_project=False, answers=True)  # fmt: skip
+    where, params, scope = _plan(MemoryFilter(visible_from=visible_from))
+    return candidates(query[: query_text.MAX_QUERY_CHARS], scope, where, params, mode="hybrid", k=k, answers=True)
 
 
 def search_memories(
     *,
     query: str,
-    project: str | None = None,
+    within: MemoryFilter = GLOBALS_ONLY,
     k: int = 10,
     mode: str = "hybrid",
-    category: str | None = None,
-    tier: str | None = None,
-    tags: list[str] | None = None,
-    source: str | None = None,
-    status: str | None = Status.ACTIVE,
-    include_superseded: bool = False,
-    allowed_projects: list[str] | None = None,
-    reinforce_results: bool = False,
-    every_project: bool = False,
-    created_after: datetime | None = None,
-    created_before: datetime | None = None,
-    accessed_after: datetime | None = None,
-    accessed_before: datetime | None = None,
     min_score: float | None = None,
+    reinforce_results: bool = False,
 ) -> list[SearchHit]:
     """Best first, only what clears the relevance floor: `min_score` (default MEMORYHUB_SEARCH_MIN_SCORE; 0 keeps
     every candidate) is the least match strength, `explain["match"]`, the strongest of the calibrated channels
     (words, identifier, meaning; see fusion.py). A query that matches nothing returns [].
 
-    `project` sees its own memories and the globals (no project: globals only, unless
-    `every_project`); `allowed_projects` is a token's limit; `status=None` searches archived ones too.
-    Superseded memories are left out unless `include_superseded` (or `status` asks for them by name). Where two
-    memories a person is asked about (a pending conflict) both match, the newer ranks above the older.
+    `within` says which memories may be returned (by default the globals' active ones): `visible_from` a project
+    sees its own memories and the globals; see MemoryFilter. Superseded memories are left out unless its status
+    names them. Where two memories a person is asked about (a pending conflict) both match, the newer ranks above
+    the older.
 
     `reinforce_results=True` is for agents: what they were given counts as used. Browsing passes False.
     """
@@ -468,16 +453,11 @@ def search_memories(
     if not query.strip():
         return []
     query = query[: query_text.MAX_QUERY_CHARS]
-    memory_filter = MemoryFilter(
-        project=project, every_project=every_project, allowed_projects=allowed_projects,
-        status=_statuses(status, include_superseded), category=category or None, tier=tier or None,
-        source=source or None, tags=tags or None, created_after=created_after, created_before=created_before,
-        accessed_after=accessed_after, accessed_before=accessed_before,
-    )  # fmt: skip
+    memory_filter = within
     where, params, scope = _plan(memory_filter)
     floor = _relevance_floor(min_score)
     with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
-        found = candidates(query, scope, where, params, mode=mode, k=k, project=project, every_project=every_project)
+        found = candidates(query, scope, where, params, mode=mode, k=k)
         rows = found.rows
         # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
         ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
@@ -512,9 +492,12 @@ def _check_request(query: Any, mode: str, k: Any) -> None:
         raise ValueError("query must be text")
 
 
-def _statuses(status: str | None, include_superseded: bool) -> str | tuple[str, ...] | None:
-    """Superseded memories are left out unless asked for, by `include_superseded` or by name."""
-    return (Status.ACTIVE, Status.SUPERSEDED) if include_superseded and status == Status.ACTIVE else status or None
+def wanted_statuses(status: str | None, *, include_superseded: bool = False) -> str | tuple[str, ...] | None:
+    """A search's statuses as a request names them ("any": every status): superseded memories are left out
+    unless asked for, by `include_superseded` or by name."""
+    if not status or status == "any":
+        return None
+    return (Status.ACTIVE, Status.SUPERSEDED) if include_superseded and status == Status.ACTIVE else status
 
 
 def _relevance_floor(min_score: float | None) -> float:
@@ -531,8 +514,7 @@ def _hits(ranked: list, memories: dict[int, Memory], *, mode: str, knn: str | No
 
 
 def candidates(
-    query: str, scope: SearchScope, where: str, params: list, *, mode: str, k: int, project: str | None,
-    every_project: bool, answers: bool = False,
+    query: str, scope: SearchScope, where: str, params: list, *, mode: str, k: int, answers: bool = False,
 ) -> Candidates:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
 
@@ -546,7 +528,7 @@ def candidates(
     rows: dict[int, _Row] = {}
     context: dict[int, str] = {}
     if mode in ("hybrid", "keyword"):
-        scope_match = query_text.scope_expression(project=project, every_project=every_project)
+        scope_match = query_text.scope_expression(scope.scopes)
         _keyword(kq, pool, where, params, scope_match, signals)
         # While the worker still embeds: the keyword candidates' rows and word coverage.
         rows = _rows(list(signals))

@@ -4,7 +4,7 @@ differ only in how a tag is found in the JSON list and how they spell "true", wh
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import connection
@@ -22,13 +22,16 @@ def tag_filter(condition: str, tag: str):
 class MemoryFilter:
     """Which memories a search may return; each store turns it into its own SQL (`sql.memory_filter_sql`).
 
-    Scope: `project` sees its own memories and the globals (no project: globals only), unless `every_project`;
-    `allowed_projects` (a token's projects) narrows either. `status` is one status, several, or None for any."""
+    Scope has one meaning everywhere: `visible_from` is the project a search is made from, which sees its own
+    memories and the globals (None: the globals only); `globals_too=False` leaves the globals out (a person
+    filtering the dashboard by one project); `every_project` sees them all. `allowed_projects` (a token's
+    projects) narrows any of these. `status` is one status, several, or None for any."""
 
-    project: str | None = None
+    visible_from: str | None = None
+    globals_too: bool = True
     every_project: bool = False
     allowed_projects: Sequence[str] | None = None
-    status: str | Sequence[str] | None = None
+    status: str | Sequence[str] | None = "active"
     category: str | None = None
     tier: str | None = None
     source: str | None = None
@@ -37,6 +40,14 @@ class MemoryFilter:
     created_before: datetime | None = None
     accessed_after: datetime | None = None
     accessed_before: datetime | None = None
+
+    def scopes(self) -> list[str | None] | None:
+        """The projects seen (None inside the list: the globals), or None for every project."""
+        if self.every_project:
+            return None
+        if not self.visible_from:
+            return [None]
+        return [self.visible_from, None] if self.globals_too else [self.visible_from]
 
     @property
     def narrower(self) -> bool:
@@ -47,74 +58,64 @@ class MemoryFilter:
                           self.created_before, self.accessed_after, self.accessed_before)
         )  # fmt: skip
 
-    def as_arguments(self) -> dict:
-        return asdict(self)
+
+def _scope_clause(scopes: list[str | None], a: str) -> tuple[str, list]:
+    projects = [p for p in scopes if p is not None]
+    parts = [f"{a}.project = %s"] * len(projects) + ([f"{a}.project IS NULL"] if None in scopes else [])
+    return "(" + " OR ".join(parts) + ")", projects
 
 
 def memory_filter(
+    value: MemoryFilter,
     *,
     tag_condition: Callable[[str], str],
     everything: str,
     alias: str = "m",
-    project: str | None = None,
-    every_project: bool = False,
-    allowed_projects: Sequence[str] | None = None,
-    status: str | Sequence[str] | None = None,
-    category: str | None = None,
-    tier: str | None = None,
-    source: str | None = None,
-    tags: Sequence[str] | None = None,
     embed_model: str | None = None,
-    created_after=None,
-    created_before=None,
-    accessed_after=None,
-    accessed_before=None,
     include_scope: bool = True,
 ) -> tuple[str, list]:
     """A WHERE fragment (never empty: at least `everything`, the store's "true") and its parameters for the memory
-    table under `alias`; `tag_condition` is the store's SQL for "this JSON list holds the tag".
-
-    Scope: a project sees its own rows and the global ones (project NULL); no project means globals only,
-    unless `every_project`. `allowed_projects` (a token's projects) narrows any of these further.
-    """
+    table under `alias`; `tag_condition` is the store's SQL for "this JSON list holds the tag". The scope is
+    `value.scopes()`; `allowed_projects` narrows it further."""
     if not alias.isidentifier():
         raise ValueError(alias)
     a = alias
     clauses: list[str] = []
     params: list = []
-    if include_scope and not every_project:
-        if project:
-            clauses.append(f"({a}.project = %s OR {a}.project IS NULL)")
-            params.append(project)
-        else:
-            clauses.append(f"{a}.project IS NULL")
-    if allowed_projects is not None:
-        marks = ",".join(["%s"] * len(allowed_projects))
+    scopes = value.scopes()
+    if include_scope and scopes is not None:
+        clause, projects = _scope_clause(scopes, a)
+        clauses.append(clause)
+        params.extend(projects)
+    if value.allowed_projects is not None:
+        marks = ",".join(["%s"] * len(value.allowed_projects))
         clauses.append(f"({a}.project IS NULL" + (f" OR {a}.project IN ({marks}))" if marks else ")"))
-        params.extend(allowed_projects)
+        params.extend(value.allowed_projects)
+    status = value.status
     if status is not None and not isinstance(status, str):
         # Several statuses (active and superseded, for a person asking what was used before).
         clauses.append(f"{a}.status IN ({','.join(['%s'] * len(status))})")
         params.extend(status)
         status = None
-    for column, value in (("status", status), ("category", category), ("tier", tier), ("source", source)):
-        if value is not None:
+    for column, one in (("status", status), ("category", value.category), ("tier", value.tier),
+                        ("source", value.source)):  # fmt: skip
+        if one is not None:
             clauses.append(f"{a}.{column} = %s")
-            params.append(value)
+            params.append(one)
     if embed_model is not None:
         clauses.append(f"{a}.embed_model = %s")
         params.append(embed_model)
-    for tag in tags or ():
+    for tag in value.tags or ():
         clauses.append(tag_condition(f"{a}.tags"))
         params.append(tag)
     adapt = connection.ops.adapt_datetimefield_value
-    for column, op, value in (
-        ("created_at", ">=", created_after),
-        ("created_at", "<", created_before),
-        ("last_accessed_at", ">=", accessed_after),
-        ("last_accessed_at", "<", accessed_before),
+    for column, op, moment in (
+        ("created_at", ">=", value.created_after),
+        ("created_at", "<", value.created_before),
+        ("last_accessed_at", ">=", value.accessed_after),
+        ("last_accessed_at", "<", value.accessed_before),
     ):
-        if value is not None:
+        if moment is not None:
             clauses.append(f"{a}.{column} {op} %s")
-            params.append(adapt(value))
+            params.append(adapt(moment))
     return (" AND ".join(clauses) or everything), params

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from memoryhub.models import Memory, MemoryEvent
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql
 from tests.ui.conftest import HX, row_ids
 
@@ -45,7 +45,7 @@ def test_archiving_and_restoring_in_place(ui, store):
     html = ui.post(f"/memories/{memory.pk}/archive/", **HX).content.decode()
     assert fresh(memory).status == "archived"
     assert "is-archived" in html and ">Restore<" in html
-    hits = search_memories(query="GitHub Actions Fly.io deploys", project="alpha")
+    hits = search_memories(query="GitHub Actions Fly.io deploys", within=MemoryFilter(visible_from="alpha"))
     assert memory.pk not in [h.memory.pk for h in hits]  # archived: out of search
     html = ui.post(f"/memories/{memory.pk}/restore/", **HX).content.decode()
     assert fresh(memory).status == "active"
@@ -104,7 +104,7 @@ def test_editing_the_text_in_place_re_indexes_it(ui, store):
     assert response.status_code == 200
     assert "Deploys run through a Jenkins pipeline" in response.content.decode()
     assert fresh(memory).content == "Deploys run through a Jenkins pipeline"
-    hits = search_memories(query="jenkins", project="alpha", mode="keyword")
+    hits = search_memories(query="jenkins", within=MemoryFilter(visible_from="alpha"), mode="keyword")
     assert [h.memory.pk for h in hits] == [memory.pk]
     event = MemoryEvent.objects.filter(memory_id=memory.pk).last()
     assert event.action == "edited" and event.actor == "curator"

@@ -34,7 +34,7 @@ from memoryhub.bench.measure import ServerDidNotStart, memory_note, peak_rss_mb,
 from memoryhub.embeddings import get_embedder, set_embedder
 from memoryhub.memories.store import clean_fields
 from memoryhub.models import Memory
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql, vector_index
 from memoryhub.storage.scratch import scratch_database
 
@@ -204,7 +204,9 @@ class Command(BaseCommand):
         pairs = bench_corpus.queries(n_queries, corpus)
         embedder = get_embedder()
         started = time.perf_counter()
-        search_memories(query="warm up the model and the page cache", project=bench_corpus.PROJECTS[0])
+        search_memories(
+            query="warm up the model and the page cache", within=MemoryFilter(visible_from=bench_corpus.PROJECTS[0])
+        )
         warm = time.perf_counter() - started
         total = sql.count_memories("m.embed_model = %s", [embedder.model_id])
         quantized = total > settings.MEMORYHUB_EXACT_KNN_MAX
@@ -235,7 +237,7 @@ class Command(BaseCommand):
             times, firsts = [], 0
             for i, (text, project) in enumerate(pairs):
                 started = time.perf_counter()
-                hits = search_memories(query=text, project=project, k=k, mode=mode)
+                hits = search_memories(query=text, within=MemoryFilter(visible_from=project), k=k, mode=mode)
                 times.append((time.perf_counter() - started) * 1000)
                 if i in copied and hits and copied[i] in _normal(hits[0].memory.content):
                     firsts += 1

@@ -37,7 +37,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval import fusion
-from memoryhub.retrieval.search import MODES, _rows, implicit_context, project_candidates, search_memories
+from memoryhub.retrieval.search import MODES, MemoryFilter, _rows, implicit_context, project_candidates, search_memories
 from memoryhub.storage import sql
 from memoryhub.storage.scratch import scratch_database
 
@@ -178,7 +178,9 @@ class Command(BaseCommand):
                        "stored": stored}  # fmt: skip
                 for mode in modes:
                     started = time.perf_counter()
-                    hits = search_memories(query=q["question"], project=project, k=10, mode=mode)
+                    hits = search_memories(
+                        query=q["question"], within=MemoryFilter(visible_from=project), k=10, mode=mode
+                    )
                     latencies[mode].append((time.perf_counter() - started) * 1000)
                     ranked = [dia[h.memory.pk] for h in hits]
                     figures = score(ranked, evidence)
@@ -212,7 +214,7 @@ class Command(BaseCommand):
             asked = [q for q in questions if q["evidence"] & known]
             query_vectors = embedder.embed([q["question"] for q in asked]) if asked else []
             for q, vector in zip(asked, query_vectors, strict=True):
-                found = project_candidates(q["question"], project=project, k=10)
+                found = project_candidates(q["question"], visible_from=project, k=10)
                 unit = np.asarray(vector, dtype=np.float32)
                 unit = unit / (np.linalg.norm(unit) or 1.0)
                 conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, found.rows, found.signals,

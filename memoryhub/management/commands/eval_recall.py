@@ -23,7 +23,7 @@ from memoryhub.bench import corpus
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall
-from memoryhub.retrieval.search import search_memories
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage.scratch import scratch_database
 
 FLOORS = (0.0, 0.15, 0.2, 0.22, 0.25, 0.3, 0.35, 0.4, 0.5)
@@ -65,16 +65,18 @@ class Command(BaseCommand):
         floored_ranks: list[int | None] = []
         in_block = {b: [] for b in BUDGETS}
         for answer, question in cases:
-            hits = search_memories(query=question, project=project, k=10, min_score=0.0)
+            hits = search_memories(query=question, within=MemoryFilter(visible_from=project), k=10, min_score=0.0)
             rank = answer_rank(hits, answer)
             answers.append((rank, hits[rank - 1].explain["match"] if rank else 0.0))
-            floored_ranks.append(answer_rank(search_memories(query=question, project=project, k=10), answer))
+            floored_ranks.append(
+                answer_rank(search_memories(query=question, within=MemoryFilter(visible_from=project), k=10), answer)
+            )
             for budget in BUDGETS:
                 in_block[budget].append(answer in build_recall(project=project, query=question,
                                                                 budget_chars=budget).memory_ids)  # fmt: skip
         tops = []  # the best match strength among a made-up query's unfloored results
         for query in made_up:
-            hits = search_memories(query=query, project=project, k=10, min_score=0.0)
+            hits = search_memories(query=query, within=MemoryFilter(visible_from=project), k=10, min_score=0.0)
             tops.append(max((h.explain["match"] for h in hits), default=0.0))
         n = len(cases)
 

@@ -66,9 +66,8 @@ def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool 
     """A WHERE fragment (never empty: at least `TRUE`) and its parameters; the rules are in
     memoryhub/storage/filters.py."""
     return memory_filter(
-        tag_condition=tag_condition, everything="TRUE", include_scope=include_scope,
-        **memory_filter_value.as_arguments(),
-    )  # fmt: skip
+        memory_filter_value, tag_condition=tag_condition, everything="TRUE", include_scope=include_scope
+    )
 
 
 def fts_search(

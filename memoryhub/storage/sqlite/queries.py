@@ -54,9 +54,8 @@ def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool 
     memoryhub/storage/filters.py). Scope: a project sees its own rows and the global ones (project NULL); no project
     means globals only, unless `every_project`. `allowed_projects` (a token's projects) narrows any of these."""
     return memory_filter(
-        tag_condition=tag_condition, everything="TRUE", include_scope=include_scope,
-        **memory_filter_value.as_arguments(),
-    )  # fmt: skip
+        memory_filter_value, tag_condition=tag_condition, everything="TRUE", include_scope=include_scope
+    )
 
 
 def fts_search(
