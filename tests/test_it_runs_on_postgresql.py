@@ -6,6 +6,7 @@ a store copied from SQLite to PostgreSQL and back is the store it was; HNSW find
 
 from __future__ import annotations
 
+import inspect
 import json
 import subprocess
 import sys
@@ -13,7 +14,7 @@ import sys
 import numpy as np
 import pytest
 
-from memoryhub.storage import names, postgres, sql, sqlite
+from memoryhub.storage import interface, postgres, sql, sqlite
 from memoryhub.storage.postgres import match
 from tests.live_server import REPO, manage, migrated_store, on_postgresql, store_env
 
@@ -24,11 +25,54 @@ def test_both_stores_offer_the_same_functions():
     for name in sqlite.__all__:
         assert hasattr(postgres, name) and hasattr(sqlite, name), name
     # Each offers exactly the listed names, and `sql` the same ones, each imported by name (no namespace tricks).
-    assert set(sqlite.__all__) == {"connection", *names.NAMES}
+    assert set(sqlite.__all__) == {"connection", *interface.NAMES}
     assert set(sql.__all__) == set(sqlite.__all__)
     storage = REPO / "memoryhub" / "storage"
     assert not [p for p in storage.rglob("*.py") if "globals()" in p.read_text()]
     assert postgres.FILTERED_KNN is True and sqlite.FILTERED_KNN is False
+
+
+def _parameters(function) -> list[tuple[str, object, object, object]]:
+    return [(p.name, p.kind, p.default, p.annotation) for p in inspect.signature(function).parameters.values()]
+
+
+def interface_problems(implementation) -> list[str]:
+    """Where a module differs from storage's typed interface: a missing name, another signature, a wrong type."""
+    problems = []
+    for name, kind in interface.Store.__annotations__.items():
+        value = getattr(implementation, name, None)
+        expected = kind.split("[")[0]  # annotations are text here (postponed): the outer type's name
+        if type(value).__name__ != expected:
+            problems.append(f"{name}: {type(value).__name__} where the interface says {kind}")
+    for name, declared in vars(interface.Store).items():
+        if name.startswith("_") or not callable(declared):
+            continue
+        offered = getattr(implementation, name, None)
+        if offered is None:
+            problems.append(f"{name}: missing")
+            continue
+        wanted = _parameters(declared)[1:]  # without the protocol's `self`
+        if _parameters(offered) != wanted:
+            problems.append(
+                f"{name}{inspect.signature(offered)} where the interface says {inspect.signature(declared)}"
+            )
+        elif inspect.signature(offered).return_annotation != inspect.signature(declared).return_annotation:
+            problems.append(f"{name}: returns {inspect.signature(offered).return_annotation}")
+    return problems
+
+
+def test_both_stores_keep_to_the_typed_interface():
+    assert interface_problems(sqlite) == []
+    assert interface_problems(postgres) == []
+    # The check sees a drift when there is one: a renamed argument, a missing default, an untyped return.
+    drifted = type(sys)("drifted")
+    vars(drifted).update({name: getattr(sqlite, name) for name in sqlite.__all__})
+    drifted.knn = lambda vector, count: []
+    drifted.fts_ids = lambda: set()
+    drifted.FILTERED_KNN = "no"
+    assert sorted(problem.split("(")[0].split(":")[0] for problem in interface_problems(drifted)) == [
+        "FILTERED_KNN", "fts_ids", "knn",
+    ]  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,10 @@ databases read (SQLite since 3.23 takes it as 1)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import NamedTuple
 
+import numpy as np
 from django.db import connection
 
 MEMORY_TABLE = "memoryhub_memory"
@@ -52,6 +54,37 @@ def changed_ids(after: int, upto: int) -> tuple[list[int], int | None]:
         rows = cursor.fetchall()
     tag = next((int(r[2]) for r in rows if int(r[1]) == int(upto)), None)
     return sorted({int(r[0]) for r in rows}), tag
+
+
+class FusionRow(NamedTuple):
+    """What ranking needs of a candidate; the decay clock is read from the three moments (aware, UTC)."""
+
+    id: int
+    content: str
+    importance: float
+    confirmed: bool
+    category: str
+    tier: str
+    last_accessed_at: datetime | None
+    updated_at: datetime | None
+    created_at: datetime | None
+
+
+class StoredVector(NamedTuple):
+    """A row of the vector table: the float vector and its binary quantization."""
+
+    id: int
+    vector: np.ndarray
+    binary: bytes
+
+
+class RowScope(NamedTuple):
+    """Where a memory row sits, as the in-process vector copy filters: its project, status and model."""
+
+    id: int
+    project: str | None
+    status: str
+    embed_model: str
 
 
 class Condition(NamedTuple):

@@ -2,7 +2,8 @@
 (substrings), pgvector with HNSW (meaning), advisory locks for writers on several servers, and the checks.
 `memoryhub.storage.sql` imports these names from here when MEMORYHUB_DATABASE_URL names a PostgreSQL database."""
 
-# Every name of memoryhub/storage/names.py, each from the module that defines it (go-to-definition follows).
+# Every name of the storage interface (memoryhub/storage/interface.py), each from the module that defines it
+# (go-to-definition follows).
 from django.db import connection
 
 from memoryhub.storage.portable import (

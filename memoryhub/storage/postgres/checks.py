@@ -7,6 +7,8 @@ something that did not embed it), which `index_ids` reads as on SQLite.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import connection
 
 from memoryhub.storage.postgres.probe import vector_extension_problem
@@ -45,7 +47,7 @@ def fts_ids() -> set[int]:
     return {int(r[0]) for r in _rows(None, f"SELECT id FROM {MEMORY_TABLE} WHERE {WORDS_COLUMN} IS NOT NULL")}
 
 
-def schema_names(conn=None) -> set[str]:
+def schema_names(conn: Any = None) -> set[str]:
     """Tables, views and triggers of the current schema."""
     rows = _rows(
         conn,
@@ -56,7 +58,7 @@ def schema_names(conn=None) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-def integrity_messages(conn=None) -> list[str]:
+def integrity_messages(conn: Any = None) -> list[str]:
     """['ok'] when every index of the store is valid (an index left invalid by a failed build says so)."""
     rows = _rows(
         conn,
@@ -67,11 +69,11 @@ def integrity_messages(conn=None) -> list[str]:
     return [f"index {r[0]} is invalid: REINDEX it" for r in rows] or ["ok"]
 
 
-def fts_check_table(table: str, conn=None) -> None:
+def fts_check_table(table: str, conn: Any = None) -> None:
     """Nothing can drift (see `fts_integrity_check`)."""
 
 
-def index_ids(conn=None) -> dict[str, set[int]]:
+def index_ids(conn: Any = None) -> dict[str, set[int]]:
     """Ids held by the rows and by each index."""
     names = schema_names(conn)
     vectors: set[int] = set()
@@ -89,7 +91,7 @@ def index_ids(conn=None) -> dict[str, set[int]]:
     }
 
 
-def set_journal_mode(conn, mode: str) -> None:
+def set_journal_mode(conn: Any, mode: str) -> None:
     """SQLite's journal modes have no PostgreSQL counterpart (the server keeps its own WAL)."""
     if mode not in ("DELETE", "WAL"):
         raise ValueError(mode)
@@ -100,5 +102,5 @@ def extension_problem() -> str | None:
     return vector_extension_problem(**connection.get_connection_params())
 
 
-def page_size(conn) -> int:
+def page_size(conn: Any) -> int:
     return int(_rows(conn, "SELECT current_setting('block_size')")[0][0])

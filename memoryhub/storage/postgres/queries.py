@@ -11,8 +11,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
+from memoryhub.storage.portable import FusionRow
 from memoryhub.storage.postgres.match import condition, parse, score
 from memoryhub.storage.postgres.schema import CHANGE_TABLE, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
@@ -57,7 +59,7 @@ def tag_condition(column: str) -> str:
     return f"EXISTS (SELECT 1 FROM jsonb_array_elements_text({column}) AS t(value) WHERE lower(t.value) = lower(%s))"
 
 
-def has_tag(tag: str):
+def has_tag(tag: str) -> RawSQL:
     """`tag_condition` as an ORM filter over the memory table: `Memory.objects.filter(has_tag("x"))`."""
     return tag_filter(tag_condition(f'"{MEMORY_TABLE}"."tags"'), tag)
 
@@ -135,7 +137,7 @@ def change_token() -> tuple[int, int]:
         return int(cursor.fetchone()[0]), 0
 
 
-def fusion_rows(memory_ids: Sequence[int]):
+def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
     """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at) per id."""
     if not memory_ids:
         return []
@@ -151,8 +153,8 @@ def fusion_rows(memory_ids: Sequence[int]):
         )
         rows = cursor.fetchall()
     return [
-        (int(mid), content, float(importance), bool(confirmed), category, tier,
-         moment(accessed), moment(updated), moment(created))
+        FusionRow(int(mid), content, float(importance), bool(confirmed), category, tier,
+                  moment(accessed), moment(updated), moment(created))
         for mid, content, importance, confirmed, category, tier, accessed, updated, created in rows
     ]  # fmt: skip
 

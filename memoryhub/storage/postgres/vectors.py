@@ -5,12 +5,13 @@ The same functions as memoryhub/storage/sqlite/vectors.py. Vectors travel as flo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from django.db import DatabaseError, connection
 
-from memoryhub.storage.portable import changed_ids, count_vectors, vector_ids  # noqa: F401
+from memoryhub.storage.portable import RowScope, StoredVector, changed_ids, count_vectors, vector_ids  # noqa: F401
 from memoryhub.storage.postgres.schema import (
     CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
@@ -156,7 +157,7 @@ def quantize_binary(vector: np.ndarray) -> bytes:
     return np.packbits(np.asarray(vector, dtype=np.float32) > 0, bitorder="little").tobytes()
 
 
-def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000):
+def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000) -> Iterator[StoredVector]:
     """(memory_id, float32 vector, bits) for every row of the vector table, or for these ids only."""
     table = vec_table(dimensions)
     with connection.cursor() as cursor:
@@ -170,10 +171,10 @@ def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch
         while rows := cursor.fetchmany(batch):
             for mid, values in rows:
                 vector = _vector(values)
-                yield int(mid), vector, quantize_binary(vector)
+                yield StoredVector(int(mid), vector, quantize_binary(vector))
 
 
-def memory_scopes(memory_ids: Sequence[int] | None = None):
+def memory_scopes(memory_ids: Sequence[int] | None = None) -> Iterator[RowScope]:
     """(id, project, status, embed_model) of every memory row, or of these ids."""
     with connection.cursor() as cursor:
         if memory_ids is None:
@@ -184,7 +185,7 @@ def memory_scopes(memory_ids: Sequence[int] | None = None):
                 [[int(i) for i in memory_ids]],
             )
         while rows := cursor.fetchmany(5000):
-            yield from rows
+            yield from (RowScope(*row) for row in rows)
 
 
 def log_changes(memory_ids: Sequence[int]) -> None:
@@ -214,7 +215,7 @@ def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
     return str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low)
 
 
-def renew_generation(conn=None) -> None:
+def renew_generation(conn: Any = None) -> None:
     """Give the store a new generation (a restore or `reembed --all` replaced its vectors wholesale)."""
     statement = (
         f"UPDATE {STORE_META_TABLE} SET value = md5(random()::text || clock_timestamp()::text) WHERE key = 'generation'"

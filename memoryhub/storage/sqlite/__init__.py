@@ -2,7 +2,8 @@
 the triggers that keep both in step with the memory rows, and the checks. `memoryhub.storage.sql` imports these
 names from here when the store is a SQLite file (the default)."""
 
-# Every name of memoryhub/storage/names.py, each from the module that defines it (go-to-definition follows).
+# Every name of the storage interface (memoryhub/storage/interface.py), each from the module that defines it
+# (go-to-definition follows).
 from django.db import connection
 
 from memoryhub.storage.portable import (

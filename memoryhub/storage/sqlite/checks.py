@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import DatabaseError, connection
 
 from memoryhub.storage.sqlite.schema import FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE, vec_table
@@ -42,7 +44,7 @@ def _on(conn):
     return conn if conn is not None else connection
 
 
-def schema_names(conn=None) -> set[str]:
+def schema_names(conn: Any = None) -> set[str]:
     cursor = _on(conn).cursor()
     try:
         cursor.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'trigger')")
@@ -51,7 +53,7 @@ def schema_names(conn=None) -> set[str]:
         cursor.close()
 
 
-def integrity_messages(conn=None) -> list[str]:
+def integrity_messages(conn: Any = None) -> list[str]:
     """PRAGMA integrity_check: ['ok'] when the file is sound (FTS5 tables check their own shadow tables too)."""
     cursor = _on(conn).cursor()
     try:
@@ -61,7 +63,7 @@ def integrity_messages(conn=None) -> list[str]:
         cursor.close()
 
 
-def fts_check_table(table: str, conn=None) -> None:
+def fts_check_table(table: str, conn: Any = None) -> None:
     """FTS5 'integrity-check' against the memory rows (rank=1); raises a DatabaseError when they disagree."""
     if table not in (FTS_TABLE, TRIGRAM_TABLE):
         raise ValueError(table)
@@ -81,7 +83,7 @@ def _id_set(conn, statement: str) -> set[int]:
         cursor.close()
 
 
-def index_ids(conn=None) -> dict[str, set[int]]:
+def index_ids(conn: Any = None) -> dict[str, set[int]]:
     """Ids held by the rows and by each index, read from the indexes themselves (docsize, vec0 rowids)."""
     names = schema_names(conn)
     vectors: set[int] = set()
@@ -98,7 +100,7 @@ def index_ids(conn=None) -> dict[str, set[int]]:
     }
 
 
-def set_journal_mode(conn, mode: str) -> None:
+def set_journal_mode(conn: Any, mode: str) -> None:
     """A backup file is made self-contained (DELETE: no -wal beside it); the live store stays in WAL."""
     if mode not in ("DELETE", "WAL"):
         raise ValueError(mode)
@@ -110,7 +112,7 @@ def set_journal_mode(conn, mode: str) -> None:
         cursor.close()
 
 
-def page_size(conn) -> int:
+def page_size(conn: Any) -> int:
     cursor = conn.cursor()
     try:
         cursor.execute("PRAGMA page_size")

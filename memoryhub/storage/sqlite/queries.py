@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from django.db import connection
+from django.db.models.expressions import RawSQL
 
 from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
+from memoryhub.storage.portable import FusionRow
 from memoryhub.storage.sqlite.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
 
@@ -44,7 +46,7 @@ def tag_condition(column: str) -> str:
     return f"EXISTS (SELECT 1 FROM json_each({column}) WHERE lower(json_each.value) = lower(%s))"
 
 
-def has_tag(tag: str):
+def has_tag(tag: str) -> RawSQL:
     """`tag_condition` as an ORM filter over the memory table: `Memory.objects.filter(has_tag("x"))`."""
     return tag_filter(tag_condition(f'"{MEMORY_TABLE}"."tags"'), tag)
 
@@ -143,7 +145,7 @@ def change_token() -> tuple[int, int]:
         return version, int(cursor.fetchone()[0])
 
 
-def fusion_rows(memory_ids: Sequence[int]):
+def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
     """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at) per id, for
     ranking candidates; the decay clock is read from the three moments by memoryhub.memories.decay.
 
@@ -168,7 +170,7 @@ def fusion_rows(memory_ids: Sequence[int]):
             )
             for mid, content, importance, confirmed, category, tier, accessed, updated, created in cursor.fetchall():
                 out.append(
-                    (
+                    FusionRow(
                         int(mid),
                         content,
                         float(importance),

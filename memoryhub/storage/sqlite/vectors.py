@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 from django.db import DatabaseError, connection
 
-from memoryhub.storage.portable import changed_ids, count_vectors, vector_ids  # noqa: F401
+from memoryhub.storage.portable import RowScope, StoredVector, changed_ids, count_vectors, vector_ids  # noqa: F401
 from memoryhub.storage.sqlite.schema import (
     CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
@@ -138,14 +139,14 @@ def quantize_binary(vector: np.ndarray) -> bytes:
         return bytes(cursor.fetchone()[0])
 
 
-def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000):
+def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000) -> Iterator[StoredVector]:
     """(memory_id, float32 vector, bits) for every row of the vec table, or for these ids only."""
     table = vec_table(dimensions)
     with connection.cursor() as cursor:
         if memory_ids is None:
             cursor.execute(f"SELECT memory_id, embedding, embedding_bits FROM {table}")
             while rows := cursor.fetchmany(batch):
-                yield from ((int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in rows)
+                yield from (StoredVector(int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in rows)
             return
         for start in range(0, len(memory_ids), 500):
             chunk = [int(i) for i in memory_ids[start : start + 500]]
@@ -153,22 +154,24 @@ def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch
             cursor.execute(
                 f"SELECT memory_id, embedding, embedding_bits FROM {table} WHERE memory_id IN ({marks})", chunk
             )
-            yield from ((int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in cursor.fetchall())
+            yield from (
+                StoredVector(int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in cursor.fetchall()
+            )
 
 
-def memory_scopes(memory_ids: Sequence[int] | None = None):
+def memory_scopes(memory_ids: Sequence[int] | None = None) -> Iterator[RowScope]:
     """(id, project, status, embed_model) of every memory row, or of these ids."""
     with connection.cursor() as cursor:
         if memory_ids is None:
             cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}")
             while rows := cursor.fetchmany(5000):  # never a million tuples at once
-                yield from rows
+                yield from (RowScope(*row) for row in rows)
             return
         for start in range(0, len(memory_ids), 500):
             chunk = [int(i) for i in memory_ids[start : start + 500]]
             marks = ",".join(["%s"] * len(chunk))
             cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id IN ({marks})", chunk)
-            yield from cursor.fetchall()
+            yield from (RowScope(*row) for row in cursor.fetchall())
 
 
 def log_changes(memory_ids: Sequence[int]) -> None:
@@ -199,7 +202,7 @@ def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
     return str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low)
 
 
-def renew_generation(conn=None) -> None:
+def renew_generation(conn: Any = None) -> None:
     """Give the store a new generation: every process's vector copy of it rebuilds on its next search. `conn`: a
     driver connection (a restore stages its file through one); by default Django's."""
     statement = f"UPDATE {STORE_META_TABLE} SET value = lower(hex(randomblob(16))) WHERE key = 'generation'"
