@@ -374,12 +374,12 @@ class _Row:
 def _rows(ids: list[int]) -> dict[int, _Row]:
 
     out = {}
-    for pk, content, importance, confirmed, category, tier, *clock in sql.fusion_rows(ids):
+    for row in sql.fusion_rows(ids):
         effective = effective_value(
-            importance=importance, category=category, tier=tier, confirmed=confirmed,
-            referenced_at=last_referenced(*clock),
+            importance=row.importance, category=row.category, tier=row.tier, confirmed=row.confirmed,
+            referenced_at=last_referenced(row.last_accessed_at, row.updated_at, row.created_at),
         )  # fmt: skip
-        out[pk] = _Row(pk, content, effective, confirmed)
+        out[row.id] = _Row(row.id, row.content, effective, row.confirmed)
     return out
 
 
