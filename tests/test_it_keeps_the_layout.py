@@ -247,7 +247,6 @@ NOT_YET_SPLIT = {
     "memoryhub/agents/proxy.py:_stream_rounds": 82,
     "memoryhub/retrieval/fusion.py:rank": 79,
     "memoryhub/memories/store.py:clean_fields": 79,
-    "memoryhub/memories/updates.py:judge_pair": 72,
 }
 
 
