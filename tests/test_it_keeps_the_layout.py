@@ -244,7 +244,6 @@ def test_no_sql_is_written_outside_storage():
 # function may pass the limit.
 LONGEST_LINES = 60
 NOT_YET_SPLIT = {
-    "memoryhub/agents/proxy.py:_stream_rounds": 82,
     "memoryhub/retrieval/fusion.py:rank": 79,
 }
 
