@@ -92,6 +92,24 @@ def test_both_paths_stop_where_the_policy_says(client, upstream, memories, token
     assert all("tool_choice" not in r for r in upstream.requests[:-1])
 
 
+@pytest.mark.parametrize("limit", [1, 2])
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_both_paths_give_up_on_a_stubborn_model_where_the_policy_says(
+    client, upstream, memories, token, monkeypatch, stream, limit
+):
+    # This model ignores tool_choice, so only the proxy's own count of rounds can end the loop.
+    monkeypatch.setattr(rounds, "MAX_MEMORY_ROUNDS", limit)
+    upstream.behaviour = stubborn
+
+    response = chat(client, token, ask("What do we know about deploys?", tools=[WEATHER_TOOL], stream=stream))
+
+    assert response.status_code == 200, response.content
+    assert reply_of(response, stream) == (rounds.NO_ANSWER.format(rounds=limit), "stop", [])
+    # The memory rounds, the request after them (the client's tools still callable), the forced one.
+    assert [r.get("tool_choice") for r in upstream.requests] == [None] * (limit + 1) + ["none"]
+    assert len(tool_results(upstream.requests[-1])) == limit
+
+
 def says_something_past_the_limit(body: dict) -> Reply:
     """Silent memory calls until the limit, then text beside one more memory call."""
     if len(tool_results(body)) < rounds.MAX_MEMORY_ROUNDS:
