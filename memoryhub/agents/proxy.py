@@ -3,10 +3,9 @@
 For every request the project's recall block goes into the system prompt and the memory tools are offered beside
 the client's own tools. When the model calls a memory tool the proxy runs it here, appends the result and asks the
 model again, so the client only ever sees the final answer; calls to the client's own tools go back to the client
-untouched. After MAX_MEMORY_ROUNDS rounds the model is told to answer with what it has; a model that still asks for
-a memory tool and says nothing is asked once more with every tool switched off, and if that brings no text either
-the client gets NO_ANSWER, never an empty reply. Upstream failures become
-OpenAI-shaped errors, and every request leaves one UsageRecord(kind="proxy") for the overview.
+untouched. How many rounds run and what ends them is the round policy (`rounds.py`), which both paths below ask
+after every turn of the model. Upstream failures become OpenAI-shaped errors, and every request leaves one
+UsageRecord(kind="proxy") for the overview.
 
 Streaming keeps the client's stream alive across memory rounds: text deltas are forwarded as they arrive, tool-call
 deltas are held until the round ends (only then is it known whether they are ours), and the one stream the client
@@ -26,6 +25,7 @@ from typing import Any
 import httpx
 from django.conf import settings
 
+from memoryhub.agents.rounds import Step, limit_note, next_step, no_answer, rounds_spent, tools_switched_off
 from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import TOOL_NAMES, ToolError, call_tool, tool_schemas
 from memoryhub.agents.upstream import (
@@ -47,19 +47,9 @@ __all__ = ["ProxyError", "complete", "list_models", "open_stream", "resolve_proj
 
 logger = logging.getLogger(__name__)
 
-MAX_MEMORY_ROUNDS = 3
 # A model that fans out dozens of parallel searches in one round gets the first few answered.
 MAX_CALLS_PER_ROUND = 8
 READ_ONLY_TOOLS = ("memory_search", "memory_list")
-LIMIT_NOTE = (
-    "Memory tool limit reached ({rounds} rounds in this request). Do not call memory tools again; "
-    "answer now with what you already have."
-)
-
-NO_ANSWER = (
-    "(MemoryHub: the model kept asking for memory tools after the limit of {rounds} rounds and gave no answer. "
-    "Ask again, perhaps more precisely.)"
-)
 
 
 # --- who is asking and for which project ------------------------------------------------------------------------
@@ -251,8 +241,9 @@ def _upstream_body(exchange: Exchange, *, stream: bool) -> dict[str, Any]:
     tools = list(exchange.body.get("tools") or []) + exchange.memory_tools
     if tools:
         body["tools"] = tools
-    final = exchange.rounds >= MAX_MEMORY_ROUNDS
-    if (final and exchange.memory_tools and not exchange.body.get("tools")) or exchange.forced_answer:
+    if tools_switched_off(
+        exchange, offers_memory_tools=bool(exchange.memory_tools), client_has_tools=bool(exchange.body.get("tools"))
+    ):
         # The tools stay declared (the history mentions them) but the model may no longer call any.
         body["tool_choice"] = "none"
     body["stream"] = stream
@@ -306,7 +297,7 @@ def run_memory_round(exchange: Exchange, content: Any, calls: list[dict]) -> Non
     exchange.rounds += 1
     history = [_history_call(call, exchange.tool_calls + i) for i, call in enumerate(calls)]
     exchange.messages.append({"role": "assistant", "content": content if content else None, "tool_calls": history})
-    last_round = exchange.rounds >= MAX_MEMORY_ROUNDS
+    last_round = rounds_spent(exchange)
     for index, call in enumerate(history):
         result: dict[str, Any]
         if index >= MAX_CALLS_PER_ROUND:
@@ -324,10 +315,32 @@ def run_memory_round(exchange: Exchange, content: Any, calls: list[dict]) -> Non
             except EmbeddingError as exc:
                 result = {"error": f"memory search is unavailable right now: {exc}"}
         if last_round:
-            result = {**result, "note": LIMIT_NOTE.format(rounds=MAX_MEMORY_ROUNDS)}
+            result = {**result, "note": limit_note()}
         exchange.messages.append(
             {"role": "tool", "tool_call_id": call["id"], "content": json.dumps(result, ensure_ascii=False)}
         )
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One turn of the model as both paths handle it: its calls split into ours and the client's, and the step the
+    round policy chose."""
+
+    step: Step
+    ours: list[dict]
+    theirs: list[dict]
+
+
+def take_turn(exchange: Exchange, *, content: Any, tool_calls: Any) -> Turn:
+    """Ask the round policy what follows the model's turn, and prepare the next request when it wants one."""
+    ours, theirs = split_calls(exchange, tool_calls)
+    step = next_step(exchange, ours=bool(ours), theirs=bool(theirs), said=_has_text(content))
+    if step is Step.MEMORY_ROUND:
+        # A mixed turn runs only our calls; the model asks for the client's again with the results in hand.
+        run_memory_round(exchange, content, ours)
+    elif step is Step.FORCE_ANSWER:
+        exchange.forced_answer = True
+    return Turn(step, ours, theirs)
 
 
 # --- non-streaming ------------------------------------------------------------------------------------------------
@@ -350,28 +363,29 @@ def complete(exchange: Exchange) -> dict[str, Any]:
             data = post_json(_upstream_body(exchange, stream=False))
             exchange.add_usage(data.get("usage"))
             choice, message = _first_message(data)
-            ours, theirs = split_calls(exchange, message.get("tool_calls"))
-            if ours and exchange.rounds < MAX_MEMORY_ROUNDS:
-                # A mixed turn runs only our calls; the model asks for the client's again with the results in hand.
-                run_memory_round(exchange, message.get("content"), ours)
-                continue
-            if ours:  # past the limit and still asking: those calls are dropped, the client's are kept
-                if theirs:
-                    message["tool_calls"] = theirs
-                else:
-                    message.pop("tool_calls", None)
-                    if choice.get("finish_reason") == "tool_calls":
-                        choice["finish_reason"] = "stop"
-                    if not _has_text(message.get("content")):
-                        if not exchange.forced_answer:
-                            exchange.forced_answer = True
-                            continue
-                        message["content"] = NO_ANSWER.format(rounds=MAX_MEMORY_ROUNDS)
-            if exchange.saw_usage:
-                data["usage"] = exchange.usage(data.get("usage"))
-            return data
+            turn = take_turn(exchange, content=message.get("content"), tool_calls=message.get("tool_calls"))
+            if not turn.step.asks_again:
+                return _final_answer(exchange, data, choice, message, turn)
     finally:
         exchange.record()
+
+
+def _final_answer(
+    exchange: Exchange, data: dict[str, Any], choice: dict[str, Any], message: dict[str, Any], turn: Turn
+) -> dict[str, Any]:
+    """The last answer as the client gets it: memory calls past the limit dropped, usage summed over the rounds."""
+    if turn.ours:  # past the limit and still asking: those calls are dropped, the client's are kept
+        if turn.theirs:
+            message["tool_calls"] = turn.theirs
+        else:
+            message.pop("tool_calls", None)
+            if choice.get("finish_reason") == "tool_calls":
+                choice["finish_reason"] = "stop"
+            if turn.step is Step.NO_ANSWER:
+                message["content"] = no_answer()
+    if exchange.saw_usage:
+        data["usage"] = exchange.usage(data.get("usage"))
+    return data
 
 
 # --- streaming ----------------------------------------------------------------------------------------------------
@@ -426,11 +440,29 @@ def _completion_as_event(response: httpx.Response) -> dict[str, Any]:
 
 @dataclass
 class _StreamState:
+    """The one stream the client sees, across every round: its name, and whether a chunk has said the role yet."""
+
     chunk_id: str = ""
     created: int = 0
     model: str = ""
     fingerprint: Any = None
     sent_role: bool = False
+    last_usage: Any = None  # the last usage the upstream sent, in whichever round
+
+    def adopt(self, event: dict[str, Any]) -> None:
+        """The first upstream event names the stream; later rounds keep that name."""
+        if not self.chunk_id:
+            self.chunk_id = str(event.get("id") or _new_chunk_id())
+            self.created = _int(event.get("created")) or self.created
+            self.model = str(event.get("model") or self.model)
+            self.fingerprint = event.get("system_fingerprint")
+
+    def led_by_role(self, delta: dict[str, Any], role: dict[str, Any]) -> dict[str, Any]:
+        """`delta`, led by `role` when no chunk has said the role yet."""
+        if self.sent_role:
+            return delta
+        self.sent_role = True
+        return role | delta
 
     def chunk(self, delta: dict[str, Any], finish_reason: str | None = None, **extra: Any) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
@@ -439,6 +471,37 @@ class _StreamState:
         if self.fingerprint is not None:
             chunk["system_fingerprint"] = self.fingerprint
         return chunk | extra
+
+
+def _new_chunk_id() -> str:
+    return f"chatcmpl-mh{secrets.token_hex(12)}"
+
+
+@dataclass
+class _Heard:
+    """What one streamed round said that is held back until it ends: its tool calls, its text and how it ended."""
+
+    calls: dict[int, dict] = field(default_factory=dict)
+    parts: list[str] = field(default_factory=list)
+    finish_reason: str | None = None
+
+    @property
+    def content(self) -> str:
+        return "".join(self.parts)
+
+    def tool_calls(self) -> list[dict]:
+        return [self.calls[i] for i in sorted(self.calls)]
+
+    def hear(self, choice: dict[str, Any]) -> dict[str, Any]:
+        """Keep the choice's tool calls, text and finish reason; what is left of its delta may go to the client now."""
+        delta = dict(choice.get("delta") or {})
+        if delta.get("tool_calls") is not None:
+            _merge_tool_delta(self.calls, delta.pop("tool_calls"))
+        if isinstance(delta.get("content"), str):
+            self.parts.append(delta["content"])
+        if choice.get("finish_reason"):
+            self.finish_reason = choice["finish_reason"]
+        return delta
 
 
 def _merge_tool_delta(calls: dict[int, dict], deltas: Any) -> None:
@@ -473,79 +536,15 @@ def open_stream(exchange: Exchange) -> Iterator[bytes]:
 
 def _stream_rounds(exchange: Exchange, response: httpx.Response) -> Iterator[bytes]:
     state = _StreamState(created=int(time.time()), model=str(exchange.body.get("model") or ""))
-    want_usage = bool((exchange.body.get("stream_options") or {}).get("include_usage"))
-    last_usage: Any = None
     try:
         while True:
-            calls: dict[int, dict] = {}
-            content_parts: list[str] = []
-            finish_reason = None
-            try:
-                for event in _events(response):
-                    if not state.chunk_id:
-                        state.chunk_id = str(event.get("id") or f"chatcmpl-mh{secrets.token_hex(12)}")
-                        state.created = _int(event.get("created")) or state.created
-                        state.model = str(event.get("model") or state.model)
-                        state.fingerprint = event.get("system_fingerprint")
-                    if event.get("usage"):
-                        exchange.add_usage(event["usage"])
-                        last_usage = event["usage"]
-                    for choice in event.get("choices") or []:
-                        if not isinstance(choice, dict) or choice.get("index", 0) != 0:
-                            continue
-                        delta = dict(choice.get("delta") or {})
-                        if delta.get("tool_calls") is not None:
-                            _merge_tool_delta(calls, delta.pop("tool_calls"))
-                        if isinstance(delta.get("content"), str):
-                            content_parts.append(delta["content"])
-                        if choice.get("finish_reason"):
-                            finish_reason = choice["finish_reason"]
-                        if state.sent_role:
-                            delta.pop("role", None)
-                        if any(v not in (None, "") for v in delta.values()):
-                            state.sent_role = state.sent_role or "role" in delta
-                            yield _sse(state.chunk(delta))
-            except httpx.HTTPError as exc:
-                raise transport_error(exc) from exc
-            finally:
-                response.close()
-            ours, theirs = split_calls(exchange, [calls[i] for i in sorted(calls)])
-            if ours and exchange.rounds < MAX_MEMORY_ROUNDS:
-                run_memory_round(exchange, "".join(content_parts), ours)
-                response = open_upstream_stream(_upstream_body(exchange, stream=True))
-                continue
-            said = "".join(content_parts).strip()
-            if ours and not theirs and not said:
-                if not exchange.forced_answer:  # one more request, every tool switched off
-                    exchange.forced_answer = True
-                    response = open_upstream_stream(_upstream_body(exchange, stream=True))
-                    continue
-                text_delta: dict[str, Any] = {"content": NO_ANSWER.format(rounds=MAX_MEMORY_ROUNDS)}
-                if not state.sent_role:
-                    text_delta = {"role": "assistant"} | text_delta
-                    state.sent_role = True
-                if not state.chunk_id:
-                    state.chunk_id = f"chatcmpl-mh{secrets.token_hex(12)}"
-                yield _sse(state.chunk(text_delta))
-            if not state.chunk_id:
-                state.chunk_id = f"chatcmpl-mh{secrets.token_hex(12)}"
-            if theirs:
-                delta: dict[str, Any] = {"tool_calls": [
-                    {"index": i, **_history_call(call, i)} for i, call in enumerate(theirs)
-                ]}  # fmt: skip
-                if not state.sent_role:
-                    delta = {"role": "assistant", "content": None} | delta
-                    state.sent_role = True
-                yield _sse(state.chunk(delta))
-                finish_reason = "tool_calls"
-            elif finish_reason in (None, "tool_calls"):
-                finish_reason = "stop"
-            yield _sse(state.chunk({} if state.sent_role else {"role": "assistant", "content": ""}, finish_reason))
-            if want_usage and exchange.saw_usage:
-                usage_chunk = state.chunk({}) | {"choices": [], "usage": exchange.usage(last_usage)}
-                yield _sse(usage_chunk)
-            yield _sse("[DONE]")
-            return
+            heard = _Heard()
+            yield from _forward_round(state, exchange, response, heard)
+            turn = take_turn(exchange, content=heard.content, tool_calls=heard.tool_calls())
+            if not turn.step.asks_again:
+                yield from _stream_ending(state, exchange, heard, turn)
+                return
+            response = open_upstream_stream(_upstream_body(exchange, stream=True))
     except ProxyError as exc:
         # Headers are gone already: the error travels as the stream's last event, as OpenAI's own streams do.
         yield _sse(exc.body())
@@ -553,3 +552,47 @@ def _stream_rounds(exchange: Exchange, response: httpx.Response) -> Iterator[byt
     finally:
         response.close()
         exchange.record()
+
+
+def _forward_round(state: _StreamState, exchange: Exchange, response: httpx.Response, heard: _Heard) -> Iterator[bytes]:
+    """Forward one upstream stream's text as it arrives; its tool calls wait in `heard` until the round ends (only
+    then is it known whether they are ours)."""
+    try:
+        for event in _events(response):
+            state.adopt(event)
+            if event.get("usage"):
+                exchange.add_usage(event["usage"])
+                state.last_usage = event["usage"]
+            for choice in event.get("choices") or []:
+                if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                    continue
+                delta = heard.hear(choice)
+                if state.sent_role:
+                    delta.pop("role", None)
+                if any(v not in (None, "") for v in delta.values()):
+                    state.sent_role = state.sent_role or "role" in delta
+                    yield _sse(state.chunk(delta))
+    except httpx.HTTPError as exc:
+        raise transport_error(exc) from exc
+    finally:
+        response.close()
+
+
+def _stream_ending(state: _StreamState, exchange: Exchange, heard: _Heard, turn: Turn) -> Iterator[bytes]:
+    """The end of the client's stream: NO_ANSWER when the model gave none, the client's own tool calls, our finish
+    chunk, the usage summed over the rounds (when asked for) and `[DONE]`."""
+    if not state.chunk_id:
+        state.chunk_id = _new_chunk_id()
+    if turn.step is Step.NO_ANSWER:
+        yield _sse(state.chunk(state.led_by_role({"content": no_answer()}, {"role": "assistant"})))
+    finish_reason = heard.finish_reason
+    if turn.theirs:
+        calls = [{"index": i, **_history_call(call, i)} for i, call in enumerate(turn.theirs)]
+        yield _sse(state.chunk(state.led_by_role({"tool_calls": calls}, {"role": "assistant", "content": None})))
+        finish_reason = "tool_calls"
+    elif finish_reason in (None, "tool_calls"):
+        finish_reason = "stop"
+    yield _sse(state.chunk({} if state.sent_role else {"role": "assistant", "content": ""}, finish_reason))
+    if (exchange.body.get("stream_options") or {}).get("include_usage") and exchange.saw_usage:
+        yield _sse(state.chunk({}) | {"choices": [], "usage": exchange.usage(state.last_usage)})
+    yield _sse("[DONE]")

@@ -153,97 +153,147 @@ def _chunks(paragraph: str) -> list[str]:
     return [*chunks, current] if current else chunks
 
 
-def parse_note(text: str, *, name: str) -> list[NoteItem]:
-    """The items of one Markdown file; `name` is its path as shown to the user."""
-    meta, body = split_front_matter(text.replace("\r\n", "\n"))
+@dataclass(frozen=True)
+class _Note:
+    """What every item of one file shares: the file's path, the note's title and the tags the file gives."""
+
+    name: str
+    title: str
+    tags: list[str]  # the file kind's tag, then the front matter's tags
+
+
+def _note_of(meta: dict[str, Any], *, name: str) -> _Note:
     kind = file_kind(name)
     title = meta.get("title") if isinstance(meta.get("title"), str) else ""
     note_tags = [_clean_tag(t) for t in meta.get("tags", []) if isinstance(t, str) and t.strip()]
-    note_tags = [t for t in note_tags if t]
     base_tags = [kind] if kind != "markdown" else []
-    headings: list[tuple[int, str]] = []
-    items: list[NoteItem] = []
-    lines = re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL).split("\n")
-    in_fence = False
-    block: list[str] = []  # the bullet or paragraph being read
-    block_is_bullet = False
+    return _Note(name, title, [*base_tags, *(t for t in note_tags if t)])
 
-    def context() -> str:
+
+def _ends_block(stripped: str) -> bool:
+    """A blank line, a table row or a horizontal rule: whatever was being read is complete."""
+    return not stripped or stripped.startswith("|") or bool(re.fullmatch(r"[-*_=]{3,}", stripped))
+
+
+@dataclass
+class _NoteReader:
+    """Reads one file line by line: the headings in force, and the bullet or paragraph being gathered."""
+
+    note: _Note
+    items: list[NoteItem] = field(default_factory=list)
+    headings: list[tuple[int, str]] = field(default_factory=list)
+    block: list[str] = field(default_factory=list)  # the bullet or paragraph being read
+    block_is_bullet: bool = False
+    in_fence: bool = False
+
+    def read(self, line: str) -> None:
+        if _FENCE.match(line):
+            self.flush()
+            self.in_fence = not self.in_fence
+            return
+        if self.in_fence:
+            return
+        heading = _HEADING.match(line)
+        if heading:
+            self.flush()
+            level = len(heading.group(1))
+            self.headings = [h for h in self.headings if h[0] < level] + [(level, _inline(heading.group(2)))]
+            return
+        stripped = line.strip()
+        if _ends_block(stripped):
+            self.flush()
+            return
+        bullet = _BULLET.match(line)
+        if bullet:
+            self.flush()
+            self.block, self.block_is_bullet = [bullet.group(2)], True
+        elif self.block and self.block_is_bullet and line[:1] in (" ", "\t"):
+            self.block.append(stripped)  # the bullet's continuation line
+        else:
+            if self.block_is_bullet:
+                self.flush()
+            self.block.append(stripped)
+
+    def context(self) -> str:
+        """The headings above the block, as the subject its items are about."""
         # A single H1 is usually the file's title: it says less than the section names under it.
-        names = [h for _, h in headings]
-        if len(headings) > 1 and headings[0][0] == 1:
+        names = [h for _, h in self.headings]
+        if len(self.headings) > 1 and self.headings[0][0] == 1:
             names = names[1:]
+        title = self.note.title
         if title:  # a Basic Memory note: its title names the subject better than its section names
             names = [n for n in names if n.lower() not in ("observations", "relations", title.lower())] or [title]
         return " / ".join(names)
 
-    def flush() -> None:
-        nonlocal block, block_is_bullet
-        raw = " ".join(part.strip() for part in block).strip()
-        was_bullet = block_is_bullet
-        block, block_is_bullet = [], False
+    def flush(self) -> None:
+        raw = " ".join(part.strip() for part in self.block).strip()
+        was_bullet = self.block_is_bullet
+        self.block, self.block_is_bullet = [], False
         if not raw:
             return
-        metadata: dict[str, Any] = {"imported_from": "markdown", "file": name}
-        where = context()
+        metadata: dict[str, Any] = {"imported_from": "markdown", "file": self.note.name}
+        where = self.context()
         if where:
             metadata["heading"] = where
-        tags = [*base_tags, *note_tags]
         if was_bullet:
             raw = _TASK_BOX.sub("", raw)
-            observation = _OBSERVATION.match(raw)
-            relation = _RELATION.match(raw)
-            if observation:
-                category_word, statement = observation.group(1).strip(), observation.group(2)
-                found = [_clean_tag(t) for t in _HASHTAG.findall(statement)]
-                statement = _inline(_HASHTAG.sub("", statement))
-                statement = re.sub(r"\s*\(([^()]*)\)\s*$", r" (\1)", statement).strip()
-                subject = title or where
-                content = f"{subject}: {statement}" if subject else statement
-                metadata["basic_memory_category"] = category_word
-                tags = [*tags, _clean_tag(category_word), *found]
-                category = CATEGORY_SYNONYMS.get(category_word.lower(), "")
-                items.append(NoteItem(content, category, list(dict.fromkeys(t for t in tags if t)), metadata))
+            item = _basic_memory_item(raw, note=self.note, where=where, metadata=metadata)
+            if item is not None:
+                self.items.append(item)
                 return
-            if relation and (title or where):
-                relation_type = relation.group(1).replace("_", " ").strip()
-                target = relation.group(2).strip()
-                content = f"{title or where} {relation_type} {target}"
-                if relation.group(3):
-                    content += f" ({relation.group(3).strip()})"
-                metadata["relation"] = {"type": relation.group(1).strip(), "target": target}
-                items.append(NoteItem(content, "", list(dict.fromkeys([*tags, "relation"])), metadata))
-                return
-        for piece in _chunks(_inline(raw)):
-            content = f"{where}: {piece}" if where and not piece.lower().startswith(where.lower()) else piece
-            items.append(NoteItem(content, "", list(dict.fromkeys(tags)), dict(metadata)))
+        self.items.extend(_paragraph_items(raw, tags=self.note.tags, where=where, metadata=metadata))
 
-    for line in lines:
-        if _FENCE.match(line):
-            flush()
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        heading = _HEADING.match(line)
-        if heading:
-            flush()
-            level = len(heading.group(1))
-            headings = [h for h in headings if h[0] < level] + [(level, _inline(heading.group(2)))]
-            continue
-        stripped = line.strip()
-        if not stripped or stripped.startswith("|") or re.fullmatch(r"[-*_=]{3,}", stripped):
-            flush()
-            continue
-        bullet = _BULLET.match(line)
-        if bullet:
-            flush()
-            block, block_is_bullet = [bullet.group(2)], True
-        elif block and block_is_bullet and line[:1] in (" ", "\t"):
-            block.append(stripped)  # the bullet's continuation line
-        else:
-            if block_is_bullet:
-                flush()
-            block.append(stripped)
-    flush()
+
+def _basic_memory_item(raw: str, *, note: _Note, where: str, metadata: dict[str, Any]) -> NoteItem | None:
+    """A bullet that is a Basic Memory observation or relation as its item; None for a plain bullet."""
+    observation = _OBSERVATION.match(raw)
+    if observation:
+        return _observation_item(observation, note=note, where=where, metadata=metadata)
+    relation = _RELATION.match(raw)
+    if relation and (note.title or where):  # a relation needs a subject to hang from
+        return _relation_item(relation, subject=note.title or where, tags=note.tags, metadata=metadata)
+    return None
+
+
+def _observation_item(observation: re.Match, *, note: _Note, where: str, metadata: dict[str, Any]) -> NoteItem:
+    """`- [category] text #tag`: the category becomes a tag (and ours when it names one), `#tags` become tags."""
+    category_word, statement = observation.group(1).strip(), observation.group(2)
+    found = [_clean_tag(t) for t in _HASHTAG.findall(statement)]
+    statement = _inline(_HASHTAG.sub("", statement))
+    statement = re.sub(r"\s*\(([^()]*)\)\s*$", r" (\1)", statement).strip()
+    subject = note.title or where
+    content = f"{subject}: {statement}" if subject else statement
+    metadata["basic_memory_category"] = category_word
+    tags = [*note.tags, _clean_tag(category_word), *found]
+    category = CATEGORY_SYNONYMS.get(category_word.lower(), "")
+    return NoteItem(content, category, list(dict.fromkeys(t for t in tags if t)), metadata)
+
+
+def _relation_item(relation: re.Match, *, subject: str, tags: list[str], metadata: dict[str, Any]) -> NoteItem:
+    """`- relation [[Target]] (context)`: "Subject relation Target (context)"."""
+    relation_type = relation.group(1).replace("_", " ").strip()
+    target = relation.group(2).strip()
+    content = f"{subject} {relation_type} {target}"
+    if relation.group(3):
+        content += f" ({relation.group(3).strip()})"
+    metadata["relation"] = {"type": relation.group(1).strip(), "target": target}
+    return NoteItem(content, "", list(dict.fromkeys([*tags, "relation"])), metadata)
+
+
+def _paragraph_items(raw: str, *, tags: list[str], where: str, metadata: dict[str, Any]) -> list[NoteItem]:
+    """A bullet or paragraph as plain text, cut at sentence ends when long, each piece led by its headings."""
+    items = []
+    for piece in _chunks(_inline(raw)):
+        content = f"{where}: {piece}" if where and not piece.lower().startswith(where.lower()) else piece
+        items.append(NoteItem(content, "", list(dict.fromkeys(tags)), dict(metadata)))
     return items
+
+
+def parse_note(text: str, *, name: str) -> list[NoteItem]:
+    """The items of one Markdown file; `name` is its path as shown to the user."""
+    meta, body = split_front_matter(text.replace("\r\n", "\n"))
+    reader = _NoteReader(_note_of(meta, name=name))
+    for line in re.sub(r"<!--.*?-->", "", body, flags=re.DOTALL).split("\n"):
+        reader.read(line)
+    reader.flush()
+    return reader.items

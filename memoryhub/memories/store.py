@@ -7,7 +7,7 @@ embedder that fails leaves nothing behind.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
@@ -78,6 +78,99 @@ def metadata_size(metadata: dict) -> int:
     return len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
 
 
+class _Invalid(Exception):
+    """One field's value is wrong; its message says how. Collected per field, then raised as one ValidationError."""
+
+
+def _clean_content(content: Any) -> str:
+    if not isinstance(content, str) or not content.strip():
+        raise _Invalid("content is required and must be non-empty text")
+    if len(content) > settings.MEMORYHUB_MAX_CONTENT_CHARS:
+        raise _Invalid(f"content is longer than {settings.MEMORYHUB_MAX_CONTENT_CHARS} characters")
+    return content.strip()
+
+
+def _one_of(choices: list[str], *, blank: bool) -> Callable[[Any], str]:
+    """A field that holds one of `choices`; `blank` lets "" through as "not chosen" (category, tier; not status)."""
+
+    def clean(value: Any) -> str:
+        if value == "" and blank:
+            return ""
+        if value not in choices:
+            raise _Invalid(f"must be one of: {', '.join(choices)}")
+        return value
+
+    return clean
+
+
+def _clean_project(project: Any) -> str | None:
+    """None or "" is a global memory; a blank name is refused outright (never read as global by accident)."""
+    if project in (None, ""):
+        return None
+    if not isinstance(project, str) or len(project) > 200:
+        raise _Invalid("project must be text of at most 200 characters, or null for a global memory")
+    if not project.strip():
+        raise WriteRefused({"project": "project is blank: name a project, or send null for a global memory"}, kind="")
+    return project.strip()
+
+
+def _clean_tags(tags: Any) -> list[str]:
+    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
+        raise _Invalid("tags must be a list of strings")
+    if len(tags) > MAX_TAGS or any(len(t) > MAX_TAG_LENGTH or not t.strip() for t in tags):
+        raise _Invalid(f"at most {MAX_TAGS} tags, each 1 to {MAX_TAG_LENGTH} characters")
+    return list(dict.fromkeys(t.strip() for t in tags))
+
+
+def _clean_metadata(metadata: Any) -> dict:
+    if not isinstance(metadata, dict):
+        raise _Invalid("metadata must be a JSON object")
+    if (size := metadata_size(metadata)) > MAX_METADATA_BYTES:
+        raise WriteRefused(
+            {"metadata": f"metadata is {size} bytes as JSON; at most {MAX_METADATA_BYTES} are kept (keep "
+             "references there, a path or a URL, not documents)"},
+            kind="",
+        )  # fmt: skip
+    return metadata
+
+
+def _clean_importance(importance: Any) -> float:
+    if isinstance(importance, bool) or not isinstance(importance, int | float) or not 0.0 <= importance <= 1.0:
+        raise _Invalid("importance must be a number from 0 to 1")
+    return float(importance)
+
+
+def _clean_confirmed(confirmed: Any) -> bool:
+    if not isinstance(confirmed, bool):
+        raise _Invalid("confirmed must be true or false")
+    return confirmed
+
+
+# Each field's rule, in the order they are checked: the first refusal (WriteRefused) ends the check, other errors
+# are collected so the answer names every bad field at once.
+_FIELD_RULES: tuple[tuple[str, Callable[[Any], Any]], ...] = (
+    ("content", _clean_content),
+    ("category", _one_of(Category.values, blank=True)),
+    ("tier", _one_of(Tier.values, blank=True)),
+    ("status", _one_of(Status.values, blank=False)),
+    ("project", _clean_project),
+    ("tags", _clean_tags),
+    ("metadata", _clean_metadata),
+    ("importance", _clean_importance),
+    ("confirmed", _clean_confirmed),
+)
+
+
+def _is_set(name: str, values: dict[str, Any], *, partial: bool) -> bool:
+    """Does this write set the field? Content always on a whole write (so a missing one is an error), the project
+    even as null (that makes it global), any other field only with a value (null leaves it as it is)."""
+    if name == "content":
+        return name in values or not partial
+    if name == "project":
+        return name in values
+    return values.get(name) is not None
+
+
 def clean_fields(values: dict[str, Any], *, partial: bool = False, check_secrets: bool = True) -> dict[str, Any]:
     """Validate and normalise memory fields; raises ValidationError naming each bad field.
 
@@ -93,65 +186,12 @@ def clean_fields(values: dict[str, Any], *, partial: bool = False, check_secrets
             errors[name] = f"refused: {why}"
     if errors:
         raise ValidationError(errors)
-    if "content" in values or not partial:
-        content = values.get("content")
-        if not isinstance(content, str) or not content.strip():
-            errors["content"] = "content is required and must be non-empty text"
-        elif len(content) > settings.MEMORYHUB_MAX_CONTENT_CHARS:
-            errors["content"] = f"content is longer than {settings.MEMORYHUB_MAX_CONTENT_CHARS} characters"
-        else:
-            out["content"] = content.strip()
-    for field, choices in (("category", Category.values), ("tier", Tier.values), ("status", Status.values)):
-        if field in values and values[field] is not None:
-            value = values[field]
-            if value == "" and field != "status":
-                out[field] = ""
-            elif value not in choices:
-                errors[field] = f"must be one of: {', '.join(choices)}"
-            else:
-                out[field] = value
-    if "project" in values:
-        project = values["project"]
-        if project in (None, ""):
-            out["project"] = None
-        elif not isinstance(project, str) or len(project) > 200:
-            errors["project"] = "project must be text of at most 200 characters, or null for a global memory"
-        elif not project.strip():
-            raise WriteRefused(
-                {"project": "project is blank: name a project, or send null for a global memory"}, kind=""
-            )
-        else:
-            out["project"] = project.strip()
-    if "tags" in values and values["tags"] is not None:
-        tags = values["tags"]
-        if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-            errors["tags"] = "tags must be a list of strings"
-        elif len(tags) > MAX_TAGS or any(len(t) > MAX_TAG_LENGTH or not t.strip() for t in tags):
-            errors["tags"] = f"at most {MAX_TAGS} tags, each 1 to {MAX_TAG_LENGTH} characters"
-        else:
-            out["tags"] = list(dict.fromkeys(t.strip() for t in tags))
-    if "metadata" in values and values["metadata"] is not None:
-        if not isinstance(values["metadata"], dict):
-            errors["metadata"] = "metadata must be a JSON object"
-        elif (size := metadata_size(values["metadata"])) > MAX_METADATA_BYTES:
-            raise WriteRefused(
-                {"metadata": f"metadata is {size} bytes as JSON; at most {MAX_METADATA_BYTES} are kept (keep "
-                 "references there, a path or a URL, not documents)"},
-                kind="",
-            )  # fmt: skip
-        else:
-            out["metadata"] = values["metadata"]
-    if "importance" in values and values["importance"] is not None:
-        importance = values["importance"]
-        if isinstance(importance, bool) or not isinstance(importance, int | float) or not 0.0 <= importance <= 1.0:
-            errors["importance"] = "importance must be a number from 0 to 1"
-        else:
-            out["importance"] = float(importance)
-    if "confirmed" in values and values["confirmed"] is not None:
-        if not isinstance(values["confirmed"], bool):
-            errors["confirmed"] = "confirmed must be true or false"
-        else:
-            out["confirmed"] = values["confirmed"]
+    for name, clean in _FIELD_RULES:
+        if _is_set(name, values, partial=partial):
+            try:
+                out[name] = clean(values.get(name))
+            except _Invalid as exc:
+                errors[name] = str(exc)
     if errors:
         raise ValidationError(errors)
     if check_secrets:

@@ -229,75 +229,159 @@ def _closes_on_value(run: tuple, old: Sequence[str], new: Sequence[str]) -> bool
     return tag == "replace" and i2 == len(old) and j2 == len(new) and i1 > 0 and old[i1 - 1] in _LINKING
 
 
-def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0) -> UpdateVerdict:
-    """How the newer text stands to one older memory. Pure: no database, no model."""
+@dataclass(frozen=True)
+class _Pair:
+    """What the rules read of an older and a newer text: their words, what differs, and how one became the other."""
+
+    similarity: float
+    cue: str  # the change cue the newer text carries ("" when the older says it changed too)
+    old_tokens: list[str]
+    old_words: list[str]  # content words, normalised
+    new_words: list[str]
+    old_only: list[str]  # the content words one side has and the other lacks
+    new_only: list[str]
+    old_values: list[str]  # the value-shaped words among them
+    new_values: list[str]
+    values: set[str]
+    negation_differs: bool
+    plain_old: list[str]  # every word, normalised, for the edit between the two sentences
+    plain_new: list[str]
+    runs: list[tuple[str, int, int, int, int]]
+    one_edit: bool  # one slot edited, most of the older sentence kept in place
+    closing: bool  # ... and that slot is the value closing the sentence
+
+    @property
+    def shared(self) -> int:
+        return len(self.old_words) - len(self.old_only)
+
+    @property
+    def subject(self) -> float:
+        """The share of the smaller text's content words the two have in common."""
+        return self.shared / max(1, min(len(self.old_words), len(self.new_words)))
+
+    @property
+    def changed(self) -> str:
+        return f"'{_quote(self.old_only)}' -> '{_quote(self.new_only)}'"
+
+
+def _compare(older: str, newer: str, similarity: float) -> _Pair:
     older, newer = normalise_times(older), normalise_times(newer)
     cue = change_cue(newer) if not change_cue(older) else ""
     old_tokens, new_tokens = _tokens(older), _tokens(newer)
     old_words = _content(old_tokens, drop_change_words=False)
     new_words = _content(new_tokens, drop_change_words=bool(cue))
     old_only, new_only = _minus(old_words, new_words), _minus(new_words, old_words)
-    shared = len(old_words) - len(old_only)
-    negation_differs = _negates(old_tokens) != _negates(new_tokens)
     values = _values(older) | _values(newer)
-    old_values = [w for w in old_only if w in values]
-    new_values = [w for w in new_only if w in values]
-    value_changed = bool(old_values or new_values)
-    clash = _qualifier_clash(old_only, new_only)
-    if clash:
-        return UpdateVerdict(
-            Verdict.DIFFERENT, memory_id, f"look-alikes: '{clash[0]}' and '{clash[1]}' are two facts", cue
-        )
-    plain_old = [_norm(t) for t in old_tokens]
-    plain_new = [_norm(t) for t in new_tokens]
+    plain_old, plain_new = [_norm(t) for t in old_tokens], [_norm(t) for t in new_tokens]
     runs, kept = _runs(plain_old, plain_new)
     one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
-    changed = f"'{_quote(old_only)}' -> '{_quote(new_only)}'"
-    content_start = next((i for i, t in enumerate(old_tokens) if t not in _STOP), 0)
-    closing = one_edit and _closes_on_value(runs[0], plain_old, plain_new)
-    if (
-        not cue
-        and one_edit
-        and not closing
-        and runs[0][0] == "replace"
-        and _names_the_thing(runs[0], plain_old, plain_new, content_start, values)
-    ):
-        # The edited slot is what the sentence is about ("billing-api listens on port 8080." / "search-api
-        # listens on port 8080."; "Port 8080 is where billing-api listens."): two things that share a value.
-        return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"the same statement about another subject: {changed}")
+    return _Pair(
+        similarity=similarity, cue=cue, old_tokens=old_tokens, old_words=old_words, new_words=new_words,
+        old_only=old_only, new_only=new_only, old_values=[w for w in old_only if w in values],
+        new_values=[w for w in new_only if w in values], values=values,
+        negation_differs=_negates(old_tokens) != _negates(new_tokens), plain_old=plain_old, plain_new=plain_new,
+        runs=runs, one_edit=one_edit, closing=one_edit and _closes_on_value(runs[0], plain_old, plain_new),
+    )  # fmt: skip
+
+
+# Each rule below either settles the pair, as (verdict, reason), or leaves it to the next one (None).
+_Settled = tuple[Verdict, str] | None
+
+
+def _look_alikes(pair: _Pair) -> _Settled:
+    clash = _qualifier_clash(pair.old_only, pair.new_only)
+    if clash:
+        return Verdict.DIFFERENT, f"look-alikes: '{clash[0]}' and '{clash[1]}' are two facts"
+    return None
+
+
+def _about_another_subject(pair: _Pair) -> _Settled:
+    # The edited slot is what the sentence is about ("billing-api listens on port 8080." / "search-api
+    # listens on port 8080."; "Port 8080 is where billing-api listens."): two things that share a value.
+    if pair.cue or not pair.one_edit or pair.closing or pair.runs[0][0] != "replace":
+        return None
+    content_start = next((i for i, t in enumerate(pair.old_tokens) if t not in _STOP), 0)
+    if _names_the_thing(pair.runs[0], pair.plain_old, pair.plain_new, content_start, pair.values):
+        return Verdict.DIFFERENT, f"the same statement about another subject: {pair.changed}"
+    return None
+
+
+def _same_claim(pair: _Pair) -> _Settled:
     # With a cue, a lower-case tool ("switched from Poetry to uv") is the new value too.
-    if not (value_changed or negation_differs or (cue and new_only)):
-        # Only wording differs ("Alice owns X." / "X is owned by Alice."): the same claim, for the twin check.
-        return UpdateVerdict(Verdict.NONE, memory_id, "the same claim in other words", cue)
-    floor = RULES["cue_min_similarity"] if cue else RULES["min_similarity"]
-    if similarity and similarity < floor and not closing:
-        return UpdateVerdict(Verdict.NONE, memory_id, "another subject", cue)
-    smaller = max(1, min(len(old_words), len(new_words)))
-    subject = shared / smaller
-    if cue:
-        if subject >= RULES["cue_subject"] and shared >= 1:
-            return UpdateVerdict(Verdict.SUPERSEDE, memory_id, f"says it changed ('{cue}'): {changed}", cue)
-        return UpdateVerdict(Verdict.NONE, memory_id, "says something changed, but about another subject", cue)
-    if one_edit and (closing or not similarity or similarity >= RULES["edit_similarity"]):
-        if runs[0][0] != "replace" and not negation_differs:
-            # Words added or left out, none replaced: a detail more or less, not another value.
-            return UpdateVerdict(Verdict.NONE, memory_id, "the same statement with a detail added or left out")
-        # Without a cue, another value may be a change or a mistake (either side can be the wrong one): both stay,
-        # the newer ranks first, and a person says which is current. Only a write that says it changed replaces.
-        return UpdateVerdict(
-            Verdict.CONFLICT, memory_id, f"the same statement with another value, not said to be a change: {changed}"
-        )
+    if pair.old_values or pair.new_values or pair.negation_differs or (pair.cue and pair.new_only):
+        return None
+    # Only wording differs ("Alice owns X." / "X is owned by Alice."): the same claim, for the twin check.
+    return Verdict.NONE, "the same claim in other words"
+
+
+def _too_far_apart(pair: _Pair) -> _Settled:
+    floor = RULES["cue_min_similarity"] if pair.cue else RULES["min_similarity"]
+    if pair.similarity and pair.similarity < floor and not pair.closing:
+        return Verdict.NONE, "another subject"
+    return None
+
+
+def _said_to_change(pair: _Pair) -> _Settled:
+    if not pair.cue:
+        return None
+    if pair.subject >= RULES["cue_subject"] and pair.shared >= 1:
+        return Verdict.SUPERSEDE, f"says it changed ('{pair.cue}'): {pair.changed}"
+    return Verdict.NONE, "says something changed, but about another subject"
+
+
+def _one_slot_edited(pair: _Pair) -> _Settled:
+    similarity = pair.similarity
+    if not (pair.one_edit and (pair.closing or not similarity or similarity >= RULES["edit_similarity"])):
+        return None
+    if pair.runs[0][0] != "replace" and not pair.negation_differs:
+        # Words added or left out, none replaced: a detail more or less, not another value.
+        return Verdict.NONE, "the same statement with a detail added or left out"
+    # Without a cue, another value may be a change or a mistake (either side can be the wrong one): both stay,
+    # the newer ranks first, and a person says which is current. Only a write that says it changed replaces.
+    return Verdict.CONFLICT, f"the same statement with another value, not said to be a change: {pair.changed}"
+
+
+def _reworded_with_another_value(pair: _Pair) -> _Settled:
     if (
-        len(runs) >= 2
-        and old_values
-        and new_values
-        and subject >= RULES["reworded_subject"]
-        and similarity >= RULES["reworded_similarity"]
+        len(pair.runs) >= 2
+        and pair.old_values
+        and pair.new_values
+        and pair.subject >= RULES["reworded_subject"]
+        and pair.similarity >= RULES["reworded_similarity"]
     ):
-        return UpdateVerdict(Verdict.CONFLICT, memory_id, f"the same subject with another value: {changed}")
-    if len(runs) >= 2 and old_only and new_only:
-        return UpdateVerdict(Verdict.DIFFERENT, memory_id, f"differs in more than one place: {changed}")
-    return UpdateVerdict(Verdict.NONE, memory_id, "nothing replaced", cue)
+        return Verdict.CONFLICT, f"the same subject with another value: {pair.changed}"
+    return None
+
+
+def _differs_in_many_places(pair: _Pair) -> _Settled:
+    if len(pair.runs) >= 2 and pair.old_only and pair.new_only:
+        return Verdict.DIFFERENT, f"differs in more than one place: {pair.changed}"
+    return None
+
+
+# In this order: a rule further down may assume every rule above it has passed (past `_said_to_change` there is
+# no cue; past `_same_claim` a value or a negation differs).
+_CHECKS_IN_ORDER = (
+    _look_alikes,
+    _about_another_subject,
+    _same_claim,
+    _too_far_apart,
+    _said_to_change,
+    _one_slot_edited,
+    _reworded_with_another_value,
+    _differs_in_many_places,
+)
+
+
+def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0) -> UpdateVerdict:
+    """How the newer text stands to one older memory. Pure: no database, no model."""
+    pair = _compare(older, newer, similarity)
+    for rule in _CHECKS_IN_ORDER:
+        settled = rule(pair)
+        if settled is not None:
+            verdict, reason = settled
+            return UpdateVerdict(verdict, memory_id, reason, pair.cue)
+    return UpdateVerdict(Verdict.NONE, memory_id, "nothing replaced", pair.cue)
 
 
 def judge_update(*, text: str, neighbours: Sequence[Neighbour]) -> list[UpdateVerdict]:

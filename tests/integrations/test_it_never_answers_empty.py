@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from memoryhub.agents.proxy import MAX_MEMORY_ROUNDS, NO_ANSWER
+from memoryhub.agents.rounds import MAX_MEMORY_ROUNDS, NO_ANSWER
 from tests.integrations.fake_upstream import Reply, tool_results
 from tests.integrations.test_it_proxies_chat import (  # noqa: F401 - fixtures
     WEATHER_TOOL,

@@ -15,7 +15,7 @@ import time
 import httpx
 import pytest
 
-from memoryhub.agents.proxy import LIMIT_NOTE, MAX_MEMORY_ROUNDS
+from memoryhub.agents.rounds import LIMIT_NOTE, MAX_MEMORY_ROUNDS
 from memoryhub.agents.tokens import create_token
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, UsageRecord
