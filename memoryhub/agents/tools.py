@@ -10,7 +10,6 @@ model that keeps searching rarely finds more.
 from __future__ import annotations
 
 import json
-import math
 import time
 from typing import Any
 
@@ -23,6 +22,7 @@ from memoryhub.memories.exports import memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.secrets import WriteRefused, redact_label
 from memoryhub.memories.selectors import filter_memories
+from memoryhub.memories.storable import unstorable
 from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
 from memoryhub.retrieval.search import MODES, search_memories
@@ -149,25 +149,6 @@ _TYPES = {
 }
 
 
-def _storable(value: Any, depth: int = 0) -> bool:
-    """False for what parses as JSON but cannot be stored and answered: lone surrogates, NaN, deep nesting."""
-    if depth > 32:
-        return False
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(_storable(k, depth + 1) and _storable(v, depth + 1) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_storable(v, depth + 1) for v in value)
-    return True
-
-
 def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
     """Check arguments against the tool's own schema, so what the model is told and what is enforced agree."""
     if isinstance(arguments, str):
@@ -193,8 +174,10 @@ def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
         spec = properties[key]
         if value is None:
             continue
-        if not _storable(value):
-            raise ToolError(f"{key} holds text that is not valid Unicode or a number that is not finite", field=key)
+        # What the API's body parser refuses (NUL is left to the write itself, which refuses it).
+        if problem := unstorable(value, nul_allowed=True):
+            where = f"{key}.{problem.path}" if problem.path else key
+            raise ToolError(f"{where} {problem.why}", field=key)
         types = _TYPES[spec["type"]]
         if isinstance(value, bool) and bool not in types or not isinstance(value, types):
             raise ToolError(f"{key} must be of type {spec['type']}", field=key)
