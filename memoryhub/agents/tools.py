@@ -21,7 +21,7 @@ from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.exports import memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.secrets import WriteRefused, redact_label
-from memoryhub.memories.selectors import filter_memories
+from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
 from memoryhub.memories.storable import unstorable
 from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
@@ -45,7 +45,7 @@ class ToolError(Exception):
 _ID = {
     "type": "integer",
     "minimum": 1,
-    "maximum": 2**63 - 1,
+    "maximum": MAX_ID,
     "description": "The memory's id, as shown in search or recall results.",
 }
 _PROJECT = {
@@ -223,12 +223,10 @@ def list_memories(
 
 
 def get_memory_for(agent: Agent, memory_id: Any) -> Memory:
-    try:
-        memory = Memory.objects.get(pk=int(memory_id))
-    except (Memory.DoesNotExist, TypeError, ValueError) as exc:
-        raise ToolError(f"no memory #{memory_id}", status=404, field="id") from exc
-    if not agent.may_see(memory.project):
-        # Exactly the answer for a missing id: a 403 would confirm the id exists (and in which project).
+    """The memory, or a 404 ToolError; another project's memory answers exactly as a missing one (the domain's
+    rule, `visible_memory`, as on the API's routes)."""
+    memory = visible_memory(memory_id, allowed_projects=agent.projects)
+    if memory is None:
         raise ToolError(f"no memory #{memory_id}", status=404, field="id")
     return memory
 
