@@ -18,13 +18,14 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import AccessDenied, Agent
+from memoryhub.memories.bookkeeping import record_usage
 from memoryhub.memories.exports import memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
-from memoryhub.memories.secrets import WriteRefused, redact_label
+from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
 from memoryhub.memories.storable import unstorable
-from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
-from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
+from memoryhub.memories.store import delete_memory, reinforce
+from memoryhub.models import Category, Memory, Status, Tier
 from memoryhub.retrieval.search import MODES, search_memories
 
 TURN_TTL_SECONDS = 6 * 3600
@@ -332,12 +333,11 @@ def call_tool(
     finally:
         project = default_project
         if isinstance(arguments, dict) and isinstance(arguments.get("project"), str):
-            project = redact_label(arguments["project"])  # a refused secret sent as a project is not kept
-        with bookkeeping_write():
-            UsageRecord.objects.create(
-                agent=agent.name, kind="tool", project=project, tool_calls=1,
-                latency_ms=(time.perf_counter() - started) * 1000.0,
-            )  # fmt: skip
+            project = arguments["project"]
+        record_usage(
+            agent=agent.name, kind="tool", project=project, tool_calls=1,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+        )  # fmt: skip
     return answer
 
 
