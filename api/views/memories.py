@@ -132,7 +132,9 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Edit a memory",
-        description="Only the fields sent change. The text is re-embedded when it changes; secrets are refused.",
+        description="Only the fields sent change. The text is re-embedded when it changes and passes the noise rules; "
+        "secrets are refused. `status` never enters or leaves `superseded` (a newer memory supersedes one; restore "
+        "brings it back), a 400 naming the field.",
         parameters=[_ID_PARAM],
         request=s.MemoryUpdateSerializer,
         responses={200: s.MemorySerializer, **errors(400, 403, 404, 413, 422)},
