@@ -429,10 +429,11 @@ def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str, action: 
 
 
 def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
+    """What an edit may change: the editable fields, and a status other than supersession's."""
     unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
     if unknown:
-        raise ValidationError({name: f"cannot be edited; the editable fields are {', '.join(EDITABLE_FIELDS)}"
-                               for name in unknown})  # fmt: skip
+        editable = ", ".join(EDITABLE_FIELDS)
+        raise ValidationError({name: f"cannot be edited; the editable fields are {editable}" for name in unknown})
     status = changes.get("status")
     if status is None or status == memory.status:
         return
