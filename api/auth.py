@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
-from typing import Any
 
 from django.conf import settings
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
@@ -17,6 +15,7 @@ from rest_framework.renderers import JSONRenderer
 
 from api.errors import PayloadTooLarge, too_large_message
 from memoryhub.agents.tokens import Agent, verify_token
+from memoryhub.memories.storable import MAX_JSON_DEPTH, unstorable
 
 
 class BearerTokenAuthentication(BaseAuthentication):
@@ -54,38 +53,6 @@ class BearerTokenScheme(OpenApiAuthenticationExtension):
         return build_bearer_security_scheme_object(header_name="Authorization", token_prefix="Bearer")
 
 
-MAX_JSON_DEPTH = 32
-
-
-def bad_json_value(value: Any, path: str = "", depth: int = 0) -> tuple[str, str] | None:
-    """(field path, why) for the first value no memory may hold: text that is not valid Unicode (a lone
-    surrogate cannot be written out as UTF-8, so one stored would break every answer that includes it), a
-    number that is not finite, or nesting deeper than MAX_JSON_DEPTH."""
-    if depth > MAX_JSON_DEPTH:
-        return path, f"nested deeper than {MAX_JSON_DEPTH} levels"
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return path, "holds text that is not valid Unicode (a lone surrogate such as \\ud800)"
-        return None
-    if isinstance(value, float) and not math.isfinite(value):
-        return path, "must be a finite number"
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if bad_json_value(key) is not None:
-                return path, "has a key that is not valid Unicode (a lone surrogate such as \\ud800)"
-            found = bad_json_value(item, f"{path}.{key}" if path else key, depth + 1)
-            if found:
-                return found
-    if isinstance(value, list):
-        for index, item in enumerate(value):
-            found = bad_json_value(item, f"{path}.{index}" if path else str(index), depth + 1)
-            if found:
-                return found
-    return None
-
-
 class LimitedJSONParser(JSONParser):
     """JSON bodies, checked before any view sees them.
 
@@ -116,10 +83,10 @@ class LimitedJSONParser(JSONParser):
             raise exceptions.ParseError(f"the JSON is nested too deeply (limit {MAX_JSON_DEPTH} levels)") from exc
         except ValueError as exc:
             raise exceptions.ParseError(f"the body is not valid JSON: {exc}") from exc
-        problem = bad_json_value(value)
+        # A NUL may reach the views: a search query may carry one, and every write refuses it (clean_fields).
+        problem = unstorable(value, nul_allowed=True)
         if problem:
-            field, why = problem
-            raise exceptions.ValidationError({field or "non_field_errors": [why]})
+            raise exceptions.ValidationError({problem.path or "non_field_errors": [problem.why]})
         return value
 
 

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from memoryhub.memories.store import update_memory
+from memoryhub.memories.gate import edit_memory
 from memoryhub.models import Memory, Status
 
 
@@ -49,6 +49,6 @@ def bulk_retag(*, memories: list[Memory], changes_for: Callable[[Memory], dict],
     with transaction.atomic():
         for memory in memories:
             before = memory.updated_at
-            update_memory(memory=memory, changes=changes_for(memory), actor=actor, action="retagged")
+            edit_memory(memory=memory, changes=changes_for(memory), actor=actor, action="retagged")
             changed += memory.updated_at != before
     return changed

@@ -11,8 +11,7 @@ from rest_framework import serializers
 from api.serializers import ErrorSerializer
 from memoryhub.agents.tokens import Agent
 from memoryhub.memories import bookkeeping
-from memoryhub.memories.secrets import redact_label
-from memoryhub.models import UsageRecord
+from memoryhub.memories.bookkeeping import UsageKind
 
 _ERROR_TEXT = {
     400: "A bad field, named in error.fields.",
@@ -55,9 +54,9 @@ class Timer:
         return (time.perf_counter() - self.started) * 1000.0
 
 
-def record_usage(agent: Agent, kind: str, *, project: str | None, timer: Timer, **counts: int) -> None:
-    """One row per agent call the overview counts (write, search, recall; tools/call records its own). Written
-    after the answer when the server runs (memories/bookkeeping.py); the latency is measured now."""
-    project = redact_label(project) if project else project  # a refused secret sent as a project is not kept
-    fields = {"agent": agent.name, "kind": kind, "project": project, "latency_ms": timer.ms, **counts}
-    bookkeeping.later(lambda: UsageRecord.objects.create(**fields))
+def record_usage(agent: Agent, kind: UsageKind, *, project: str | None, timer: Timer, recall_chars: int = 0) -> None:
+    """The view's call counted for the overview (write, search, recall; tools/call records its own): the domain's
+    one usage record (`bookkeeping.record_usage`), with the latency measured now."""
+    bookkeeping.record_usage(
+        agent=agent.name, kind=kind, project=project, latency_ms=timer.ms, recall_chars=recall_chars
+    )

@@ -19,11 +19,11 @@ from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
 from memoryhub.memories.exports import event_as_dict, import_items, memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.store import delete_memory, reinforce
 from memoryhub.memories.supersession import restore, with_chains
 from memoryhub.models import Memory, MemoryEvent
 
-MAX_ID = 2**63 - 1  # SQLite's largest integer: a larger id cannot exist, and binding it would raise
 WRITE_STATUS = {"created": status.HTTP_201_CREATED, "merged": 200, "duplicate": 200, "rejected": 422}
 
 
@@ -86,12 +86,9 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     queryset = Memory.objects.none()  # rows come from get_queryset/get_memory, scoped to the token
 
     def get_memory(self, pk) -> Memory:
-        """The memory, or 404; another project's memory answers exactly as a missing one (no oracle for ids)."""
-        try:
-            memory = Memory.objects.get(pk=sqlite_id(pk))
-        except (Memory.DoesNotExist, ValueError) as exc:
-            raise NotFound(f"no memory #{pk}") from exc
-        if not agent_of(self.request).may_see(memory.project):
+        """The memory, or 404; another project's memory answers exactly as a missing one (the domain's rule)."""
+        memory = visible_memory(pk, allowed_projects=agent_of(self.request).projects)
+        if memory is None:
             raise NotFound(f"no memory #{pk}")
         return memory
 
@@ -135,7 +132,9 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="Edit a memory",
-        description="Only the fields sent change. The text is re-embedded when it changes; secrets are refused.",
+        description="Only the fields sent change. The text is re-embedded when it changes and passes the noise rules; "
+        "secrets are refused. `status` never enters or leaves `superseded` (a newer memory supersedes one; restore "
+        "brings it back), a 400 naming the field.",
         parameters=[_ID_PARAM],
         request=s.MemoryUpdateSerializer,
         responses={200: s.MemorySerializer, **errors(400, 403, 404, 413, 422)},

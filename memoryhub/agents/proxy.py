@@ -37,9 +37,7 @@ from memoryhub.agents.upstream import (
     upstream_error,
 )
 from memoryhub.embeddings import EmbeddingError
-from memoryhub.memories.secrets import redact_label
-from memoryhub.memories.store import bookkeeping_write
-from memoryhub.models import UsageRecord
+from memoryhub.memories.bookkeeping import record_usage
 from memoryhub.retrieval.query_text import MAX_QUERY_CHARS  # the one limit on what a search reads of a query
 from memoryhub.retrieval.recall import build_recall
 
@@ -131,14 +129,11 @@ class Exchange:
             return
         self.recorded = True
         try:
-            with bookkeeping_write():
-                UsageRecord.objects.create(
-                    agent=self.agent.name, kind="proxy", project=redact_label(self.project) if self.project else None,
-                    recall_chars=self.recall_chars,
-                    tool_calls=self.tool_calls, prompt_tokens=self.prompt_tokens,
-                    completion_tokens=self.completion_tokens,
-                    latency_ms=(time.perf_counter() - self.started) * 1000.0,
-                )  # fmt: skip
+            record_usage(
+                agent=self.agent.name, kind="proxy", project=self.project, recall_chars=self.recall_chars,
+                tool_calls=self.tool_calls, prompt_tokens=self.prompt_tokens,
+                completion_tokens=self.completion_tokens, latency_ms=(time.perf_counter() - self.started) * 1000.0,
+            )  # fmt: skip
         except Exception:  # the answer has been given; losing one counter must not turn it into an error
             logger.exception("could not record proxy usage for %s", self.agent.name)
 

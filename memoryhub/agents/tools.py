@@ -10,7 +10,6 @@ model that keeps searching rarely finds more.
 from __future__ import annotations
 
 import json
-import math
 import time
 from typing import Any
 
@@ -19,12 +18,14 @@ from django.core.cache import cache
 from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import AccessDenied, Agent
+from memoryhub.memories.bookkeeping import record_usage
 from memoryhub.memories.exports import memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
-from memoryhub.memories.secrets import WriteRefused, redact_label
-from memoryhub.memories.selectors import filter_memories
-from memoryhub.memories.store import bookkeeping_write, delete_memory, reinforce
-from memoryhub.models import Category, Memory, Status, Tier, UsageRecord
+from memoryhub.memories.secrets import WriteRefused
+from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
+from memoryhub.memories.storable import unstorable
+from memoryhub.memories.store import delete_memory, reinforce
+from memoryhub.models import Category, Memory, Status, Tier
 from memoryhub.retrieval.search import MODES, MemoryFilter, search_memories
 
 TURN_TTL_SECONDS = 6 * 3600
@@ -45,7 +46,7 @@ class ToolError(Exception):
 _ID = {
     "type": "integer",
     "minimum": 1,
-    "maximum": 2**63 - 1,
+    "maximum": MAX_ID,
     "description": "The memory's id, as shown in search or recall results.",
 }
 _PROJECT = {
@@ -149,25 +150,6 @@ _TYPES = {
 }
 
 
-def _storable(value: Any, depth: int = 0) -> bool:
-    """False for what parses as JSON but cannot be stored and answered: lone surrogates, NaN, deep nesting."""
-    if depth > 32:
-        return False
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, float):
-        return math.isfinite(value)
-    if isinstance(value, dict):
-        return all(_storable(k, depth + 1) and _storable(v, depth + 1) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_storable(v, depth + 1) for v in value)
-    return True
-
-
 def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
     """Check arguments against the tool's own schema, so what the model is told and what is enforced agree."""
     if isinstance(arguments, str):
@@ -193,8 +175,10 @@ def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
         spec = properties[key]
         if value is None:
             continue
-        if not _storable(value):
-            raise ToolError(f"{key} holds text that is not valid Unicode or a number that is not finite", field=key)
+        # What the API's body parser refuses (NUL is left to the write itself, which refuses it).
+        if problem := unstorable(value, nul_allowed=True):
+            where = f"{key}.{problem.path}" if problem.path else key
+            raise ToolError(f"{where} {problem.why}", field=key)
         types = _TYPES[spec["type"]]
         if isinstance(value, bool) and bool not in types or not isinstance(value, types):
             raise ToolError(f"{key} must be of type {spec['type']}", field=key)
@@ -240,12 +224,10 @@ def list_memories(
 
 
 def get_memory_for(agent: Agent, memory_id: Any) -> Memory:
-    try:
-        memory = Memory.objects.get(pk=int(memory_id))
-    except (Memory.DoesNotExist, TypeError, ValueError) as exc:
-        raise ToolError(f"no memory #{memory_id}", status=404, field="id") from exc
-    if not agent.may_see(memory.project):
-        # Exactly the answer for a missing id: a 403 would confirm the id exists (and in which project).
+    """The memory, or a 404 ToolError; another project's memory answers exactly as a missing one (the domain's
+    rule, `visible_memory`, as on the API's routes)."""
+    memory = visible_memory(memory_id, allowed_projects=agent.projects)
+    if memory is None:
         raise ToolError(f"no memory #{memory_id}", status=404, field="id")
     return memory
 
@@ -352,12 +334,11 @@ def call_tool(
     finally:
         project = default_project
         if isinstance(arguments, dict) and isinstance(arguments.get("project"), str):
-            project = redact_label(arguments["project"])  # a refused secret sent as a project is not kept
-        with bookkeeping_write():
-            UsageRecord.objects.create(
-                agent=agent.name, kind="tool", project=project, tool_calls=1,
-                latency_ms=(time.perf_counter() - started) * 1000.0,
-            )  # fmt: skip
+            project = arguments["project"]
+        record_usage(
+            agent=agent.name, kind="tool", project=project, tool_calls=1,
+            latency_ms=(time.perf_counter() - started) * 1000.0,
+        )  # fmt: skip
     return answer
 
 

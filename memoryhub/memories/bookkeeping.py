@@ -21,12 +21,15 @@ import logging
 import queue
 import threading
 from collections.abc import Callable
+from typing import Literal
 
 from django.db import close_old_connections, connection
 from django.utils import timezone
 
 from memoryhub.memories import priority
+from memoryhub.memories.secrets import redact_label
 from memoryhub.memories.store import bookkeeping_write, reinforce
+from memoryhub.models import UsageRecord
 
 logger = logging.getLogger(__name__)
 
@@ -53,6 +56,31 @@ def reinforce_later(memory_ids: list[int]) -> None:
     if memory_ids:
         now = timezone.now()
         later(lambda: reinforce(memory_ids=list(memory_ids), now=now))
+
+
+# What the overview counts: the API's writes, searches and recalls, one memory tool call, one chat proxy request.
+UsageKind = Literal["write", "search", "recall", "tool", "proxy"]
+
+
+def record_usage(
+    *,
+    agent: str,
+    kind: UsageKind,
+    project: str | None,
+    latency_ms: float,
+    recall_chars: int = 0,
+    tool_calls: int = 0,
+    prompt_tokens: int = 0,
+    completion_tokens: int = 0,
+) -> None:
+    """One UsageRecord for an agent's call, written after the answer (`later`); the latency is measured by the
+    caller, now. A project that held a secret (a refused write sent one as a project) is kept redacted."""
+    fields = {
+        "agent": agent, "kind": kind, "project": redact_label(project) if project else None,
+        "latency_ms": latency_ms, "recall_chars": recall_chars, "tool_calls": tool_calls,
+        "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+    }  # fmt: skip
+    later(lambda: UsageRecord.objects.create(**fields))
 
 
 def _run_batch(batch: list[Work]) -> None:

@@ -18,6 +18,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.backup import auto_backup
 from memoryhub.memories.gate import GateResult
 from memoryhub.memories.secrets import WriteRefused
+from memoryhub.memories.selectors import visible_memory
 from memoryhub.memories.store import clean_import_item, import_memories
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Category, Memory, MemoryEvent
@@ -172,9 +173,7 @@ def validate_items(
             errors[f"{name}.merged_into"] = ["must be the id of another memory"]
         elif target == item.get("id"):
             errors[f"{name}.merged_into"] = ["a memory cannot be merged into itself"]
-        elif target not in own_ids and not (
-            0 < target < 2**63 and Memory.objects.in_projects(allowed_projects).filter(pk=target).exists()
-        ):
+        elif target not in own_ids and visible_memory(target, allowed_projects=allowed_projects) is None:
             errors[f"{name}.merged_into"] = [f"no memory #{target} in this import or in the store"]
     if errors:
         raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)

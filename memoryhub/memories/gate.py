@@ -14,7 +14,7 @@ import re
 import threading
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -34,7 +34,14 @@ from memoryhub.memories.secrets import (
     refusal_message,
     secrets_in_fields,
 )
-from memoryhub.memories.store import clean_fields, create_memory, parse_import_time, reinforce, update_memory
+from memoryhub.memories.store import (
+    EDITABLE_FIELDS,
+    clean_fields,
+    create_memory,
+    parse_import_time,
+    reinforce,
+    update_memory,
+)
 from memoryhub.memories.supersession import current_successor, queue_conflict
 from memoryhub.memories.twins import similar_in_scope
 from memoryhub.memories.update_gate import apply_updates, judge_neighbours
@@ -400,15 +407,42 @@ def refuse_noise(content: Any) -> None:
             raise WriteRefused({"content": f"refused: {why}; nothing was changed"}, kind="noise")
 
 
-def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str) -> Memory:
-    """An edit by an agent: field checks as for any write, the noise rules for new text; a secret in any field
-    is refused (422) by `clean_fields`, with nothing changed."""
+# The event an edit leaves in a memory's history: an agent's edit, a person's new text, a person's retag.
+EditAction = Literal["updated", "edited", "retagged"]
+
+
+def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str, action: EditAction = "updated") -> Memory:
+    """The one edit, whoever makes it (the API, the agents' tools, the dashboard's edit and retag forms).
+
+    Only the editable fields change, each checked as for any write; a secret in any field is refused (422) by
+    `clean_fields`, before the noise rules judge new text, with nothing changed. New text is re-embedded, and one
+    history event named `action` records what was there before (`store.update_memory`). Supersession is not an
+    edit: a memory becomes superseded only when a newer one replaces it, and leaves that state by a restore,
+    which also unlinks its successor."""
     if not changes:
         raise ValidationError({"non_field_errors": "nothing to change: send at least one field"})
+    _check_editable(memory, changes)
     if "content" in changes:
         clean_fields({"content": changes["content"]}, partial=True)  # a secret is named before noise
         refuse_noise(changes["content"])
-    return update_memory(memory=memory, changes=changes, actor=actor)
+    return update_memory(memory=memory, changes=changes, actor=actor, action=action)
+
+
+def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
+    """What an edit may change: the editable fields, and a status other than supersession's."""
+    unknown = sorted(set(changes) - set(EDITABLE_FIELDS))
+    if unknown:
+        editable = ", ".join(EDITABLE_FIELDS)
+        raise ValidationError({name: f"cannot be edited; the editable fields are {editable}" for name in unknown})
+    status = changes.get("status")
+    if status is None or status == memory.status:
+        return
+    if status == Status.SUPERSEDED:
+        raise ValidationError({"status": "a memory becomes superseded only when a newer memory replaces it"})
+    if memory.status == Status.SUPERSEDED:
+        raise ValidationError(
+            {"status": f"memory #{memory.pk} is superseded: restore it, which also unlinks the memory that replaced it"}
+        )
 
 
 def promote_gate_entry(*, entry: GateLogEntry, actor: str) -> Memory:

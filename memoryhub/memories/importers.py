@@ -38,6 +38,7 @@ from django.core.exceptions import ValidationError
 from memoryhub.memories.gate_preview import preview_write, write_through_gate
 from memoryhub.memories.markdown_notes import is_markdown_file, markdown_files, parse_note
 from memoryhub.memories.secrets import find_secrets, redact
+from memoryhub.memories.storable import MAX_JSON_DEPTH  # a file nests no deeper than a memory's metadata may
 from memoryhub.memories.store import parse_import_time
 from memoryhub.models import Category, Memory
 
@@ -45,8 +46,6 @@ FORMATS = ("mcp-memory", "mem0", "markdown")
 OUTCOMES = ("created", "merged", "duplicate", "rejected")
 MAX_ITEMS = 20_000  # one import; a bigger file is refused whole rather than half stored
 MAX_TAG = 64
-# JSON nested deeper than this is refused (a memory's metadata has the same limit, store.py's `_unstorable`).
-MAX_JSON_DEPTH = 32
 
 
 class ImportFormatError(ValueError):

@@ -8,6 +8,9 @@ Filters and their meaning, everywhere:
 - `confirmed`: True or False;
 - `allowed_projects`: what a token may see (its projects and the globals; None: everything).
 An empty string or None means "no filter". Nothing here writes.
+
+`visible_memory` is one memory by id under the same `allowed_projects`: what the API's /memories/<id> routes and
+the agents' tools answer from, so another project's memory is a 404 exactly like a missing one on every route.
 """
 
 from __future__ import annotations
@@ -47,3 +50,26 @@ def filter_memories(
     if confirmed is not None:
         rows = rows.filter(confirmed=confirmed)
     return rows
+
+
+# The largest integer SQLite (and PostgreSQL's bigint) holds: a larger id cannot exist, and binding it would raise.
+MAX_ID = 2**63 - 1
+
+
+def visible_memory(memory_id: object, *, allowed_projects: list[str] | None) -> Memory | None:
+    """The memory with this id if a caller limited to `allowed_projects` (and the globals; None: every project) may
+    see it, else None. Another project's memory is None exactly like a missing one: an answer that differed would
+    tell an agent which ids exist elsewhere. `memory_id` is taken as sent: anything but a whole number from 1 to
+    MAX_ID (as an int or as digits) finds nothing."""
+    number = _memory_id(memory_id)
+    if number is None:
+        return None
+    return filter_memories(allowed_projects=allowed_projects).filter(pk=number).first()
+
+
+def _memory_id(value: object) -> int | None:
+    if isinstance(value, str) and value.isascii() and value.isdigit():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 < value <= MAX_ID else None

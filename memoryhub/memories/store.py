@@ -6,7 +6,6 @@ embedder that fails leaves nothing behind.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -24,15 +23,13 @@ from django.utils.dateparse import parse_date, parse_datetime
 from memoryhub.embeddings import get_embedder
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_rows, redact_value
+from memoryhub.memories.storable import MAX_METADATA_BYTES, metadata_size, unstorable
 from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
 from memoryhub.storage import sql
 
 EDITABLE_FIELDS = ("content", "category", "tier", "project", "tags", "metadata", "importance", "confirmed", "status")
 MAX_TAGS = 50
 MAX_TAG_LENGTH = 64
-# Metadata is a few references (a path, a URL, a commit, an id): 16 KiB of JSON holds hundreds of them, and keeps a
-# 4 MiB blob out of every row, history event, export and backup. Content has its own cap (MEMORYHUB_MAX_CONTENT_CHARS).
-MAX_METADATA_BYTES = 16 * 1024
 
 
 def snapshot(memory: Memory) -> dict[str, Any]:
@@ -54,28 +51,10 @@ def record_event(
     )
 
 
-def _unstorable(value: Any, depth: int = 0) -> str | None:
-    """Why a JSON value cannot be stored as sent (a NUL byte, a lone surrogate, nesting past 32), or None."""
-    if depth > 32:
-        return "it is nested too deeply"
-    if isinstance(value, str):
-        if "\x00" in value:
-            return "it holds a NUL byte"
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return "it holds text that is not valid Unicode (a lone surrogate)"
-        return None
-    if isinstance(value, dict):
-        value = [*value.keys(), *value.values()]
-    if isinstance(value, list):
-        return next((why for item in value if (why := _unstorable(item, depth + 1))), None)
-    return None
-
-
-def metadata_size(metadata: dict) -> int:
-    """Bytes of metadata as JSON (UTF-8), as it is stored."""
-    return len(json.dumps(metadata, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8"))
+def _unstorable(value: Any) -> str | None:
+    """Why a field's value cannot be stored as sent (the rule is `storable.unstorable`), or None."""
+    found = unstorable(value)
+    return None if found is None else f"it {found.why}" + (f" (at {found.path})" if found.path else "")
 
 
 class _Invalid(Exception):

@@ -8,8 +8,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
-from memoryhub.memories.gate import refuse_noise
-from memoryhub.memories.store import clean_fields, delete_memory, update_memory
+from memoryhub.memories.gate import edit_memory
+from memoryhub.memories.store import delete_memory
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Memory
 from memoryhub.people.activity import people_among
@@ -263,12 +263,10 @@ def _form_response(request, memory, form, mode, partial, *, status=200) -> HttpR
 @require_http_methods(["GET", "POST"])
 def edit(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     def apply(memory: Memory, form: EditTextForm) -> None:
-        clean_fields({"content": form.cleaned_data["content"]}, partial=True)  # a secret is named first
-        refuse_noise(form.cleaned_data["content"])
         changes = {"content": form.cleaned_data["content"]}
         if form.cleaned_data["importance"] is not None:
             changes["importance"] = form.cleaned_data["importance"]
-        update_memory(memory=memory, changes=changes, actor=actor(request), action="edited")
+        edit_memory(memory=memory, changes=changes, actor=actor(request), action="edited")
 
     return _form_view(request, pk, EditTextForm, "edit", apply)
 
@@ -280,6 +278,6 @@ def retag(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         changes = form.changes()
         if "project" in changes:  # moving a memory needs the same right where it goes
             check(request, Action.CURATE, changes["project"])
-        update_memory(memory=memory, changes=changes, actor=actor(request), action="retagged")
+        edit_memory(memory=memory, changes=changes, actor=actor(request), action="retagged")
 
     return _form_view(request, pk, RetagForm, "retag", apply)
