@@ -246,7 +246,6 @@ LONGEST_LINES = 60
 NOT_YET_SPLIT = {
     "memoryhub/memories/markdown_notes.py:parse_note": 94,
     "memoryhub/agents/proxy.py:_stream_rounds": 82,
-    "memoryhub/retrieval/fusion.py:rank": 79,
     "memoryhub/memories/store.py:clean_fields": 79,
     "memoryhub/memories/updates.py:judge_pair": 72,
 }
