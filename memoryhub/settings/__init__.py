@@ -183,7 +183,7 @@ MEMORYHUB_WRITE_YIELD_MS = envint("MEMORYHUB_WRITE_YIELD_MS", 100, minimum=0, ma
 MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.22, minimum=0.0, maximum=1.0)
 # For stores of conversations kept turn by turn (a chat log, one memory per turn): count a turn's metadata
 # `speaker` and `date` as its words, and lift the reply to a matching question under it
-# (memoryhub/retrieval/conversations.py). Off: it helps only the conversations it was tuned on.
+# (memoryhub/retrieval/conversations.py). Off: shown to help only on the conversations it was tuned on.
 MEMORYHUB_CONVERSATION_RANKING = envbool("MEMORYHUB_CONVERSATION_RANKING", False)
 
 # --- Recall (memoryhub/retrieval/recall.py) ---------------------------------------------------------------------
