@@ -72,6 +72,21 @@ def wsgi_transport():
 
 
 @pytest.fixture
+def tuned(monkeypatch):
+    """Search's tuning table (memoryhub/retrieval/tuning.py) with some values changed for one test:
+    `tuned(search_pool=5)`. The vector copy's limits are constants of memoryhub/storage/vector_index.py, changed
+    with monkeypatch."""
+    from dataclasses import replace
+
+    from memoryhub.retrieval import tuning
+
+    def change(**values) -> None:
+        monkeypatch.setattr(tuning, "DEFAULTS", replace(tuning.DEFAULTS, **values))
+
+    return change
+
+
+@pytest.fixture
 def failing_embedder():
     previous = embeddings.get_embedder()
     embeddings.set_embedder(FailingEmbedder())

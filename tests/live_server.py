@@ -128,14 +128,29 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+# `manage.py` run after `boot` (Python code) has run in the configured process: how a test changes a constant of
+# the server's code (the vector copy's limit, a value of the tuning table), as monkeypatch does in its own.
+_BOOTED = """
+import os, runpy, sys
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryhub.settings")
+import django
+django.setup()
+exec(sys.argv.pop(1))
+sys.argv[0] = "manage.py"
+runpy.run_path("manage.py", run_name="__main__")
+"""
+
+
 class LiveServer:
     """`manage.py serve` as a subprocess. Output goes to a log file the tests can read afterwards."""
 
-    def __init__(self, db: Path, *, threads: int = 8, workers: int = 1, env: dict[str, str] | None = None):
+    def __init__(self, db: Path, *, threads: int = 8, workers: int = 1, env: dict[str, str] | None = None,
+                 boot: str = ""):  # fmt: skip
         self.db = db
         self.threads = threads
         self.workers = workers
         self.extra_env = env or {}
+        self.boot = boot
         self.port = 0
         self.process: subprocess.Popen | None = None
         self.log_path = db.parent / f"server-{db.stem}.log"
@@ -147,10 +162,10 @@ class LiveServer:
     def start(self, timeout: float = 90) -> LiveServer:
         self.port = free_port()
         log = open(self.log_path, "a")  # noqa: SIM115 - the child process writes to it until it stops
+        command = [sys.executable, "-c", _BOOTED, self.boot] if self.boot else [sys.executable, "manage.py"]
         self.process = subprocess.Popen(
             [
-                sys.executable,
-                "manage.py",
+                *command,
                 "serve",
                 "--port",
                 str(self.port),

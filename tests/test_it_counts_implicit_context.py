@@ -1,13 +1,20 @@
-"""Word coverage counts what a memory's metadata says its text leaves implicit: who said it, and when."""
+"""With conversation ranking on (MEMORYHUB_CONVERSATION_RANKING), word coverage counts what a memory's metadata
+says its text leaves implicit: who said it, and when. Off (the default), metadata is not read."""
 
 from __future__ import annotations
 
 import pytest
 
 from memoryhub.memories.store import import_memories
-from memoryhub.retrieval.search import MemoryFilter, implicit_context, search_memories
+from memoryhub.retrieval.conversations import implicit_context
+from memoryhub.retrieval.search import MemoryFilter, search_memories
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def conversation_ranking(settings):
+    settings.MEMORYHUB_CONVERSATION_RANKING = True
 
 
 def test_the_turn_from_the_asked_date_ranks_above_the_same_words_on_another_day():
@@ -35,3 +42,21 @@ def test_only_the_implicit_keys_are_read_and_memories_without_them_have_none():
         ]
     )  # fmt: skip
     assert implicit_context([plain, tagged]) == {tagged: "Dana 3 June 2024"}
+
+
+def test_with_conversation_ranking_off_the_date_counts_for_nothing(settings):
+    settings.MEMORYHUB_CONVERSATION_RANKING = False
+    other_day, asked_day = import_memories(
+        items=[
+            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
+             "metadata": {"date": "8 May, 2023", "speaker": "Melanie"}},
+            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
+             "metadata": {"date": "13 October, 2023", "speaker": "Melanie"}},
+        ]
+    )  # fmt: skip
+    hits = search_memories(
+        query="What did Melanie paint on 13 October, 2023?", within=MemoryFilter(visible_from="chat")
+    )
+    assert {h.memory.pk for h in hits[:2]} == {other_day, asked_day}
+    assert hits[0].explain["word_coverage"] == hits[1].explain["word_coverage"]
+    assert implicit_context([other_day, asked_day]) == {}

@@ -29,7 +29,7 @@ class Watching:
 
 @pytest.fixture
 def watching(monkeypatch, settings):
-    settings.MEMORYHUB_EXACT_KNN_MAX = 5  # the gate's duplicate check reads the in-process copy
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)  # the gate's duplicate check reads the in-process copy
     settings.MEMORYHUB_AUTO_BACKUP = False
     previous = embeddings.get_embedder()
     watcher = Watching(previous)

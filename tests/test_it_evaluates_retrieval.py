@@ -42,6 +42,20 @@ def test_eval_locomo_cv_prints_held_out_beside_in_sample(tmp_path):
     assert figures[2] == 1.0  # hit@10 in-sample: three turns of four, every answer is in the first ten
 
 
+@pytest.mark.parametrize("switch", ["on", "off"])
+def test_eval_locomo_runs_with_conversation_ranking_on_and_off(tmp_path, switch):
+    folder = tmp_path / "convs"
+    folder.mkdir()
+    (folder / "0.json").write_text(json.dumps(conversation(("Ana", "Ben"), 0)))
+    out = StringIO()
+    call_command("eval_locomo", str(folder), "--modes", "keyword", "--stored", "session",
+                 "--conversation-ranking", switch, stdout=out)  # fmt: skip
+    text = out.getvalue()
+    assert f"conversation ranking: {switch}" in text
+    keyword = next(line for line in text.splitlines() if line.startswith("keyword "))
+    assert float(keyword.split()[-2]) == 1.0  # hit@10: three turns of four, every answer is in the first ten
+
+
 def test_eval_recall_prints_block_hit_rates_and_the_floor_table():
     out = StringIO()
     call_command("eval_recall", "--others", "40", "--made-up", "10", stdout=out)

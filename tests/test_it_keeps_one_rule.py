@@ -268,17 +268,24 @@ def test_each_idea_is_written_in_one_place():
         assert _holders(rf"\b{name}\b") == set(), name
 
 
-def test_fusion_takes_its_defaults_from_the_settings_alone(settings):
-    """`fusion.Params` has no defaults of its own that could disagree with the settings; `from_settings` fills
-    every field, and a changed setting is what search uses."""
+def test_fusion_takes_its_defaults_from_the_tuning_table_alone(tuned):
+    """`fusion.Params` has no defaults of its own that could disagree with the tuning table; `from_defaults` fills
+    every field from it, and a changed value is what search uses. No setting names a fusion weight."""
     from dataclasses import MISSING, fields
 
-    from memoryhub.retrieval import fusion
+    from django.conf import settings
+
+    from memoryhub.retrieval import fusion, tuning
 
     assert [f.name for f in fields(fusion.Params) if f.default is not MISSING] == []
-    settings.MEMORYHUB_RRF_K, settings.MEMORYHUB_SEMANTIC_WEIGHT, settings.MEMORYHUB_ANSWER_SHARE = 7, 0.4, 0.3
-    params = fusion.Params.from_settings(answer_top=2)
+    assert {f.name for f in fields(fusion.Params)} <= {f.name for f in fields(tuning.Tuning)}
+    tuned(rrf_k=7, semantic_weight=0.4, answer_share=0.3)
+    params = fusion.Params.from_defaults(answer_top=2)
     assert (params.rrf_k, params.semantic_weight, params.answer_share, params.answer_top) == (7, 0.4, 0.3, 2)
+    assert fusion.Params.from_defaults().answer_top == tuning.DEFAULTS.answer_top
+    assert _holders(r"\bParams\(") <= {"memoryhub/retrieval/fusion.py"}
+    for name in ("RRF_K", "SEMANTIC_WEIGHT", "ANSWER_SHARE", "SEARCH_POOL", "KNN_MAX_FETCH", "FUSION_NORMALISED"):
+        assert not hasattr(settings, f"MEMORYHUB_{name}"), name
 
 
 def test_the_query_length_limit_is_written_once():

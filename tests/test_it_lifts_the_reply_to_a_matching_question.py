@@ -1,19 +1,24 @@
-"""A conversation stored turn by turn asks in one memory and answers in the next: the reply to a question that
-matches the query is lifted just under it, though it shares no word with the query."""
+"""A conversation stored turn by turn asks in one memory and answers in the next: with conversation ranking on
+(MEMORYHUB_CONVERSATION_RANKING), the reply to a question that matches the query is lifted just under it, though
+it shares no word with the query. Off (the default), it is not."""
 
 from __future__ import annotations
 
 import pytest
-from django.test import override_settings
 
 from memoryhub.memories.store import import_memories
-from memoryhub.retrieval import fusion
+from memoryhub.retrieval import conversations, fusion
 from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
 
 QUERY = "How long have Mel and her husband been married?"
+
+
+@pytest.fixture(autouse=True)
+def conversation_ranking(settings):
+    settings.MEMORYHUB_CONVERSATION_RANKING = True
 
 
 def turns(session, project: str = "chat", key: str = "session") -> list[int]:
@@ -45,9 +50,18 @@ def test_session_id_counts_as_the_session_too():
     ]
 
 
-@override_settings(MEMORYHUB_ANSWER_SHARE=0.0)
-def test_off_the_reply_is_not_lifted():
+def test_a_share_of_0_lifts_no_reply(tuned):
+    tuned(answer_share=0.0)
     question, reply, _ = turns(3)
+    hits = search_memories(query=QUERY, within=MemoryFilter(visible_from="chat"))
+    assert hits[0].memory.pk == question
+    assert reply not in [h.memory.pk for h in hits[:1]] and all("answers" not in h.explain for h in hits)
+
+
+def test_with_conversation_ranking_off_the_reply_is_not_lifted_and_no_session_is_read(settings, monkeypatch):
+    settings.MEMORYHUB_CONVERSATION_RANKING = False
+    question, reply, _ = turns(3)
+    monkeypatch.setattr(sql, "next_in_session", None)  # not asked
     hits = search_memories(query=QUERY, within=MemoryFilter(visible_from="chat"))
     assert hits[0].memory.pk == question
     assert reply not in [h.memory.pk for h in hits[:1]] and all("answers" not in h.explain for h in hits)
@@ -81,13 +95,13 @@ class _Row:
 
 
 def test_lift_keeps_the_better_of_own_and_lifted_score_and_only_looks_at_the_top():
-    parts = (None, False, None, 0.0, 0.0, 0.0, _Row(0), 1.0, 0.9, {}, None)
+    parts = fusion.Parts(None, False, None, 0.0, 0.0, 0.0, _Row(0), 1.0, 0.9, {}, None)
     scored = [(1.0, 1, parts), (0.9, 2, parts), (0.5, 3, parts), (0.1, 4, parts)]
     answers = {1: _Row(4), 2: _Row(7), 3: _Row(9)}
-    lifted = fusion.lift_answers(scored, answers, share=0.8, top=2)
+    lifted = conversations.lift_answers(scored, answers, share=0.8, top=2)
     assert [(score, mid) for score, mid, _ in lifted] == [(1.0, 1), (0.9, 2), (0.8, 4), (0.72, 7), (0.5, 3)]
     assert lifted[2][2][-1] == 1 and lifted[3][2][-1] == 2  # who lifted them, for explain["answers"]
     assert lifted[3][2][8] == 0.9  # a reply no list found has its question's match strength
     assert 9 not in [mid for _, mid, _ in lifted]  # its question (3) was not among the first two
-    assert fusion.lift_answers(scored, answers, share=0.0, top=2) == scored
-    assert fusion.lift_answers(scored, {1: _Row(2)}, share=0.8, top=2) == scored  # 2 scores more on its own
+    assert conversations.lift_answers(scored, answers, share=0.0, top=2) == scored
+    assert conversations.lift_answers(scored, {1: _Row(2)}, share=0.8, top=2) == scored  # 2 scores more on its own

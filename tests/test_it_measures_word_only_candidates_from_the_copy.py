@@ -15,8 +15,8 @@ from memoryhub.storage import sql, vector_index
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.sqlite_only]
 
 
-def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(settings, monkeypatch):
-    settings.MEMORYHUB_EXACT_KNN_MAX = 5  # the copy answers
+def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(tuned, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)  # the copy answers
     texts = [f"Invoice batch {n} is exported to the ledger every night" for n in range(12)]
     texts += ["The garden hose is rolled up after watering", "Deploys wait for the staging smoke tests"]
     ids = import_memories(items=[{"content": t, "project": "p"} for t in texts], source="test")
@@ -31,7 +31,7 @@ def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(settings, m
     assert max(abs(from_copy[mid] - from_store[mid]) for mid in ids) < 1e-5
 
     # A pool of 5 per list: some candidates come from the words alone, and each is measured, from the copy.
-    settings.MEMORYHUB_SEARCH_POOL = 5
+    tuned(search_pool=5)
     monkeypatch.setattr(sql, "read_vectors", None)  # the store's vectors are not read again
     signals = project_candidates("invoice batch exported ledger garden hose", visible_from="p", k=1).signals
     word_only = [s for s in signals.values() if s.vector_rank is None]

@@ -57,7 +57,7 @@ def test_every_entry_point_stops_on_a_bad_value_with_one_line(entry, tmp_path):
         ("MEMORYHUB_RECALL_BUDGET_CHARS", "50000"),
         ("MEMORYHUB_AUTO_BACKUP", "maybe"),
         ("MEMORYHUB_GATE_DUPLICATE_COSINE", "nan"),
-        ("MEMORYHUB_SCORE_ABSOLUTE", "1.5"),
+        ("MEMORYHUB_SEARCH_MIN_SCORE", "1.5"),
         ("MEMORYHUB_DECAY_TIER_RATES", "semantic=2"),
         ("MEMORYHUB_LOG_LEVEL", "loud"),
     ],

@@ -394,8 +394,8 @@ def test_a_project_name_of_any_text_is_one_scope_token():
     sql.fts_integrity_check()
 
 
-def test_a_rare_word_leads_when_the_other_words_are_common(settings):
-    settings.MEMORYHUB_KEYWORD_COMMON_DOCS = 5
+def test_a_rare_word_leads_when_the_other_words_are_common(tuned):
+    tuned(keyword_common_docs=5)
     store(*({"content": f"Deploy notes for service number {n}", "project": "p"} for n in range(12)))
     (rare,) = store({"content": "Deploy notes about the zanzibar gateway", "project": "p"})
     kq = query_text.parse("zanzibar deploy notes")
@@ -405,8 +405,8 @@ def test_a_rare_word_leads_when_the_other_words_are_common(settings):
     assert ids(hits)[0] == rare.pk and hits[0].explain["keyword_rank"] == 1
 
 
-def test_when_every_word_is_common_an_old_memory_holding_all_of_them_is_still_found(settings):
-    settings.MEMORYHUB_KEYWORD_COMMON_DOCS = 5
+def test_when_every_word_is_common_an_old_memory_holding_all_of_them_is_still_found(tuned):
+    tuned(keyword_common_docs=5)
     (oldest,) = store({"content": "Cache invalidation after the schema migration", "project": "p"})
     store(*({"content": f"Cache warmup step {n}", "project": "p"} for n in range(10)))
     store(*({"content": f"Schema migration step {n}", "project": "p"} for n in range(10)))
@@ -439,8 +439,8 @@ def test_an_identifier_held_whole_skips_the_trigram_index_and_a_fragment_uses_it
     assert fragment.memory.pk == inside.pk and fragment.explain["substring_rank"] == 1
 
 
-def test_a_path_is_found_as_the_phrase_of_its_words(settings):
-    settings.MEMORYHUB_KEYWORD_COMMON_DOCS = 3
+def test_a_path_is_found_as_the_phrase_of_its_words(tuned):
+    tuned(keyword_common_docs=3)
     store(*({"content": f"See docs/runbooks/step{n}.md and docs index", "project": "p"} for n in range(8)))
     (target,) = store({"content": "Rotation is described in docs/runbooks/secrets.md", "project": "p"})
     hit = search_memories(query="docs/runbooks/secrets.md", within=MemoryFilter(visible_from="p"), mode="keyword")[0]
@@ -455,8 +455,8 @@ VOCABULARY = ["cache", "deploy", "queue", "retry", "schema", "worker", "token", 
     query=st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=5).map(" ".join),
     limit=st.sampled_from([1, 2, 5]),
 )
-def test_every_plan_keeps_to_the_scope_and_finds_the_memory_holding_the_query(settings, query, limit):
-    settings.MEMORYHUB_KEYWORD_COMMON_DOCS = limit
+def test_every_plan_keeps_to_the_scope_and_finds_the_memory_holding_the_query(tuned, query, limit):
+    tuned(keyword_common_docs=limit)
     search.forget_cached_plans()
     Memory.objects.all().delete()
     words = [w for w in VOCABULARY if w != "docs/run.md"]
@@ -474,12 +474,12 @@ def test_every_plan_keeps_to_the_scope_and_finds_the_memory_holding_the_query(se
 # Large stores, vector side: narrow filters, the quantized in-process copy, the gate's candidates.
 
 
-def test_a_narrow_filter_does_not_starve_the_results(settings):
+def test_a_narrow_filter_does_not_starve_the_results(tuned):
     # Sixty near-identical memories elsewhere fill any global candidate pool before the one that matters.
     store(*[{"content": f"Postgres connection pool size is {n} in service {n}", "project": "noise"} for n in range(60)])
     (target,) = store({"content": "The database pool holds twenty connections", "project": "target"})
     for filter_ids_max in (2000, 0):  # rank within the allowed rows; or widen the global pool by selectivity
-        settings.MEMORYHUB_KNN_FILTER_IDS_MAX = filter_ids_max
+        tuned(knn_filter_ids_max=filter_ids_max)
         for mode in ("semantic", "hybrid", "keyword"):
             hits = search_memories(
                 query="postgres connection pool size", within=MemoryFilter(visible_from="target"), mode=mode, k=3
@@ -488,16 +488,13 @@ def test_a_narrow_filter_does_not_starve_the_results(settings):
 
 
 @pytest.mark.sqlite_only  # the in-process vector copy; PostgreSQL ranks in the database
-def test_quantized_search_finds_what_exact_search_finds(settings, corpus):
-    exact = search_memories(
-        query="where is the session user id read", within=MemoryFilter(visible_from="alpha"), mode="semantic"
-    )
-    settings.MEMORYHUB_EXACT_KNN_MAX = 0
+def test_quantized_search_finds_what_exact_search_finds(tuned, monkeypatch, corpus):
+    alpha = MemoryFilter(visible_from="alpha")
+    exact = search_memories(query="where is the session user id read", within=alpha, mode="semantic")
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 0)
     for filter_ids_max in (0, 2000):  # widened global pool, then ranking within the filter's rows
-        settings.MEMORYHUB_KNN_FILTER_IDS_MAX = filter_ids_max
-        quantized = search_memories(
-            query="where is the session user id read", within=MemoryFilter(visible_from="alpha"), mode="semantic"
-        )
+        tuned(knn_filter_ids_max=filter_ids_max)
+        quantized = search_memories(query="where is the session user id read", within=alpha, mode="semantic")
         assert quantized[0].explain["knn"].startswith("quantized")
         assert ids(quantized)[:3] == ids(exact)[:3]
         for q, e in zip(quantized, exact, strict=False):
@@ -505,9 +502,9 @@ def test_quantized_search_finds_what_exact_search_finds(settings, corpus):
 
 
 @pytest.mark.sqlite_only  # the in-process vector copy; PostgreSQL ranks in the database
-def test_the_quantized_copy_follows_new_changed_and_deleted_memories(settings, corpus):
-    settings.MEMORYHUB_EXACT_KNN_MAX = 0
-    settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
+def test_the_quantized_copy_follows_new_changed_and_deleted_memories(tuned, monkeypatch, corpus):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 0)
+    tuned(knn_filter_ids_max=0)
     query = "kubernetes helm chart for the ingress controller"
     assert (
         search_memories(query=query, within=MemoryFilter(visible_from="alpha"), mode="semantic", min_score=0)[
@@ -532,9 +529,9 @@ def test_the_quantized_copy_follows_new_changed_and_deleted_memories(settings, c
 
 
 @pytest.fixture
-def quantized(settings):
-    settings.MEMORYHUB_EXACT_KNN_MAX = 0
-    settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
+def quantized(tuned, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 0)
+    tuned(knn_filter_ids_max=0)
 
 
 @pytest.mark.sqlite_only  # the in-process vector copy; PostgreSQL ranks in the database
@@ -593,8 +590,8 @@ def test_the_copy_quantizes_a_query_exactly_as_vec0_does():
 
 
 @pytest.mark.parametrize("exact_knn_max", [5000, 0])
-def test_the_gates_candidates_come_from_exactly_the_writes_scope(settings, exact_knn_max):
-    settings.MEMORYHUB_EXACT_KNN_MAX = exact_knn_max
+def test_the_gates_candidates_come_from_exactly_the_writes_scope(monkeypatch, exact_knn_max):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", exact_knn_max)
     text = "The staging database runs on PostgreSQL 16"
     import_memories(items=[{"content": text, "project": f"other-{n}"} for n in range(150)], source="test")
     import_memories(items=[{"content": text, "project": None}], source="test")

@@ -59,9 +59,9 @@ def semantic(query: str, project: str, status: str = "active") -> list[int]:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_next_search_on_another_thread_sees_each_write_as_it_now_is(settings):
-    settings.MEMORYHUB_EXACT_KNN_MAX = 5
-    settings.MEMORYHUB_KNN_FILTER_IDS_MAX = 0
+def test_the_next_search_on_another_thread_sees_each_write_as_it_now_is(tuned, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)
+    tuned(knn_filter_ids_max=0)
     import_memories(items=[{"content": text, "project": "p"} for text in GARDEN], source="test")
     query = "when does the zebra crossing sensor reboot"
     assert on_another_thread(lambda: semantic(query, project="p"))  # the copy is built, before the writes
@@ -105,9 +105,9 @@ def copied_vector(memory_id: int) -> np.ndarray:
 @pytest.mark.sqlite_only  # the in-process copy; PostgreSQL has none
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("int8", [False, True])
-def test_a_write_the_copy_saw_and_that_was_rolled_back_leaves_no_trace(settings, int8):
-    settings.MEMORYHUB_EXACT_KNN_MAX = 5
-    settings.MEMORYHUB_VECTOR_COPY_INT8_ABOVE = 0 if int8 else 1_000_000
+def test_a_write_the_copy_saw_and_that_was_rolled_back_leaves_no_trace(monkeypatch, int8):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)
+    monkeypatch.setattr(vector_index, "COPY_INT8_ABOVE", 0 if int8 else 1_000_000)
     import_memories(items=[{"content": text, "project": "p"} for text in GARDEN], source="test")
     with pytest.raises(RuntimeError), transaction.atomic():
         ghost = create_memory(content="The zebra crossing sensor reboots at midnight", project="p")
@@ -125,9 +125,13 @@ def test_a_write_the_copy_saw_and_that_was_rolled_back_leaves_no_trace(settings,
 def test_a_restore_by_another_process_is_what_the_servers_next_search_ranks(store_template, tmp_path):
     db = migrated_store(store_template, tmp_path / "live")
     token = create_token(db, "agent")
-    env = {"MEMORYHUB_EXACT_KNN_MAX": "5", "MEMORYHUB_KNN_FILTER_IDS_MAX": "0"}
+    boot = (
+        "from dataclasses import replace; from memoryhub.retrieval import tuning; "
+        "from memoryhub.storage import vector_index; vector_index.EXACT_KNN_MAX = 5; "
+        "tuning.DEFAULTS = replace(tuning.DEFAULTS, knn_filter_ids_max=0)"
+    )
     with (
-        LiveServer(db, threads=4, env=env) as server,
+        LiveServer(db, threads=4, boot=boot) as server,
         httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=120) as http,
     ):
 

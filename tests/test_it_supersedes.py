@@ -61,8 +61,8 @@ def test_the_superseded_fact_leaves_search_and_recall_but_include_superseded_fin
     assert recall.json()["text"].endswith(f"[#{new}, since {since}]")  # the date of a value that changed
 
 
-def test_the_vector_copy_drops_a_superseded_row_at_once(agent, settings):
-    settings.MEMORYHUB_EXACT_KNN_MAX = 0  # every search ranks on the in-process copy
+def test_the_vector_copy_drops_a_superseded_row_at_once(agent, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 0)  # every search ranks on the in-process copy
     old = write(agent, OLD)["memory"]["id"]
     assert old in search(agent, "shopfront API port")
     new = write(agent, NEW)["memory"]["id"]

@@ -5,8 +5,9 @@ and distances; fusion.py then orders them), and every setting of a small grid re
 memory, so the grid costs no embedding and no SQL. For each conversation in turn, the setting with the best
 MRR + hit@10 on the other conversations is chosen and measured on the held-out one: that is the
 cross-validated figure. The in-sample figure (the best setting chosen and measured on all of them) is printed
-beside it, to show how much of it is fit. The grid includes how the reply to a matching question is lifted
-(fusion.lift_answers): a question is ranked once and only the lift is redone for each of those settings.
+beside it, to show how much of it is fit. With conversation ranking on, the grid includes how the reply to a
+matching question is lifted (conversations.lift_answers): a question is ranked once and only the lift is redone
+for each of those settings.
 
 Pseudo-relevance feedback is tried the same way: for a short question, the query vector is moved toward the
 mean of its first results' vectors and the meaning list re-ranked over the conversation's vectors.
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from memoryhub.retrieval import fusion
+from memoryhub.retrieval import conversations, fusion
 from memoryhub.retrieval.search import _Signals
 
 CUTOFFS = (1, 3, 10)
@@ -36,7 +37,7 @@ class Asked:
     signals: dict
     kq: Any
     vector: np.ndarray | None = None
-    answers: dict = field(default_factory=dict)  # the reply of each candidate asking a question (search.replies)
+    answers: dict = field(default_factory=dict)  # the reply of each candidate asking a question (conversations)
 
 
 @dataclass
@@ -82,12 +83,13 @@ def _prf_signals(asked: Asked, conv: Conversation, first: list[int], beta: float
 def ranked_dia(asked: Asked, conv: Conversation, params: fusion.Params, mode: str, floor: float,
                prf: tuple[float, int] | None = None) -> list[str]:  # fmt: skip
     """The dia_ids of the first 10 results of `asked` fused with `params` (and PRF: (beta, max content words))."""
+    lift = conversations.lift_replies(asked.answers)
     out = fusion.fuse(asked.rows, asked.signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context,
-                      answers=asked.answers)  # fmt: skip
+                      lift=lift)  # fmt: skip
     if prf and mode != "keyword" and len(asked.kq.terms) <= prf[1]:
         signals, rows = _prf_signals(asked, conv, [mid for _, mid, _ in out[:3]], prf[0], 50)
         out = fusion.fuse(rows, signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context,
-                          answers=asked.answers)  # fmt: skip
+                          lift=lift)  # fmt: skip
     return [conv.dia[mid] for _, mid, _ in out]
 
 
@@ -111,12 +113,12 @@ def measure(conv: Conversation, params: fusion.Params, mode: str, floor: float, 
 
 def measure_answers(conv: Conversation, params: list[fusion.Params], mode: str, floor: float) -> list[dict]:
     """`measure` for settings that differ only in how replies are lifted: each question is ranked once and only
-    the lift (fusion.lift_answers) is redone per setting."""
+    the lift (conversations.lift_answers) is redone per setting."""
     out = [_empty() for _ in params]
     for asked in conv.questions:
         scored = fusion.rank(asked.rows, asked.signals, asked.kq, mode, params[0], floor, conv.context)
         for totals, p in zip(out, params, strict=True):
-            lifted = fusion.lift_answers(scored, asked.answers, p.answer_share, p.answer_top)
+            lifted = conversations.lift_answers(scored, asked.answers, p.answer_share, p.answer_top)
             _add(totals, [conv.dia[mid] for _, mid, _ in lifted[:10]], asked.evidence)
     return out
 
@@ -127,17 +129,18 @@ ANSWER_GRID = ((0.0, 5), (0.5, 2), (0.5, 5), (0.8, 2), (0.8, 5))
 
 def grid(mode: str) -> list[fusion.Params]:
     """Coarse: a few values of each lever that matters for the mode (the answer lift innermost: `cross_validate`
-    ranks once for consecutive settings that differ only there)."""
-    base = fusion.Params.from_settings()
+    ranks once for consecutive settings that differ only there; with conversation ranking off there are no
+    replies to lift, and the lift stays off)."""
+    base = fusion.Params.from_defaults()
+    answer_grid = ANSWER_GRID if conversations.enabled() else ((0.0, base.answer_top),)
     if mode == "keyword":
-        values = itertools.product((3, 5, 10, 30), (0.0, 0.5, 1.0, 2.0), (0.3, 0.7, 0.9), (0.0, 1.0), ANSWER_GRID)
-        return [replace(base, rrf_k=k, coverage_weight=c, score_absolute=a, rare_words=r, normalised=0.0,
+        values = itertools.product((3, 5, 10, 30), (0.0, 0.5, 1.0, 2.0), (0.3, 0.7, 0.9), (0.0, 1.0), answer_grid)
+        return [replace(base, rrf_k=k, coverage_weight=c, score_absolute=a, rare_words=r,
                         answer_share=share, answer_top=top) for k, c, a, r, (share, top) in values]  # fmt: skip
-    values = itertools.product((3, 10), (0.5, 0.8, 1.1), (0.5, 1.0, 2.0), (0.5, 0.9), (0.0, 0.3, 0.6), (0.0, 1.0),
-                               ANSWER_GRID)  # fmt: skip
-    return [replace(base, rrf_k=k, semantic_weight=s, coverage_weight=c, score_absolute=a, normalised=n,
-                    rare_words=r, answer_share=share, answer_top=top)
-            for k, s, c, a, n, r, (share, top) in values]  # fmt: skip
+    values = itertools.product((3, 10), (0.5, 0.8, 1.1), (0.5, 1.0, 2.0), (0.5, 0.9), (0.0, 1.0), answer_grid)
+    return [replace(base, rrf_k=k, semantic_weight=s, coverage_weight=c, score_absolute=a, rare_words=r,
+                    answer_share=share, answer_top=top)
+            for k, s, c, a, r, (share, top) in values]  # fmt: skip
 
 
 def _same_ranking(a: fusion.Params, b: fusion.Params) -> bool:

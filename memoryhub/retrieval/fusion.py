@@ -3,8 +3,8 @@
 Two separate questions, answered separately:
 
 - **Order** (`score`): weighted reciprocal rank fusion of the word, identifier-substring and meaning lists,
-  blended with score-normalised fusion (BM25 over the best BM25, cosine rescaled), with the share of the
-  query's words the memory holds, scaled by the absolute relevance and the importance factor. Ranks say which
+  with the share of the query's words the memory holds, scaled by the absolute relevance and the importance
+  factor. Ranks say which
   candidate is better than which; they say nothing about whether the first one is any good.
 - **Whether it matches at all** (`explain["match"]`, the relevance floor): the strongest of three calibrated
   channels, each readable on its own and independent of what else is in the store:
@@ -17,8 +17,10 @@ Two separate questions, answered separately:
   A made-up query of real English words ("purple elephant trampoline quota") always has nearest neighbours,
   so a floor on ranks or on rank-derived scores would pass them; on these channels it does not.
 
-Weights and thresholds are in the settings block "Relevance floor and fusion (issue 14)" and were tuned with
-`eval_locomo --cv` (leave one conversation out) and `eval_recall`; see docs/search.md.
+The weights are in the tuning table (tuning.py), the floor's default is the operator's setting
+MEMORYHUB_SEARCH_MIN_SCORE; how they were measured is in docs/search.md. What conversations stored turn by turn
+add (the reply lifted under its question, the speaker and date counted as words) is conversations.py's, which
+hands this module a `lift` step and a `context`.
 """
 
 from __future__ import annotations
@@ -29,9 +31,9 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, NamedTuple
 
-from django.conf import settings
+from memoryhub.retrieval import tuning
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPACES = re.compile(r"\s+")
@@ -49,8 +51,8 @@ MEANING_FULL = 0.55
 
 @dataclass(frozen=True)
 class Params:
-    """Every fusion weight and threshold. No defaults of its own: `from_settings()` is the one source of the values in
-    service (the settings name each one), and evaluation grids override some of them."""
+    """Every fusion weight. No defaults of its own: `from_defaults()` fills it from the tuning table (tuning.py),
+    the one source of the values in service, and evaluation grids override some of them."""
 
     rrf_k: int
     keyword_weight: float
@@ -58,36 +60,18 @@ class Params:
     semantic_weight: float
     coverage_weight: float
     score_absolute: float
-    # Share of score-normalised fusion (BM25 / best BM25, rescaled cosine) in the rank part; 0 = ranks only.
-    normalised: float
-    # The meaning list's weight is multiplied by this for a query that names identifiers or pastes an error.
-    typed_semantic_scale: float
     # Word coverage weighs each query word by its rarity among the candidates (1) or counts words alike (0).
     rare_words: float
     importance_weight: float
     confirmed_bonus: float
     # The reply to a matching question (the next turn of its conversation) scores this share of the question's
-    # score, when the question is among the first `answer_top` results; 0 = off.
+    # score, when the question is among the first `answer_top` results; 0 = off (conversations.py).
     answer_share: float
     answer_top: int
 
     @classmethod
-    def from_settings(cls, **overrides: Any) -> Params:
-        values = {
-            "rrf_k": settings.MEMORYHUB_RRF_K,
-            "keyword_weight": settings.MEMORYHUB_KEYWORD_WEIGHT,
-            "substring_weight": settings.MEMORYHUB_SUBSTRING_WEIGHT,
-            "semantic_weight": settings.MEMORYHUB_SEMANTIC_WEIGHT,
-            "coverage_weight": settings.MEMORYHUB_COVERAGE_WEIGHT,
-            "score_absolute": settings.MEMORYHUB_SCORE_ABSOLUTE,
-            "normalised": settings.MEMORYHUB_FUSION_NORMALISED,
-            "typed_semantic_scale": settings.MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE,
-            "rare_words": settings.MEMORYHUB_COVERAGE_RARE_WORDS,
-            "importance_weight": settings.MEMORYHUB_IMPORTANCE_WEIGHT,
-            "confirmed_bonus": settings.MEMORYHUB_CONFIRMED_BONUS,
-            "answer_share": settings.MEMORYHUB_ANSWER_SHARE,
-            "answer_top": settings.MEMORYHUB_ANSWER_TOP,
-        }
+    def from_defaults(cls, **overrides: Any) -> Params:
+        values = {f.name: getattr(tuning.DEFAULTS, f.name) for f in fields(cls)}
         return cls(**(values | overrides))
 
     def described(self) -> str:
@@ -176,7 +160,7 @@ def is_typed(kq) -> bool:
 
 def importance_factor(confirmed: bool, effective: float, params: Params | None = None) -> float:
     """1.0 for a confirmed memory at full importance; lower as importance decays. Never zero: relevance leads."""
-    p = params or Params.from_settings()
+    p = params or Params.from_defaults()
     return (
         (1.0 - p.importance_weight - p.confirmed_bonus)
         + p.importance_weight * effective
@@ -191,136 +175,167 @@ def _tied_ranks(values: dict[int, float]) -> dict[int, int]:
     return {mid: bisect.bisect_left(ordered, value) + 1 for mid, value in values.items()}
 
 
+class Parts(NamedTuple):
+    """What a candidate's explanation (`_explain`) is made of, kept until the best k are known."""
+
+    signals: Any  # its ranks, BM25 and distances in each list (None for a reply no list found)
+    exact: bool
+    similarity: float | None
+    words: float
+    fused: float
+    relevance: float
+    row: Any  # what fusion reads of the memory: `content`, `effective`, `confirmed`, a cached `coverage`
+    factor: float
+    match: float
+    channels: dict[str, float]
+    answers: int | None  # the question whose reply this is, when conversations.lift_answers placed it
+
+
+Scored = tuple[float, int, Parts]  # (score, id, parts), best first
+Lift = Callable[[list[Scored], Params], list[Scored]]
+
+
 def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | None = None,
          min_match: float = 0.0, context: dict[int, str] | None = None,
-         answers: dict[int, Any] | Callable[[list[int]], dict[int, Any]] | None = None) -> list[tuple]:  # fmt: skip
+         lift: Lift | None = None) -> list[tuple]:  # fmt: skip
     """Order and score the candidates; keep those whose match strength reaches `min_match`. Returns the best
     `k_top` as (score, id, explain), best first.
 
     `rows` maps ids to objects with `content`, `effective`, `confirmed` and a cached `coverage` (or None);
     `signals` maps ids to their ranks, BM25 and distances in each list; `context` what a memory's metadata
-    says its text leaves implicit (speaker, date), counted as its words; `answers` the reply (a row, with `pk`)
-    of each candidate that asks a question, in its conversation (see `lift_answers`), or a function giving them
-    for a list of ids: then only the first `answer_top` results that ask a question are looked up.
+    says its text leaves implicit, counted as its words; `lift` a step between ranking and the best k
+    (conversations.lift_replies: the reply to a matching question placed under it).
     """
-    p = params or Params.from_settings()
+    p = params or Params.from_defaults()
     scored = rank(rows, signals, kq, mode, p, min_match, context)
-    if callable(answers):
-        asking = [mid for _, mid, parts in scored[: p.answer_top] if "?" in parts[6].content] if p.answer_share else []
-        answers = answers(asking) if asking else None
-    scored = lift_answers(scored, answers, p.answer_share, p.answer_top)
+    if lift is not None:
+        scored = lift(scored, p)
     # The explanation only for what is returned: building it for every candidate cost more than the ranking.
     return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
 
 
-def lift_answers(scored: list[tuple], answers: dict[int, Any] | None, share: float, top: int) -> list[tuple]:
-    """The reply to a question among the first `top` results scores at least `share` x the question's score.
+@dataclass
+class _Ranking:
+    """What every candidate of one search is measured against."""
 
-    A conversation stored turn by turn asks in one memory and answers in the next: "How long have you been
-    married?" matches the query "how long has Mel been married" better than "5 years already!" ever can, by
-    words or by meaning. The reply joins the results just below its question (share < 1), even when neither
-    list found it, with the question's match strength: it is what made the question match worth showing."""
-    if not share or not answers:
-        return scored
-    lifted: dict[int, tuple] = {}
-    for score, mid, parts in scored[:top]:
-        reply = answers.get(mid)
-        if reply is not None and share * score > lifted.get(reply.pk, (0.0,))[0]:
-            lifted[reply.pk] = (round(share * score, 6), mid, parts, reply)
-    if not lifted:
-        return scored
-    out = []
-    for score, mid, parts in scored:
-        better = lifted.pop(mid, None)
-        if better and better[0] > score:
-            parts = (*parts[:-1], better[1])
-            score = better[0]
-        out.append((score, mid, parts))
-    for mid, (score, question, question_parts, reply) in lifted.items():
-        match = question_parts[8]
-        factor = importance_factor(reply.confirmed, reply.effective)
-        parts = (None, False, None, 0.0, 0.0, 0.0, reply, factor, match, {}, question)
-        out.append((score, mid, parts))
-    out.sort(key=lambda item: (-item[0], item[1]))
-    return out
+    kq: Any
+    mode: str
+    p: Params
+    context: dict[int, str]
+    weights: dict[str, float]  # of each list in this mode
+    best: float  # the fused value of first place in every weighed list
+    coverage_weight: float
+    phrase: str  # the whole query, for a verbatim match
+    rarity: dict[str, float]  # each query word's weight, when coverage weighs words by rarity
+    word_ranks: dict[int, int]  # ranks with ties shared (`_tied_ranks`)
+    vector_ranks: dict[int, int]
 
 
-def rank(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float = 0.0,
-         context: dict[int, str] | None = None) -> list[tuple]:  # fmt: skip
-    """Every candidate whose match strength reaches `min_match` as (score, id, parts for `_explain`), best first."""
-    context = context or {}
-    k = p.rrf_k
-    semantic_weight = p.semantic_weight * (p.typed_semantic_scale if is_typed(kq) else 1.0)
+def _ranking(rows: dict, signals: dict, kq, mode: str, p: Params, context: dict[int, str]) -> _Ranking:
     weights = {
         "keyword": p.keyword_weight if mode != "semantic" else 0.0,
         "substring": p.substring_weight if mode != "semantic" and kq.substrings else 0.0,
-        "semantic": semantic_weight if mode != "keyword" else 0.0,
+        "semantic": p.semantic_weight if mode != "keyword" else 0.0,
     }
-    best = sum(weights.values()) / (k + 1) or 1.0
     coverage_weight = p.coverage_weight if mode != "semantic" else 0.0
-    phrase = kq.phrase.casefold() if kq.phrase else ""
-    # Score-normalised parts: BM25 over the best BM25 among the candidates (FTS5's bm25 is negative, lower is
-    # better), and the calibrated cosine.
-    best_bm25 = min((s.bm25 for s in signals.values() if s.bm25 is not None), default=None)
-    normaliser = (weights["keyword"] + weights["semantic"]) or 1.0
     rarity = {}
     if p.rare_words and coverage_weight and kq.terms:
         rarity = rarity_weights(kq.terms, [with_context(row.content, context.get(mid)) for mid, row in rows.items()])
-    word_ranks = _tied_ranks({m: x.bm25 for m, x in signals.items() if x.keyword_rank and x.bm25 is not None})
-    vector_ranks = _tied_ranks({m: x.distance for m, x in signals.items() if x.vector_rank and x.distance is not None})
+    return _Ranking(
+        kq=kq, mode=mode, p=p, context=context, weights=weights, best=sum(weights.values()) / (p.rrf_k + 1) or 1.0,
+        coverage_weight=coverage_weight, phrase=kq.phrase.casefold() if kq.phrase else "", rarity=rarity,
+        word_ranks=_tied_ranks({m: x.bm25 for m, x in signals.items() if x.keyword_rank and x.bm25 is not None}),
+        vector_ranks=_tied_ranks({m: x.distance for m, x in signals.items()
+                                  if x.vector_rank and x.distance is not None}),
+    )  # fmt: skip
+
+
+def _fused(mid: int, s, r: _Ranking) -> float:
+    """Weighted reciprocal rank fusion of the lists that found the candidate."""
+    k, weights = r.p.rrf_k, r.weights
+    fused = 0.0
+    if s.keyword_rank and weights["keyword"]:
+        fused += weights["keyword"] / (k + r.word_ranks.get(mid, s.keyword_rank))
+    if s.substring_rank and weights["substring"]:
+        fused += weights["substring"] / (k + s.substring_rank)
+    if s.vector_rank and weights["semantic"]:
+        fused += weights["semantic"] / (k + r.vector_ranks.get(mid, s.vector_rank))
+    return fused
+
+
+@dataclass
+class _Evidence:
+    """How well one candidate matches, channel by channel."""
+
+    similarity: float | None  # cosine similarity, when measured
+    closeness: float  # on the ranking's cosine scale
+    meant: float  # on the floor's meaning scale
+    found_by_words: bool
+    words: float
+    identifier: float
+    exact: bool
+    match: float  # the floor's measure
+
+
+def _evidence(mid: int, row, s, r: _Ranking) -> _Evidence:
+    mode, kq = r.mode, r.kq
+    distance = s.distance if s.distance is not None else s.outside_distance
+    similarity = None if distance is None else max(0.0, 1.0 - distance)
+    closeness = _scaled(similarity, RANK_COSINE_ZERO, RANK_COSINE_FULL) if mode != "keyword" else 0.0
+    meant = meaning(similarity) if mode != "keyword" else 0.0
+    found_by_words = bool(s.keyword_rank or s.substring_rank) and mode != "semantic"
+    words = 0.0
+    if found_by_words:
+        if row.coverage is None:
+            row.coverage = coverage(kq.terms, with_context(row.content, r.context.get(mid)))
+        words = row.coverage
+    identifier = identifier_share(kq, row.content) if found_by_words and is_typed(kq) else 0.0
+    # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
+    # Checked on the candidates, which the word and substring lists already found: a trigram phrase query
+    # over the whole store cost up to 100 ms for a pasted error message.
+    s.exact_match = bool(r.phrase) and r.phrase in _SPACES.sub(" ", row.content).casefold()
+    exact = s.exact_match and mode != "semantic"
+    if exact:
+        identifier = 1.0
+    # Keyword mode measures no meaning: the words found are the whole evidence, counted as they are.
+    match = max(identifier, words) if mode == "keyword" else match_strength(words, identifier, meant)
+    return _Evidence(similarity, closeness, meant, found_by_words, words, identifier, exact, match)
+
+
+def _relevance(mid: int, row, fused: float, e: _Evidence, r: _Ranking) -> float:
+    """Ranks and word coverage, scaled by how close the candidate is on its own."""
+    p, mode = r.p, r.mode
+    rank_part = min(1.0, fused / r.best)
+    # Ranks order; the absolute part keeps "first of nothing good" from looking like a good match.
+    absolute = max(e.closeness, e.words) if mode == "hybrid" else (e.closeness if mode == "semantic" else e.words)
+    ranked_words = e.words
+    if r.rarity and e.found_by_words:
+        text = with_context(row.content, r.context.get(mid))
+        ranked_words = (1 - p.rare_words) * e.words + p.rare_words * weighted_coverage(r.kq.terms, text, r.rarity)
+    relevance = (rank_part + r.coverage_weight * ranked_words) / (1.0 + r.coverage_weight)
+    return relevance * ((1.0 - p.score_absolute) + p.score_absolute * absolute)
+
+
+def rank(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float = 0.0,
+         context: dict[int, str] | None = None) -> list[Scored]:  # fmt: skip
+    """Every candidate whose match strength reaches `min_match` as (score, id, parts for `_explain`), best first."""
+    r = _ranking(rows, signals, kq, mode, p, context or {})
     scored = []
     for mid, row in rows.items():
         s = signals[mid]
-        fused = 0.0
-        if s.keyword_rank and weights["keyword"]:
-            fused += weights["keyword"] / (k + word_ranks.get(mid, s.keyword_rank))
-        if s.substring_rank and weights["substring"]:
-            fused += weights["substring"] / (k + s.substring_rank)
-        if s.vector_rank and weights["semantic"]:
-            fused += weights["semantic"] / (k + vector_ranks.get(mid, s.vector_rank))
-        rank_part = min(1.0, fused / best)
-        distance = s.distance if s.distance is not None else s.outside_distance
-        similarity = None if distance is None else max(0.0, 1.0 - distance)
-        closeness = _scaled(similarity, RANK_COSINE_ZERO, RANK_COSINE_FULL) if mode != "keyword" else 0.0
-        meant = meaning(similarity) if mode != "keyword" else 0.0
-        if p.normalised:
-            words_norm = s.bm25 / best_bm25 if s.bm25 is not None and best_bm25 and weights["keyword"] else 0.0
-            score_part = (weights["keyword"] * words_norm + weights["semantic"] * closeness) / normaliser
-            rank_part = (1.0 - p.normalised) * rank_part + p.normalised * score_part
-        found_by_words = bool(s.keyword_rank or s.substring_rank) and mode != "semantic"
-        words = 0.0
-        if found_by_words:
-            if row.coverage is None:
-                row.coverage = coverage(kq.terms, with_context(row.content, context.get(mid)))
-            words = row.coverage
-        identifier = identifier_share(kq, row.content) if found_by_words and is_typed(kq) else 0.0
-        # The whole query found verbatim (an error message, a file name): that memory is what was asked for.
-        # Checked on the candidates, which the word and substring lists already found: a trigram phrase query
-        # over the whole store cost up to 100 ms for a pasted error message.
-        s.exact_match = bool(phrase) and phrase in _SPACES.sub(" ", row.content).casefold()
-        exact = s.exact_match and mode != "semantic"
-        if exact:
-            identifier = 1.0
-        # Keyword mode measures no meaning: the words found are the whole evidence, counted as they are.
-        match = max(identifier, words) if mode == "keyword" else match_strength(words, identifier, meant)
-        if match < min_match:
+        fused = _fused(mid, s, r)
+        e = _evidence(mid, row, s, r)
+        if e.match < min_match:
             continue
-        # Ranks order; the absolute part keeps "first of nothing good" from looking like a good match.
-        absolute = max(closeness, words) if mode == "hybrid" else (closeness if mode == "semantic" else words)
-        ranked_words = words
-        if rarity and found_by_words:
-            text = with_context(row.content, context.get(mid))
-            ranked_words = (1 - p.rare_words) * words + p.rare_words * weighted_coverage(kq.terms, text, rarity)
-        relevance = (rank_part + coverage_weight * ranked_words) / (1.0 + coverage_weight)
-        relevance *= (1.0 - p.score_absolute) + p.score_absolute * absolute
+        relevance = _relevance(mid, row, fused, e, r)
         factor = importance_factor(row.confirmed, row.effective, p)
         score = relevance * factor
-        if exact:
+        if e.exact:
             # Typed verbatim (an identifier, a file name, an error message): above anything that only resembles
             # the query, whatever its importance. Such scores are 1 + the usual score.
             score += 1.0
-        channels = {"words": words, "identifier": identifier, "meaning": meant}
-        parts = (s, exact, similarity, words, fused, relevance, row, factor, match, channels, None)
+        channels = {"words": e.words, "identifier": e.identifier, "meaning": e.meant}
+        parts = Parts(s, e.exact, e.similarity, e.words, fused, relevance, row, factor, e.match, channels, None)
         scored.append((round(score, 6), mid, parts))
     scored.sort(key=lambda item: (-item[0], item[1]))
     return scored

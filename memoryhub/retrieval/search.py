@@ -7,15 +7,14 @@ their phrase), identifier substrings (trigram FTS5, only for an identifier the w
 `UserId` inside `getUserId`) and meaning (vec0's exact KNN on the query's embedding; from 1000 vectors the
 in-process copy of vec0's vectors, see vector_index.py). fusion.py orders the candidates (`score`) and keeps
 only those whose calibrated match strength clears the relevance floor (`min_score`), so a query that matches
-nothing returns nothing. A candidate that asks a question brings its reply, the next memory of its conversation
-(`replies`), which fusion lifts under the question when the question ranks high.
+nothing returns nothing. With conversation ranking on (conversations.py), a memory's speaker and date count as
+its words, and a candidate that asks a question brings its reply, lifted under the question when it ranks high.
 
 Large stores stay fast three ways: the word index holds each row's scope as a token, so FTS5 scores only what
 the search may see; common words are planned around (`_word_hits`); and the query is embedded, and the vector
 copy ranked, on a worker thread while this thread runs the keyword SQL.
 
-Tuned with eval_locomo (leave one conversation out, --cv) and eval_recall; see the settings blocks "Search" and
-"Relevance floor and fusion".
+The pool sizes and planning limits are in the tuning table (tuning.py); how they were measured in docs/search.md.
 """
 
 from __future__ import annotations
@@ -35,7 +34,7 @@ from memoryhub.memories import priority
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
-from memoryhub.retrieval import conflicts, fusion, query_text
+from memoryhub.retrieval import conflicts, conversations, fusion, query_text, tuning
 from memoryhub.storage import sql, vector_index
 from memoryhub.storage.filters import MemoryFilter
 from memoryhub.storage.resets import on_store_replaced
@@ -89,15 +88,15 @@ def _word_hits(kq: query_text.KeywordQuery, pool: int, where: str, params: list,
 
     FTS5 computes bm25 for every row that matches before it can sort (2-10 microseconds a row here), so an OR
     of words that each appear in thousands of memories costs tens of milliseconds at 100k. A word (or an
-    identifier's phrase) is common when more than MEMORYHUB_KEYWORD_COMMON_DOCS memories in the scope hold it:
+    identifier's phrase) is common when more than `keyword_common_docs` (tuning.py) memories in the scope hold it:
     - some are rare: only rows holding a rare one are scored. A common word has a low IDF and adds little to
       bm25; word coverage in fusion still counts it, and meaning finds rows holding only common words.
     - all are common: rows holding every word, then (if those are too few) any of them, each list cut to
-      its newest MEMORYHUB_KEYWORD_COMMON_DOCS rows. Both lists score the same words, so they merge by bm25.
+      its newest `keyword_common_docs` rows. Both lists score the same words, so they merge by bm25.
     A store where no word passes the limit (every store under that size) is searched exactly as plain BM25.
     """
     plain = query_text.in_text(kq.word_expression, scope)
-    limit = settings.MEMORYHUB_KEYWORD_COMMON_DOCS
+    limit = tuning.DEFAULTS.keyword_common_docs
     # A scope of at most 3 x limit memories costs little to score whole: asking how common each word is would
     # cost more (each answer walks up to `limit` entries of the word's doclist).
     if kq.only_stopwords or not _scope_larger_than(scope, 3 * limit):
@@ -168,7 +167,7 @@ def _vector_total(model_id: str) -> int:
     widening loop does not trust it."""
     key = (str(sql.connection.settings_dict.get("NAME")), model_id)
     cached = _totals.get(key)
-    if cached and cached[2] > settings.MEMORYHUB_EXACT_KNN_MAX and time.monotonic() - cached[1] < 10.0:
+    if cached and cached[2] > vector_index.EXACT_KNN_MAX and time.monotonic() - cached[1] < 10.0:
         return cached[2]  # a large store: no need to read the change token either
     token = (id(sql.connection.connection), *sql.change_token())
     if cached and cached[0] == token:
@@ -211,11 +210,7 @@ def _start_semantic(query: str, pool: int, scope: SearchScope) -> Future:
     """Embed the query (and, on a large store without narrower filters, rank the vector copy) meanwhile."""
     embedder = get_embedder()
     view = None
-    if (
-        not sql.FILTERED_KNN
-        and not scope.narrower
-        and _vector_total(embedder.model_id) > settings.MEMORYHUB_EXACT_KNN_MAX
-    ):
+    if not sql.FILTERED_KNN and not scope.narrower and _vector_total(embedder.model_id) > vector_index.EXACT_KNN_MAX:
         view = vector_index.view(embedder.model_id, embedder.dimensions)
     return _embedding_threads.submit(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope)
 
@@ -282,7 +277,7 @@ def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: 
     if sql.FILTERED_KNN:
         # The database ranks under the filter itself (PostgreSQL: HNSW with iterative scans).
         return sql.knn_where(vector, pool, where, params), "index"
-    if _vector_total(model_id) > settings.MEMORYHUB_EXACT_KNN_MAX:
+    if _vector_total(model_id) > vector_index.EXACT_KNN_MAX:
         return _quantized(vector, model_id, pool, where, params, scope)
     return _exact(vector, model_id, pool, where, params, scope)
 
@@ -290,7 +285,7 @@ def _nearest(vector, model_id: str, pool: int, where: str, params: list, scope: 
 def _allowed(scope: SearchScope) -> tuple[int, list[int] | None]:
     """How many rows the filter leaves, and their ids when that is few enough to rank them all exactly."""
     allowed = sql.count_scoped(scope.alternatives, scope.rest, scope.rest_params)
-    if not 0 < allowed <= settings.MEMORYHUB_KNN_FILTER_IDS_MAX:
+    if not 0 < allowed <= tuning.DEFAULTS.knn_filter_ids_max:
         return allowed, None
     return allowed, sql.ids_scoped(scope.alternatives, scope.rest, scope.rest_params, limit=allowed)
 
@@ -330,10 +325,10 @@ def _exact(vector, model_id: str, pool: int, where: str, params: list, scope: Se
     # Widen the pool by the filter's selectivity so that about `pool` allowed rows survive the filter.
     fetch = math.ceil(pool * total / max(allowed, 1) * 1.5)
     while True:
-        fetch = min(fetch, settings.MEMORYHUB_KNN_MAX_FETCH)
+        fetch = min(fetch, tuning.DEFAULTS.knn_max_fetch)
         rows = sql.knn(vector, fetch)
         found = _passing(rows, pool, where, params)
-        if len(found) >= pool or len(rows) < fetch or fetch >= settings.MEMORYHUB_KNN_MAX_FETCH:
+        if len(found) >= pool or len(rows) < fetch or fetch >= tuning.DEFAULTS.knn_max_fetch:
             return found, "exact"
         fetch *= 4
 
@@ -460,8 +455,11 @@ def search_memories(
         found = candidates(query, scope, where, params, mode=mode, k=k)
         rows = found.rows
         # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
+        lift = conversations.lift_replies(
+            lambda ids: conversations.replies({mid: rows[mid] for mid in ids}, where, params, _rows)
+        )
         ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
-                             answers=lambda ids: replies({mid: rows[mid] for mid in ids}, where, params))  # fmt: skip
+                             lift=lift)  # fmt: skip
         ranked = conflicts.newer_first(ranked)
         memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
     hits = _hits(ranked, memories, mode=mode, knn=found.knn)
@@ -477,7 +475,7 @@ class Candidates:
     rows: dict[int, _Row]
     signals: dict[int, _Signals]
     query: query_text.KeywordQuery
-    context: dict[int, str]  # what each candidate's metadata says that its text leaves implicit
+    context: dict[int, str]  # what each candidate's metadata says its text leaves implicit (conversations.py)
     knn: str | None = None  # how the vector side ranked, when it ran
     embed_ms: float | None = None
     answers: dict[int, _Row] | None = None  # the reply to each candidate that asks a question, when asked for
@@ -518,9 +516,9 @@ def candidates(
 ) -> Candidates:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
 
-    With `answers`, the reply to every candidate that asks a question (see `replies`): evaluations lift replies
-    under many settings."""
-    pool = max(k * 5, settings.MEMORYHUB_SEARCH_POOL)
+    With `answers`, the reply to every candidate that asks a question (conversations.replies): evaluations lift
+    replies under many settings."""
+    pool = max(k * 5, tuning.DEFAULTS.search_pool)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
     knn = embed_ms = None
@@ -532,41 +530,13 @@ def candidates(
         _keyword(kq, pool, where, params, scope_match, signals)
         # While the worker still embeds: the keyword candidates' rows and word coverage.
         rows = _rows(list(signals))
-        context = implicit_context(list(rows))
+        context = conversations.implicit_context(list(rows))
         for mid, row in rows.items():
             row.coverage = fusion.coverage(kq.terms, fusion.with_context(row.content, context.get(mid)))
     if mode in ("hybrid", "semantic"):
         embed_ms, knn = _semantic(embedding, pool, where, params, scope, signals)
         more = _rows([mid for mid in signals if mid not in rows])
-        context |= implicit_context(list(more))
+        context |= conversations.implicit_context(list(more))
         rows |= more
     return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms,
-                      answers=replies(rows, where, params) if answers else None)  # fmt: skip
-
-
-def replies(rows: dict[int, _Row], where: str, params: list) -> dict[int, _Row]:
-    """The reply to each candidate that asks a question, by the question's id: the next memory of its conversation
-    (same project and metadata `session`, written right after it) that the search may see. A reply neither list
-    found gets its row here, for fusion to place it under its question (fusion.lift_answers)."""
-    questions = [mid for mid, row in rows.items() if "?" in row.content]
-    following = sql.next_in_session(questions, where, params) if questions else {}
-    more = _rows([mid for mid in following.values() if mid not in rows])
-    return {question: rows.get(mid) or more[mid] for question, mid in following.items() if mid in rows or mid in more}
-
-
-IMPLICIT_METADATA = ("speaker", "date")
-
-
-def implicit_context(ids: list[int]) -> dict[int, str]:
-    """What a memory's metadata says that its text may leave implicit (who said it, when), by id, for word
-    coverage: "what did Melanie paint on 13 October 2023" should count the date of the session a turn was in,
-    which the turn itself never says. Only the keys in IMPLICIT_METADATA."""
-    if not ids:
-        return {}
-    out = {}
-    for pk, metadata in sql.memory_metadata(ids).items():
-        if isinstance(metadata, dict):
-            values = [str(metadata[key]) for key in IMPLICIT_METADATA if metadata.get(key)]
-            if values:
-                out[pk] = " ".join(values)
-    return out
+                      answers=conversations.replies(rows, where, params, _rows) if answers else None)  # fmt: skip

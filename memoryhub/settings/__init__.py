@@ -174,58 +174,17 @@ MEMORYHUB_WRITE_EMBED_NICE = envint("MEMORYHUB_WRITE_EMBED_NICE", 10, minimum=0,
 MEMORYHUB_WRITE_YIELD_MS = envint("MEMORYHUB_WRITE_YIELD_MS", 100, minimum=0, maximum=10_000)
 
 # --- Search (memoryhub/retrieval/) ------------------------------------------------------------------------------
-
-# Fusion: a small RRF constant lets first places count (see the cross-validated defaults below).
-MEMORYHUB_RRF_K = envint("MEMORYHUB_RRF_K", 3, minimum=1)
-MEMORYHUB_KEYWORD_WEIGHT = envfloat("MEMORYHUB_KEYWORD_WEIGHT", 1.0, minimum=0.0)
-MEMORYHUB_SEMANTIC_WEIGHT = envfloat("MEMORYHUB_SEMANTIC_WEIGHT", 1.1, minimum=0.0)
-# Identifier substrings (trigram index) as a third ranked list beside words and meaning.
-MEMORYHUB_SUBSTRING_WEIGHT = envfloat("MEMORYHUB_SUBSTRING_WEIGHT", 1.0, minimum=0.0)
-# relevance = (fused / best possible + COVERAGE x share of query words found) / (1 + COVERAGE)
-#             x (1 - ABSOLUTE + ABSOLUTE x max(cosine closeness, word share)); score = relevance x importance factor.
-MEMORYHUB_COVERAGE_WEIGHT = envfloat("MEMORYHUB_COVERAGE_WEIGHT", 1.0, minimum=0.0)
-MEMORYHUB_SCORE_ABSOLUTE = envfloat("MEMORYHUB_SCORE_ABSOLUTE", 0.5, minimum=0.0, maximum=1.0)
-# Importance factor = 1 - WEIGHT - BONUS + WEIGHT x effective importance (+ BONUS when confirmed).
-MEMORYHUB_IMPORTANCE_WEIGHT = envfloat("MEMORYHUB_IMPORTANCE_WEIGHT", 0.15, minimum=0.0, maximum=0.5)
-MEMORYHUB_CONFIRMED_BONUS = envfloat("MEMORYHUB_CONFIRMED_BONUS", 0.05, minimum=0.0, maximum=0.5)
-# A word held by more memories than this (in the searched scope) is "common": see search._word_hits.
-MEMORYHUB_KEYWORD_COMMON_DOCS = envint("MEMORYHUB_KEYWORD_COMMON_DOCS", 1000, minimum=10)
-# Candidates per ranked list (at least 5 x k).
-MEMORYHUB_SEARCH_POOL = envint("MEMORYHUB_SEARCH_POOL", 50, minimum=10)
-# Up to EXACT_KNN_MAX vectors, vec0's exact float KNN; above, memoryhub/storage/vector_index.py: a Hamming pass
-# over the bit[] codes, the best 2% (QUANTIZED_RESCORE / 2 to QUANTIZED_RESCORE) rescored from a per-process copy
-# kept up to date through the change log; above COPY_INT8_ABOVE vectors that copy holds int8 codes, not float32
-# (a quarter of the memory: 0.4 GB instead of 1.5 GB per million vectors).
-# Filters that leave at most FILTER_IDS_MAX rows rank exactly those rows; wider ones widen the pool (at most
-# KNN_MAX_FETCH rows from vec0).
-# 1000: above that the in-process copy, ranked on the embedding thread, beats vec0's exact KNN on the caller's
-# (hybrid p50 12.9 against 17.6 ms at 2000 memories); below, vec0 answers in about a millisecond.
-MEMORYHUB_EXACT_KNN_MAX = envint("MEMORYHUB_EXACT_KNN_MAX", 1000, minimum=0)
-MEMORYHUB_QUANTIZED_RESCORE = envint("MEMORYHUB_QUANTIZED_RESCORE", 2000, minimum=10)
-MEMORYHUB_VECTOR_COPY_INT8_ABOVE = envint("MEMORYHUB_VECTOR_COPY_INT8_ABOVE", 200_000, minimum=0)
-MEMORYHUB_KNN_FILTER_IDS_MAX = envint("MEMORYHUB_KNN_FILTER_IDS_MAX", 2000, minimum=0)
-MEMORYHUB_KNN_MAX_FETCH = envint("MEMORYHUB_KNN_MAX_FETCH", 1000, minimum=10)
-
-# The fusion defaults (RRF_K 3, SEMANTIC_WEIGHT 1.1, COVERAGE_WEIGHT 1.0, SCORE_ABSOLUTE 0.5 and the three below)
-# were chosen by `eval_locomo --cv`, leaving one conversation out: tuned on four, they won for four of five held out.
+# How search weighs and plans is not set here: those values were measured, and live in one table in the code
+# (memoryhub/retrieval/tuning.py, the vector copy's limits in memoryhub/storage/vector_index.py).
 
 # Search returns only results whose match strength (explain["match"]: words, identifier and meaning combined, see
-# fusion.match_strength; 0-1) reaches this; a request's `min_score` overrides it, 0 keeps everything. Tuned with
-# eval_recall: 91% of made-up queries answer nothing, no agent question answered in the top 3 is lost.
+# fusion.match_strength; 0-1) reaches this; a request's `min_score` overrides it, 0 keeps everything. Raise it for
+# fewer answers to made-up questions, lower it to keep answers found by meaning alone (docs/search.md).
 MEMORYHUB_SEARCH_MIN_SCORE = envfloat("MEMORYHUB_SEARCH_MIN_SCORE", 0.22, minimum=0.0, maximum=1.0)
-# Share of score-normalised fusion (BM25 / best BM25, calibrated cosine) beside rank fusion; 0 = ranks only.
-# It helped (0.3) until word coverage counted the date a memory's metadata carries; since then no fold picks it.
-MEMORYHUB_FUSION_NORMALISED = envfloat("MEMORYHUB_FUSION_NORMALISED", 0.0, minimum=0.0, maximum=1.0)
-# Word coverage in the ranking weighs words by their rarity among the candidates (1) or alike (0).
-MEMORYHUB_COVERAGE_RARE_WORDS = envfloat("MEMORYHUB_COVERAGE_RARE_WORDS", 1.0, minimum=0.0, maximum=1.0)
-# The meaning list's weight is multiplied by this for a query naming identifiers or pasting an error message
-# (1: no change; LoCoMo has no such queries to tune it on, and a verbatim match already ranks first).
-MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE = envfloat("MEMORYHUB_TYPED_QUERY_SEMANTIC_SCALE", 1.0, minimum=0.0)
-# A memory that asks a question ("How long have you been married?") among the first ANSWER_TOP results lifts the
-# next memory of its conversation (same project and metadata `session` or `session_id`: its reply) to ANSWER_SHARE
-# of its own score; 0 = off. Chosen by `eval_locomo --cv` (every fold picks 0.8 and 5).
-MEMORYHUB_ANSWER_SHARE = envfloat("MEMORYHUB_ANSWER_SHARE", 0.8, minimum=0.0, maximum=1.0)
-MEMORYHUB_ANSWER_TOP = envint("MEMORYHUB_ANSWER_TOP", 5, minimum=1)
+# For stores of conversations kept turn by turn (a chat log, one memory per turn): count a turn's metadata
+# `speaker` and `date` as its words, and lift the reply to a matching question under it
+# (memoryhub/retrieval/conversations.py). Off: shown to help only on the conversations it was tuned on.
+MEMORYHUB_CONVERSATION_RANKING = envbool("MEMORYHUB_CONVERSATION_RANKING", True)
 
 # --- Recall (memoryhub/retrieval/recall.py) ---------------------------------------------------------------------
 

@@ -19,7 +19,7 @@ or on which connection asks. The copy rebuilds when its position no longer exist
 generation (a restore or `reembed --all`, in any process), its entry pruned from the log, or its entry's
 random tag changed (it had applied a transaction that was then rolled back, and the seq was handed out again).
 
-Size: above MEMORYHUB_VECTOR_COPY_INT8_ABOVE vectors the rescoring copy holds int8 codes (each row scaled by
+Size: above COPY_INT8_ABOVE vectors the rescoring copy holds int8 codes (each row scaled by
 its largest component) instead of float32: 384 MB instead of 1.5 GB per million vectors, and a cosine off by
 less than 0.005. Arrays grow by half again when full, so appending a batch of new rows costs that batch, not a
 copy of the store.
@@ -31,10 +31,22 @@ import threading
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.conf import settings
 
 from memoryhub.storage import sql
 from memoryhub.storage.resets import on_store_replaced
+
+# The copy's limits, measured with `bench_search` (docs/search.md); constants, not settings (the rest of search's
+# tuning is in memoryhub/retrieval/tuning.py, which this floor cannot read). Read through the module
+# (`vector_index.EXACT_KNN_MAX`), so a test may lower one.
+# Up to this many vectors vec0's exact KNN answers in about a millisecond; above, the copy ranked on the embedding
+# thread is faster than vec0 on the caller's.
+EXACT_KNN_MAX = 1000
+# Most rows the Hamming pass hands to exact rescoring: what the 1-bit codes misorder grows with the rows, and 2000
+# keeps recall@10 against exact search at 0.995 on 100k vectors.
+QUANTIZED_RESCORE = 2000
+# Above this many vectors the copy keeps int8 codes: float32 would pass 300 MB per process, and int8 is a quarter
+# of that for a cosine off by less than 0.005.
+COPY_INT8_ABOVE = 200_000
 
 _lock = threading.Lock()
 
@@ -124,7 +136,7 @@ def _rebuild(copy: _Copy, model_id: str) -> None:
     generation, high = (position[0], position[1]) if position else ("", 0)
     position = sql.change_position(high)  # the tag of the head entry: the copy's position from now on
     count = sql.count_vectors(copy.dims)
-    copy.int8 = count > settings.MEMORYHUB_VECTOR_COPY_INT8_ABOVE
+    copy.int8 = count > COPY_INT8_ABOVE
     copy.size, copy.dead = 0, 0
     copy.project_codes, copy.status_codes = {}, {}
     for name in ("ids", "bits", "codes", "scales", "projects", "statuses"):
@@ -292,10 +304,9 @@ class View:
         these projects (None: every project; None inside the list: the globals) with this status (None: any)."""
         vector = np.asarray(vector, dtype=np.float32)
         rows = np.flatnonzero(self.visible(projects, status))
-        # Rescored exactly: 2% of the rows the Hamming pass ranks, between half of QUANTIZED_RESCORE and all of it.
-        # What the 1-bit codes misorder grows with the rows: recall@10 against exact search 0.998 rescoring 1000 of
-        # 10k, 0.995 rescoring 2000 of 100k (1000 of 100k: 0.990).
-        rescore = settings.MEMORYHUB_QUANTIZED_RESCORE
+        # Rescored exactly: 2% of the rows the Hamming pass ranks (what the 1-bit codes misorder grows with the
+        # rows), between half of QUANTIZED_RESCORE and all of it.
+        rescore = QUANTIZED_RESCORE
         wide = max(candidates, min(rescore, max(rescore // 2, len(rows) // 50)))
         if len(rows) > wide:
             query_bits = np.frombuffer(binary_code(vector), dtype=np.uint64)
@@ -364,7 +375,7 @@ def prepare(model_id: str, dims: int) -> None:
     if sql.FILTERED_KNN:
         return
     key = (str(sql.connection.settings_dict.get("NAME")), model_id, dims)
-    if key in _copies or sql.count_vectors(dims) > settings.MEMORYHUB_EXACT_KNN_MAX:
+    if key in _copies or sql.count_vectors(dims) > EXACT_KNN_MAX:
         view(model_id, dims)
 
 

@@ -209,8 +209,8 @@ class Command(BaseCommand):
         )
         warm = time.perf_counter() - started
         total = sql.count_memories("m.embed_model = %s", [embedder.model_id])
-        quantized = total > settings.MEMORYHUB_EXACT_KNN_MAX
-        codes = "int8" if total > settings.MEMORYHUB_VECTOR_COPY_INT8_ABOVE else "float32"
+        quantized = total > vector_index.EXACT_KNN_MAX
+        codes = "int8" if total > vector_index.COPY_INT8_ABOVE else "float32"
         self.stdout.write(
             f"  {len(pairs)} queries, k={k}, each scoped to a project (its memories + globals); vector search: "
             + (

@@ -13,11 +13,13 @@ ranks of its evidence turns are scored:
 once and a coarse grid of settings is re-fused in memory; the setting best on the other conversations is
 measured on the held-out one, and that cross-validated figure is printed beside the in-sample one.
 
-`--baseline` runs plain reciprocal rank fusion instead of the tuned settings (k=60, words and meaning weighed
-alike, no word coverage, no absolute relevance, no reply lifted under its question). It measures hit@10 0.649
-and MRR 0.402 here: the issue's "plain baseline R@10 0.65, MRR 0.40", so the issue's R@10 is what this command
-calls hit@10 (a question counts as found when any of its evidence turns is in the first 10). R@10, the stricter
-share of evidence turns found, is printed beside it.
+`--baseline` runs plain reciprocal rank fusion instead of the tuned values (k=60, words and meaning weighed
+alike, no word coverage, no absolute relevance, no reply lifted under its question, no floor). What is called
+R@10 elsewhere is often this command's hit@10 (a question counts as found when any of its evidence turns is in
+the first 10); R@10, the stricter share of evidence turns found, is printed beside it.
+
+`--conversation-ranking on|off` runs with MEMORYHUB_CONVERSATION_RANKING switched (the speaker and date counted as
+words, the reply lifted under its question: memoryhub/retrieval/conversations.py); default: the setting.
 """
 
 from __future__ import annotations
@@ -36,23 +38,22 @@ from memoryhub.bench import locomo_cv
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
-from memoryhub.retrieval import fusion
-from memoryhub.retrieval.search import MODES, MemoryFilter, _rows, implicit_context, project_candidates, search_memories
+from memoryhub.retrieval import conversations, fusion, tuning
+from memoryhub.retrieval.search import MODES, MemoryFilter, _rows, project_candidates, search_memories
 from memoryhub.storage import sql
 from memoryhub.storage.scratch import scratch_database
 
 CATEGORIES = (1, 2, 3, 4)
 DIA_ID = re.compile(r"D\d+:\d+")
+# --baseline: the tuning table's values of plain reciprocal rank fusion, and no floor.
 PLAIN_FUSION = {
-    "MEMORYHUB_RRF_K": 60,
-    "MEMORYHUB_KEYWORD_WEIGHT": 1.0,
-    "MEMORYHUB_SEMANTIC_WEIGHT": 1.0,
-    "MEMORYHUB_COVERAGE_WEIGHT": 0.0,
-    "MEMORYHUB_SCORE_ABSOLUTE": 0.0,
-    "MEMORYHUB_FUSION_NORMALISED": 0.0,
-    "MEMORYHUB_COVERAGE_RARE_WORDS": 0.0,
-    "MEMORYHUB_ANSWER_SHARE": 0.0,
-    "MEMORYHUB_SEARCH_MIN_SCORE": 0.0,
+    "rrf_k": 60,
+    "keyword_weight": 1.0,
+    "semantic_weight": 1.0,
+    "coverage_weight": 0.0,
+    "score_absolute": 0.0,
+    "rare_words": 0.0,
+    "answer_share": 0.0,
 }
 CUTOFFS = (1, 5, 10)
 
@@ -125,12 +126,16 @@ class Command(BaseCommand):
             "--cv takes one (default there: session)",
         )  # fmt: skip
         parser.add_argument(
+            "--conversation-ranking", choices=("on", "off"),
+            help="switch MEMORYHUB_CONVERSATION_RANKING on or off for this run (default: the setting)",
+        )  # fmt: skip
+        parser.add_argument(
             "--cv", action="store_true",
             help="tune fusion leaving one conversation out; print held-out figures beside in-sample ones",
         )  # fmt: skip
 
     def handle(self, *args, path: str, db: str | None, modes: str, dump: str | None, baseline: bool, cv: bool,
-               stored: str, **options):  # fmt: skip
+               stored: str, conversation_ranking: str | None, **options):  # fmt: skip
         folder = Path(path)
         files = sorted(folder.glob("*.json")) if folder.is_dir() else []
         if not files:
@@ -138,12 +143,21 @@ class Command(BaseCommand):
         wanted = [m.strip() for m in modes.split(",") if m.strip()]
         if not wanted or any(m not in MODES for m in wanted):
             raise CommandError(f"--modes must name some of {', '.join(MODES)}")
+        switched = (
+            {} if conversation_ranking is None else {"MEMORYHUB_CONVERSATION_RANKING": conversation_ranking == "on"}
+        )
         if cv:
-            with scratch_database(db) as db_path:
+            with scratch_database(db) as db_path, override_settings(**switched):
                 self._cross_validate(files, "session" if stored == "both" else stored)
             return
-        with scratch_database(db) as db_path, override_settings(**(PLAIN_FUSION if baseline else {})):
+        plain = (PLAIN_FUSION, {"MEMORYHUB_SEARCH_MIN_SCORE": 0.0}) if baseline else ({}, {})
+        with (
+            scratch_database(db) as db_path,
+            tuning.tuned(**plain[0]),
+            override_settings(**switched, **plain[1]),
+        ):
             self.stdout.write(f"scratch database: {db_path}")
+            self.stdout.write(f"conversation ranking: {'on' if conversations.enabled() else 'off'}")
             if baseline:
                 self.stdout.write("BASELINE: plain fusion, " + ", ".join(f"{k}={v}" for k, v in PLAIN_FUSION.items()))
             styles = STORED if stored == "both" else (stored,)
@@ -209,7 +223,7 @@ class Command(BaseCommand):
             matrix = np.array([vectors[i] for i in conv.ids.tolist()], dtype=np.float32)
             conv.vectors = matrix / np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-9)
             conv.rows = _rows(list(dia))
-            conv.context = implicit_context(list(dia))
+            conv.context = conversations.implicit_context(list(dia))
             known = set(dia.values())
             asked = [q for q in questions if q["evidence"] & known]
             query_vectors = embedder.embed([q["question"] for q in asked]) if asked else []
@@ -228,10 +242,11 @@ class Command(BaseCommand):
         started = time.perf_counter()
         convs = self._gather(files, stored)
         floor = settings.MEMORYHUB_SEARCH_MIN_SCORE
-        now = fusion.Params.from_settings()
+        now = fusion.Params.from_defaults()
         count = sum(len(c.questions) for c in convs)
         self.stdout.write(f"\nLoCoMo leave-one-conversation-out, turns stored {stored}, categories 1-4: "
-                          f"{count} questions, {len(convs)} conversations, relevance floor {floor}")  # fmt: skip
+                          f"{count} questions, {len(convs)} conversations, relevance floor {floor}, "
+                          f"conversation ranking {'on' if conversations.enabled() else 'off'}")  # fmt: skip
         keys = [*(f"hit@{k}" for k in locomo_cv.CUTOFFS), "MRR"]
         head = "".join(f"{k:>8}" for k in keys)
         self.stdout.write(f"{'':<31}{'in-sample':^32}  {'held-out (cross-validated)':^32}")
@@ -263,7 +278,7 @@ class Command(BaseCommand):
             self.stdout.write(f"\n{mode}, best in-sample: {best[0].described()}")
             for conv, pick in zip(convs, picks, strict=True):
                 changed = {f: getattr(pick[0], f) for f in ("rrf_k", "semantic_weight", "coverage_weight",
-                                                            "score_absolute", "normalised", "rare_words",
+                                                            "score_absolute", "rare_words",
                                                             "answer_share", "answer_top")}  # fmt: skip
                 self.stdout.write(f"  held out {conv.name}: {changed}")
         self.stdout.write(f"({time.perf_counter() - started:.0f} s)")
