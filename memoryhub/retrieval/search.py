@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 from django.conf import settings
+from django.utils import timezone
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories import priority
@@ -377,10 +378,11 @@ class _Row:
 def _rows(ids: list[int]) -> dict[int, _Row]:
 
     out = {}
+    now = timezone.now()  # one moment for every candidate of a search (and one clock read, not a hundred)
     for pk, content, importance, confirmed, category, tier, *clock in sql.fusion_rows(ids):
         effective = effective_value(
             importance=importance, category=category, tier=tier, confirmed=confirmed,
-            referenced_at=last_referenced(*clock),
+            referenced_at=last_referenced(*clock), now=now,
         )  # fmt: skip
         out[pk] = _Row(pk, content, effective, confirmed)
     return out

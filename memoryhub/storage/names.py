@@ -82,6 +82,8 @@ NAMES = (
     "of_model",
     "of_status",
     "exact_scope",
+    "proposal_sources",
+    "superseded_among",
 )
 
 # Offered where the database can do it: PostgreSQL ranks vectors under any filter itself (`FILTERED_KNN`).

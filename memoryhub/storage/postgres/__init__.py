@@ -23,8 +23,10 @@ from memoryhub.storage.portable import (
     memory_ids_where,
     of_model,
     of_status,
+    proposal_sources,
     scope_alternatives,
     scope_token,
+    superseded_among,
     vec_table,
     vector_ids,
 )
@@ -174,4 +176,6 @@ __all__ = [
     "log_changes",
     "renew_generation",
     "knn_where",
+    "proposal_sources",
+    "superseded_among",
 ]

@@ -23,8 +23,10 @@ from memoryhub.storage.portable import (
     memory_ids_where,
     of_model,
     of_status,
+    proposal_sources,
     scope_alternatives,
     scope_token,
+    superseded_among,
     vec_table,
     vector_ids,
 )
@@ -172,4 +174,6 @@ __all__ = [
     "change_position",
     "log_changes",
     "renew_generation",
+    "proposal_sources",
+    "superseded_among",
 ]
