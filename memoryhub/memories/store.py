@@ -16,8 +16,6 @@ import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F
-from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -439,13 +437,8 @@ def reinforce(*, memory_ids: list[int], now: datetime | None = None) -> None:
     if not memory_ids:
         return
 
-    now = now or timezone.now()
     with bookkeeping_write():
-        Memory.objects.filter(pk__in=memory_ids).update(
-            access_count=F("access_count") + 1,
-            last_accessed_at=now,
-            importance=Least(F("importance") + settings.MEMORYHUB_REINFORCE_STEP, 1.0),
-        )
+        sql.reinforce_rows(memory_ids, now or timezone.now(), settings.MEMORYHUB_REINFORCE_STEP)
 
 
 def reembed(*, batch_size: int = 64, progress=None) -> int:

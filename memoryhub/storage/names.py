@@ -84,6 +84,7 @@ NAMES = (
     "exact_scope",
     "proposal_sources",
     "superseded_among",
+    "reinforce_rows",
 )
 
 # Offered where the database can do it: PostgreSQL ranks vectors under any filter itself (`FILTERED_KNN`).

@@ -82,6 +82,7 @@ if VENDOR == "postgresql":
         proposal_sources,
         quantize_binary,
         read_vectors,
+        reinforce_rows,
         renew_generation,
         schema_names,
         scope_alternatives,
@@ -167,6 +168,7 @@ else:
         proposal_sources,
         quantize_binary,
         read_vectors,
+        reinforce_rows,
         renew_generation,
         schema_names,
         scope_alternatives,
@@ -267,4 +269,5 @@ __all__ = [
     "exact_scope",
     "proposal_sources",
     "superseded_among",
+    "reinforce_rows",
 ]

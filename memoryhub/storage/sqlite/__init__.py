@@ -24,6 +24,7 @@ from memoryhub.storage.portable import (
     of_model,
     of_status,
     proposal_sources,
+    reinforce_rows,
     scope_alternatives,
     scope_token,
     superseded_among,
@@ -176,4 +177,5 @@ __all__ = [
     "renew_generation",
     "proposal_sources",
     "superseded_among",
+    "reinforce_rows",
 ]
