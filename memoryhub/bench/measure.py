@@ -1,5 +1,6 @@
-"""What the benchmark commands share: percentiles, the memory a process holds, and a real server to measure
-through HTTP (`manage.py serve` on a free loopback port, stopped when the block ends)."""
+"""What the benchmark commands share: percentiles, the CPU and the model alone on it (the yardstick: every
+ingest and search figure is printed beside it, as a ratio), the memory a process holds, and a real server to
+measure through HTTP (`manage.py serve` on a free loopback port, stopped when the block ends)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,14 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 from django.conf import settings
+
+from memoryhub.embeddings import get_embedder
+from memoryhub.memories.store import IMPORT_EMBED_CHUNK
 
 
 class ServerDidNotStart(RuntimeError):
@@ -44,6 +49,54 @@ def cpu_note() -> str:
     flags = set(fields.get("flags", "").split())
     have = [f for f in _CPU_FEATURES if f in flags] or ["none of avx2, avx512f, vnni"]
     return f"cpu: {name}; {' '.join(have)}"
+
+
+@dataclass(frozen=True)
+class ModelSpeed:
+    """The active model alone on this machine, the yardstick every ingest and search figure is read against."""
+
+    texts_per_s: float  # embedding throughput, `MODEL_BATCH` texts at a time, as bench_embed measures it
+    sorted_per_s: float  # handed `IMPORT_EMBED_CHUNK` at a time, as an import hands them (sorted by length inside)
+    query_p50_ms: float  # one query embedded alone
+    query_p95_ms: float
+
+    def line(self) -> str:
+        return (f"model alone: {self.texts_per_s:.0f} texts/s (batch {MODEL_BATCH}, as bench_embed), "
+                f"{self.sorted_per_s:.0f} texts/s handed {IMPORT_EMBED_CHUNK} at a time as an import hands them; "
+                f"a query embedded in p50 {self.query_p50_ms:.1f} / p95 {self.query_p95_ms:.1f} ms")  # fmt: skip
+
+
+MODEL_BATCH = 32
+
+
+def model_rate(texts: list[str], embedder=None, *, batch: int = MODEL_BATCH) -> float:
+    """Texts per second of the model alone on these texts, `batch` per call (after one warm-up call). The local
+    model sorts each call's texts by length and pads each batch of 64 to its longest, so on texts of mixed
+    lengths larger calls embed faster; on texts of one length it makes no difference."""
+    embedder = embedder or get_embedder()
+    embedder.embed(texts[:MODEL_BATCH])
+    started = time.perf_counter()
+    for at in range(0, len(texts), batch):
+        embedder.embed(texts[at : at + batch])
+    return len(texts) / (time.perf_counter() - started)
+
+
+def query_times_ms(queries: list[str], embedder=None) -> list[float]:
+    """How long each query takes to embed alone, in ms."""
+    embedder = embedder or get_embedder()
+    out = []
+    for query in queries:
+        started = time.perf_counter()
+        embedder.embed([query])
+        out.append((time.perf_counter() - started) * 1000)
+    return out
+
+
+def model_speed(texts: list[str], queries: list[str]) -> ModelSpeed:
+    """The model alone, in this process: throughput on `texts` both ways, and the embedding time of `queries`."""
+    rate, best = model_rate(texts), model_rate(texts, batch=IMPORT_EMBED_CHUNK)
+    times = query_times_ms(queries)
+    return ModelSpeed(rate, best, percentile(times, 0.5), percentile(times, 0.95))
 
 
 def _status_mb(pid: int | str, field: str) -> float:

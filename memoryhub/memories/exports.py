@@ -19,7 +19,7 @@ from memoryhub.memories.backup import auto_backup
 from memoryhub.memories.gate import GateResult
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.selectors import visible_memory
-from memoryhub.memories.store import clean_import_item, import_memories
+from memoryhub.memories.store import clean_import_item, store_imported
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Category, Memory, MemoryEvent
 from memoryhub.storage import vector_index
@@ -149,18 +149,20 @@ def export_markdown(memories: Iterable[Memory]) -> str:
 
 def validate_items(
     items: list[Any], *, source: str = "", keep_source: bool = True, allowed_projects: list[str] | None = None
-) -> None:
+) -> list[dict[str, Any]]:
     """Check every item before anything is written; errors are named `memories.<index>.<field>`. A secret or a
     blank project anywhere refuses the whole import (WriteRefused, 422); `merged_into` must name another memory
     of the same import (by its `id`) or one already stored that the importer may see (`allowed_projects`; None:
-    all), so an import cannot probe other projects' ids."""
+    all), so an import cannot probe other projects' ids. Returns each item's cleaned fields, in input order,
+    for `store_imported` (checking 1000 items again cost as much as a fifth of embedding them)."""
+    prepared: list[dict[str, Any]] = []
     errors: dict[str, list[str]] = {}
     refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
     own_ids = {item.get("id") for item in items if isinstance(item, dict) and isinstance(item.get("id"), int)}
     for index, item in enumerate(items):
         name = f"memories.{index}"
         try:
-            clean_import_item(item, source=source, keep_source=keep_source)
+            prepared.append(clean_import_item(item, source=source, keep_source=keep_source))
         except ValidationError as exc:
             if isinstance(exc, WriteRefused) and (refused is None or exc.kind == "secret"):
                 refused = exc.kind
@@ -177,6 +179,7 @@ def validate_items(
             errors[f"{name}.merged_into"] = [f"no memory #{target} in this import or in the store"]
     if errors:
         raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
+    return prepared
 
 
 def import_items(
@@ -190,11 +193,11 @@ def import_items(
     """Store exported memories as given (no noise or duplicate judgement; the secret check and field checks as
     for any write), all or nothing: a request that fails or is cut off leaves no memory behind, so sending it
     again never stores twins. `merged_into` pointing inside the set follows the new ids."""
-    validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects)
+    prepared = validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects)
 
     # Bursts of batches from one migration make one backup: the first holds the store as it was before.
     auto_backup("import", min_interval=300)
-    ids = import_memories(items=items, source=source, actor=actor, all_or_nothing=True, keep_source=keep_source)
+    ids = store_imported(prepared=prepared, actor=actor or source, all_or_nothing=True)
     old_to_new = {item["id"]: new for item, new in zip(items, ids, strict=True) if isinstance(item.get("id"), int)}
     links = [
         (new, old_to_new.get(item["merged_into"], item["merged_into"]))

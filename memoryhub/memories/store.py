@@ -15,8 +15,6 @@ import numpy as np
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
-from django.db.models import F
-from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
@@ -359,13 +357,17 @@ def import_memories(
     """Store memories as given (no noise or duplicate judgement, but every field check, secrets included): for
     migration and restore. Returns ids in input order.
 
-    Every item is validated before anything is written. With `all_or_nothing` (the API's import) every vector is
-    computed first and all rows go in in one transaction: a failed or killed request leaves nothing, so a client
-    can simply send it again. Otherwise (seeding, benchmarks: stores too big for one transaction) rows and vectors
-    go in per batch, each batch one transaction, so a crash loses at most the batch in flight. Either way no row
-    is ever left without its vector. `keep_source=False` stores `source` for every item (an agent may not claim
-    to be another).
+    Every item is validated before anything is written (`prepare_import`); then `store_imported` writes them.
+    `keep_source=False` stores `source` for every item (an agent may not claim to be another).
     """
+    prepared = prepare_import(items, source=source, keep_source=keep_source)
+    return store_imported(prepared=prepared, actor=actor or source, batch_size=batch_size,
+                          all_or_nothing=all_or_nothing)  # fmt: skip
+
+
+def prepare_import(items: list[Any], *, source: str = "", keep_source: bool = True) -> list[dict[str, Any]]:
+    """Every item's fields checked and cleaned (`clean_import_item`), in input order; one ValidationError (or
+    WriteRefused) naming `memories.<index>.<field>` for every bad item."""
     prepared: list[dict[str, Any]] = []
     errors: dict[str, list[str]] = {}
     refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
@@ -379,24 +381,42 @@ def import_memories(
                 errors[f"memories.{index}.{field}".rstrip(".")] = list(messages)
     if errors:
         raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
+    return prepared
+
+
+# Texts handed to the write lane at a time by an all-or-nothing import: the local model sorts them by length
+# before batching (short texts pad less), and the lane embeds one chunk while the next waits its turn.
+IMPORT_EMBED_CHUNK = 512
+
+
+def store_imported(
+    *, prepared: list[dict[str, Any]], actor: str = "", batch_size: int = 64, all_or_nothing: bool = False
+) -> list[int]:
+    """Write memories `prepare_import` cleaned (each checked once, never again here). Returns ids in input order.
+
+    With `all_or_nothing` (the API's import) every vector is computed first and all rows go in in one
+    transaction: a failed or killed request leaves nothing, so a client can simply send it again. Otherwise
+    (seeding, benchmarks: stores too big for one transaction) rows and vectors go in per batch, each batch one
+    transaction, so a crash loses at most the batch in flight. Either way no row is ever left without its vector.
+    """
     embedder = get_embedder()
     batches = [prepared[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
     ids: list[int] = []
     if all_or_nothing:
-        # Embedding first, outside the transaction: the write lock is then held for the inserts alone. Asked
-        # for 512 texts at a time, the local model batches them by length (short texts pad less).
+        # Embedding first, outside the transaction: the write lock is then held for the inserts alone.
         texts = [f["content"] for f in prepared]
-        chunks = [embed_for_storage(texts[at : at + 512]) for at in range(0, len(texts), 512)]
+        chunks = [embed_for_storage(texts[at : at + IMPORT_EMBED_CHUNK])
+                  for at in range(0, len(texts), IMPORT_EMBED_CHUNK)]  # fmt: skip
         flat = np.vstack(chunks) if chunks else np.zeros((0, embedder.dimensions), dtype=np.float32)
         vectors = [flat[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
         with transaction.atomic():
             for batch, batch_vectors in zip(batches, vectors, strict=True):
-                ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor or source))
+                ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor))
         return ids
     for batch in batches:
         batch_vectors = embed_for_storage([f["content"] for f in batch])
         with transaction.atomic():
-            ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor or source))
+            ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor))
     return ids
 
 
@@ -436,13 +456,8 @@ def reinforce(*, memory_ids: list[int], now: datetime | None = None) -> None:
     if not memory_ids:
         return
 
-    now = now or timezone.now()
     with bookkeeping_write():
-        Memory.objects.filter(pk__in=memory_ids).update(
-            access_count=F("access_count") + 1,
-            last_accessed_at=now,
-            importance=Least(F("importance") + settings.MEMORYHUB_REINFORCE_STEP, 1.0),
-        )
+        sql.reinforce_rows(memory_ids, now or timezone.now(), settings.MEMORYHUB_REINFORCE_STEP)
 
 
 def reembed(*, batch_size: int = 64, progress=None) -> int:

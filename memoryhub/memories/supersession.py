@@ -20,6 +20,7 @@ from django.utils import timezone
 from memoryhub.memories.lifecycle import restore_memory
 from memoryhub.memories.store import record_event
 from memoryhub.models import ConflictChoice, Memory, Proposal, ProposalKind, ProposalStatus, Status
+from memoryhub.storage import sql
 
 CONFLICT_GENERATOR = "updates"
 
@@ -42,8 +43,8 @@ def chain_of(memory: Memory) -> Chain:
 def chains_of(memory_ids: list[int]) -> dict[int, list[int]]:
     """What each of these memories superseded, in one query (lists and exports)."""
     out: dict[int, list[int]] = {pk: [] for pk in memory_ids}
-    rows = Memory.objects.filter(superseded_by_id__in=memory_ids).order_by("pk").values_list("pk", "superseded_by_id")
-    for pk, successor in rows:
+    # Raw (one statement, by id): every search answer asks, and the ORM's query cost more than the answer.
+    for pk, successor in sql.superseded_among(memory_ids):
         out.setdefault(successor, []).append(pk)
     return out
 

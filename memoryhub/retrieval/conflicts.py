@@ -4,17 +4,18 @@ decide; meanwhile, wherever both match, the newer ranks above the older, so an a
 
 from __future__ import annotations
 
-from memoryhub.models import Proposal, ProposalKind, ProposalStatus
+from memoryhub.models import ProposalKind, ProposalStatus
+from memoryhub.storage import sql
 
 
 def pending_pairs(memory_ids: set[int]) -> list[tuple[int, int]]:
     """(older, newer) of every pending conflict whose two memories are both among `memory_ids`."""
     if len(memory_ids) < 2:
         return []
-    pending = Proposal.objects.filter(kind=ProposalKind.CONFLICT, status=ProposalStatus.PENDING)
     pairs = []
-    for sources in pending.values_list("sources", flat=True):
-        older, newer = (int(i) for i in sources[:2])
+    # Asked on every search: one raw statement (the ORM's took longer to build than to run).
+    for sources in sql.proposal_sources(ProposalKind.CONFLICT.value, ProposalStatus.PENDING.value):
+        older, newer = sources[:2]
         if older in memory_ids and newer in memory_ids:
             pairs.append((older, newer))
     return pairs

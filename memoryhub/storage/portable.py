@@ -8,6 +8,7 @@ databases read (SQLite since 3.23 takes it as 1)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import NamedTuple
@@ -21,6 +22,7 @@ GLOBAL_SCOPE_TOKEN = "scopeglobal"
 # The change log and the store's generation (see memoryhub/storage/sqlite/schema.py for why they exist).
 CHANGE_TABLE = "memory_changes"
 STORE_META_TABLE = "memory_store_meta"
+PROPOSAL_TABLE = "memoryhub_proposal"
 
 
 def vec_table(dimensions: int) -> str:
@@ -150,3 +152,46 @@ def ids_scoped(scopes: list[Condition], where_sql: str, where_params: Sequence, 
         if len(out) >= limit:
             break
     return out
+
+
+# --- Read on every search: raw, because the ORM built each query in more time than the database answered it --
+
+
+def proposal_sources(kind: str, status: str) -> list[list[int]]:
+    """The source memory ids of every proposal of this kind and status (search asks for the pending conflicts)."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT sources FROM {PROPOSAL_TABLE} WHERE kind = %s AND status = %s", [kind, status])
+        rows = cursor.fetchall()
+    # SQLite hands the JSON back as text; a driver may have decoded it already.
+    return [[int(i) for i in (json.loads(r[0]) if isinstance(r[0], str | bytes) else r[0])] for r in rows]
+
+
+def superseded_among(memory_ids: Sequence[int]) -> list[tuple[int, int]]:
+    """(id, successor id) of every memory that one of these memories superseded, by id."""
+    out: list[tuple[int, int]] = []
+    with connection.cursor() as cursor:
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"SELECT id, superseded_by_id FROM {MEMORY_TABLE} WHERE superseded_by_id IN ({marks})", chunk
+            )
+            out.extend((int(r[0]), int(r[1])) for r in cursor.fetchall())
+    return sorted(out)
+
+
+def reinforce_rows(memory_ids: Sequence[int], now: datetime, step: float) -> None:
+    """Count a use of these memories: one more access, last accessed `now`, importance up by `step` (at most 1).
+    Written after every agent's search: the ORM's UPDATE cost the bookkeeping thread three times the statement,
+    and that thread shares the interpreter with the next search."""
+    if not memory_ids:
+        return
+    chunk = [int(i) for i in memory_ids]
+    marks = ",".join(["%s"] * len(chunk))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""UPDATE {MEMORY_TABLE} SET access_count = access_count + 1, last_accessed_at = %s,
+                    importance = CASE WHEN importance + %s < 1.0 THEN importance + %s ELSE 1.0 END
+                WHERE id IN ({marks})""",
+            [connection.ops.adapt_datetimefield_value(now), float(step), float(step), *chunk],
+        )

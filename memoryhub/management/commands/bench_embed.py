@@ -1,11 +1,12 @@
-"""Embedding throughput (texts/s at batch 32) and single-query latency (p50/p95) of the active model."""
+"""Embedding throughput (texts/s at batch 32) and single-query latency (p50/p95) of the active model: the
+yardstick bench_ingest and bench_search measure again in their own runs and print beside their figures."""
 
 import statistics
 import time
 
 from django.core.management.base import BaseCommand
 
-from memoryhub.bench.measure import cpu_note, percentile
+from memoryhub.bench.measure import MODEL_BATCH, cpu_note, model_rate, percentile, query_times_ms
 from memoryhub.embeddings import get_embedder
 
 SAMPLE = [
@@ -33,19 +34,13 @@ class Command(BaseCommand):
         embedder = get_embedder()
         load_s = time.perf_counter() - started
         corpus = [f"{SAMPLE[i % len(SAMPLE)]} (note {i})" for i in range(texts)]
-        embedder.embed(corpus[:32])  # warm-up
-        started = time.perf_counter()
-        for start in range(0, len(corpus), 32):
-            embedder.embed(corpus[start : start + 32])
-        elapsed = time.perf_counter() - started
-        latencies = []
-        for i in range(queries):
-            t = time.perf_counter()
-            embedder.embed([f"how do I {SAMPLE[i % len(SAMPLE)].lower()[:40]}"])
-            latencies.append((time.perf_counter() - t) * 1000)
+        rate = model_rate(corpus, embedder)
+        latencies = query_times_ms(
+            [f"how do I {SAMPLE[i % len(SAMPLE)].lower()[:40]}" for i in range(queries)], embedder
+        )
         backend = getattr(embedder, "backend", "remote")
         self.stdout.write(f"model: {embedder.model_id} ({backend}), dims {embedder.dimensions}, load {load_s:.2f} s")
-        self.stdout.write(f"throughput: {texts / elapsed:.0f} texts/s (batch 32, {texts} texts)")
+        self.stdout.write(f"throughput: {rate:.0f} texts/s (batch {MODEL_BATCH}, {texts} texts)")
         self.stdout.write(
             f"single query: p50 {statistics.median(latencies):.2f} ms, p95 {percentile(latencies, 0.95):.2f} ms "
             f"({queries} queries)"

@@ -1,6 +1,12 @@
 """Ingest over the REST API, end to end: the real server on a scratch store, N synthetic memories posted to
 `memories/import` (embeddings included), then hybrid searches over HTTP starting the moment the import returns.
 
+Every figure is printed beside the model alone on this machine, measured in the same run in this process: the
+import's own texts 32 at a time as bench_embed does, and handed over as the import hands them (512 at a time,
+which the model sorts by length: on texts of mixed lengths much faster), before and after the import; the
+searches' own queries embedded one by one. Then the ratios: ingest rate / the model's rate handed over as the
+import does, hybrid p50 minus the query's embedding, and p95 right after the import / p95 at rest.
+
     python manage.py bench_ingest                      # 10k memories in requests of 1000, one client
     python manage.py bench_ingest --clients 2          # two requests in flight: one embeds while one writes
 
@@ -23,7 +29,21 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from memoryhub.bench import corpus as bench_corpus
-from memoryhub.bench.measure import ServerDidNotStart, memory_note, percentile, served
+from memoryhub.bench.measure import (
+    MODEL_BATCH,
+    ModelSpeed,
+    ServerDidNotStart,
+    cpu_note,
+    memory_note,
+    model_rate,
+    model_speed,
+    percentile,
+    served,
+)
+from memoryhub.memories.store import IMPORT_EMBED_CHUNK
+
+# Texts of the import the model alone embeds, before and after it: enough for a steady rate, a few seconds.
+MODEL_SAMPLE = 1024
 
 
 class Command(BaseCommand):
@@ -47,6 +67,11 @@ class Command(BaseCommand):
             {key: item[key] for key in ("content", "project", "category", "tags")} for item in bench_corpus.memories(n)
         ]
         chars = statistics.mean(len(i["content"]) for i in items)
+        self.stdout.write(cpu_note())
+        pairs = bench_corpus.queries(queries, bench_corpus.memories(n)) if queries > 0 else []
+        sample = [item["content"] for item in items[:MODEL_SAMPLE]]
+        model = model_speed(sample, [text for text, _ in pairs] or ["warm up the model"])
+        self.stdout.write(f"  {model.line()}; load average {os.getloadavg()[0]:.2f}")
         self.stdout.write(f"{n} memories ({chars:.0f} characters on average) in requests of {batch}, {clients} "
                           f"client(s); cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
         with tempfile.TemporaryDirectory(prefix="memoryhub-bench-ingest-") as scratch:
@@ -63,16 +88,20 @@ class Command(BaseCommand):
             try:
                 with served(env, port=port) as (server, base), httpx.Client(headers=headers, timeout=600) as client:
                     client.post(f"{base}/search", json={"query": "warm up the model"})
-                    self._ingest(base, headers, items, batch, clients)
-                    self._search_after(client, base, queries, n, "from the moment the import returned")
+                    rate = self._ingest(base, headers, items, batch, clients)
+                    after = self._search_after(client, base, pairs, "from the moment the import returned")
+                    model_after = model_rate(sample, batch=IMPORT_EMBED_CHUNK)
+                    rest = None
                     if idle_after > 0:
                         time.sleep(idle_after)
-                        self._search_after(client, base, queries, n, f"at rest, {idle_after:.0f} s later")
+                        rest = self._search_after(client, base, pairs, f"at rest, {idle_after:.0f} s later")
                     self.stdout.write(f"  server: {memory_note(server.pid)}")
+                    self._ratios(model, model_after, rate, after, rest)
             except ServerDidNotStart as exc:
                 raise CommandError(str(exc)) from exc
 
-    def _ingest(self, base: str, headers: dict, items: list[dict], batch: int, clients: int) -> None:
+    def _ingest(self, base: str, headers: dict, items: list[dict], batch: int, clients: int) -> float:
+        """Memories per second through the import."""
 
         requests = [items[at : at + batch] for at in range(0, len(items), batch)]
         failures: list[str] = []
@@ -104,11 +133,12 @@ class Command(BaseCommand):
         self.stdout.write(f"  ingest: {len(items)} memories in {seconds:.1f} s = {len(items) / seconds:.0f} memories/s "
                           f"(a request of {batch}: median {statistics.median(took):.2f} s); load average "
                           f"{os.getloadavg()[0]:.2f}")  # fmt: skip
+        return len(items) / seconds
 
-    def _search_after(self, client, base: str, count: int, n: int, when: str) -> None:
-        if count < 1:
-            return
-        pairs = bench_corpus.queries(count, bench_corpus.memories(n))
+    def _search_after(self, client, base: str, pairs: list, when: str) -> tuple[float, float] | None:
+        """(p50, p95) ms of hybrid searches over HTTP, one after another."""
+        if not pairs:
+            return None
         times = []
         started = time.perf_counter()
         for text, project in pairs:
@@ -125,6 +155,27 @@ class Command(BaseCommand):
             f"{percentile(first_second, 0.95):.1f} ms, the very first {times[0]:.1f} ms; load average "
             f"{os.getloadavg()[0]:.2f}"
         )
+        return percentile(times, 0.5), percentile(times, 0.95)
+
+    def _ratios(self, model: ModelSpeed, model_after: float, rate: float, after, rest) -> None:
+        """The figures as ratios to the model alone, which is what carries over from one machine to another. The
+        yardstick for ingest is the model's best on the import's texts (handed over as the import hands them):
+        what the import gets beyond that ratio is lost to the rest of the server."""
+        yardstick = (model.sorted_per_s + model_after) / 2
+        self.stdout.write(
+            f"  model alone after the import: {model_after:.0f} texts/s handed {IMPORT_EMBED_CHUNK} at a time "
+            f"(before: {model.sorted_per_s:.0f}); ingest / model-only rate: {rate / yardstick:.0%} ({rate:.0f} / "
+            f"{yardstick:.0f}, the mean of both; against batch {MODEL_BATCH} before the import: "
+            f"{rate / model.texts_per_s:.0%})"
+        )
+        if after is None:
+            return
+        embed = model.query_p50_ms
+        line = f"  hybrid p50 minus the query's embedding ({embed:.1f} ms): {after[0] - embed:.1f} ms right after"
+        if rest is not None:
+            line += (f", {rest[0] - embed:.1f} ms at rest; p95 right after the import / p95 at rest: "
+                     f"{after[1] / rest[1]:.2f}x ({after[1]:.1f} / {rest[1]:.1f} ms)")  # fmt: skip
+        self.stdout.write(line)
 
 
 def _elapsed(times: list[float]) -> list[float]:

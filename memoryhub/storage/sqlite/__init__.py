@@ -24,8 +24,11 @@ from memoryhub.storage.portable import (
     memory_ids_where,
     of_model,
     of_status,
+    proposal_sources,
+    reinforce_rows,
     scope_alternatives,
     scope_token,
+    superseded_among,
     vec_table,
     vector_ids,
 )
@@ -173,4 +176,7 @@ __all__ = [
     "change_position",
     "log_changes",
     "renew_generation",
+    "proposal_sources",
+    "superseded_among",
+    "reinforce_rows",
 ]
