@@ -33,6 +33,8 @@ from typing import Any
 
 from django.conf import settings
 
+from memoryhub.retrieval import guard
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPACES = re.compile(r"\s+")
 
@@ -204,13 +206,23 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
     for a list of ids: then only the first `answer_top` results that ask a question are looked up.
     """
     p = params or Params.from_settings()
-    scored = rank(rows, signals, kq, mode, p, min_match, context)
+    scored = ranked(rows, signals, kq, mode, p, min_match, context)
     if callable(answers):
         asking = [mid for _, mid, parts in scored[: p.answer_top] if "?" in parts[6].content] if p.answer_share else []
         answers = answers(asking) if asking else None
     scored = lift_answers(scored, answers, p.answer_share, p.answer_top)
     # The explanation only for what is returned: building it for every candidate cost more than the ranking.
     return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
+
+
+def ranked(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float = 0.0,
+           context: dict[int, str] | None = None) -> list[tuple]:  # fmt: skip
+    """`rank`; in hybrid mode kept in keyword order where meaning has no stronger evidence (guard.py)."""
+    scored = rank(rows, signals, kq, mode, p, min_match, context)
+    if mode != "hybrid":
+        return scored
+    by_words = {mid: row for mid, row in rows.items() if signals[mid].keyword_rank or signals[mid].substring_rank}
+    return guard.keyword_first(scored, rank(by_words, signals, kq, "keyword", p, min_match, context))
 
 
 def lift_answers(scored: list[tuple], answers: dict[int, Any] | None, share: float, top: int) -> list[tuple]:
