@@ -45,7 +45,7 @@ def _order(rows: dict, signals: dict, mode: str = "hybrid") -> list[int]:
 def test_a_strong_keyword_hit_is_not_overtaken_by_a_weak_meaning_only_match():
     rows, signals = _candidates(
         ("The billing service writes its records to PostgreSQL", 2, None, 0.30),  # three of the five words
-        ("Which team owns the service dashboards", 1, 1, 0.52),  # one word; first by meaning, at 0.9
+        ("Which team owns the service dashboards", 1, 1, 0.40),  # one word; first by meaning, but weakly
     )
     # Rank fusion alone puts the first of both lists on top: ranks say nothing of how much of the query it holds.
     unguarded = fusion.rank(rows, signals, query_text.parse(QUERY), "hybrid", fusion.Params.from_settings(), 0.22)
@@ -64,29 +64,31 @@ def test_a_close_paraphrase_still_rises_above_a_weak_keyword_hit():
     assert _order(rows, signals) == [2, 1]
 
 
-def _parts(match: float) -> tuple:
-    return (None,) * guard.MATCH + (match,)
+def _parts(words: float, meaning: float) -> tuple:
+    """fusion.rank's parts, with the calibrated channels where it keeps them."""
+    return (None,) * guard.CHANNELS + ({"words": words, "meaning": meaning},)
 
 
-def _scored(*items: tuple[int, float]) -> list[tuple]:
-    """(score, id, parts) with the match strength where fusion.rank keeps it, best first by score."""
-    return sorted([(score, mid, _parts(match)) for mid, (score, match) in enumerate(items, 1)], key=lambda x: -x[0])
+def _scored(*items: tuple[float, float, float]) -> list[tuple]:
+    """(score, id, parts) from (score, words, meaning) per memory, ids from 1, best first by score."""
+    ranked = [(score, mid, _parts(words, meaning)) for mid, (score, words, meaning) in enumerate(items, 1)]
+    return sorted(ranked, key=lambda x: -x[0])
 
 
 def test_the_guard_reorders_only_and_its_scores_decrease_down_the_list():
-    hybrid = _scored((0.9, 1.0), (0.8, 0.5), (0.7, 0.55))  # ids 1, 2, 3
-    keyword = [(0.6, 3, _parts(0.5)), (0.5, 2, _parts(0.5)), (0.4, 4, _parts(0.3))]
+    hybrid = _scored((0.9, 0.5, 1.0), (0.7, 0.5, 0.3), (0.85, 0.75, 0.2), (0.8, 0.5, 0.5))  # order 1, 3, 4, 2
+    parts = {mid: p for _, mid, p in hybrid}
+    keyword = [(0.6, 2, parts[2]), (0.5, 4, parts[4]), (0.4, 5, _parts(0.75, 0.0))]
     merged = guard.keyword_first(hybrid, keyword)
-    # 1 matches better than keyword search's first (3, at 0.55) by more than the margin and leads; then keyword
-    # order; 4 was refused by the hybrid floor and stays out.
-    assert [mid for _, mid, _ in merged] == [1, 3, 2]
-    scores = [score for score, _, _ in merged]
-    assert scores == sorted(scores, reverse=True) and len(set(scores)) == 3
-    assert scores[:2] == [0.9, 0.7]  # hybrid scores, lowered only where the order needs it
+    # 1 is closer in meaning than keyword search's first (2) by more than the margin, and 3 holds more of the
+    # query's words than 2: both stay above it. 4 holds as many words as 2 and is not closer by the margin: it
+    # stays under 2, as in keyword search. 5 was refused by the hybrid floor and stays out.
+    assert [mid for _, mid, _ in merged] == [1, 3, 2, 4]
+    assert [score for score, _, _ in merged] == [0.9, 0.85, 0.7, 0.699999]  # lowered only where the order needs it
 
 
 def test_the_guard_changes_nothing_when_keyword_search_agrees_or_found_nothing():
-    hybrid = _scored((0.9, 0.7), (0.5, 0.4))
+    hybrid = _scored((0.9, 0.5, 0.7), (0.5, 0.4, 0.2))
     assert guard.keyword_first(hybrid, [(0.3, 1, hybrid[0][2]), (0.2, 2, hybrid[1][2])]) == hybrid
     assert guard.keyword_first(hybrid, []) == hybrid
     assert guard.keyword_first([], []) == []
