@@ -10,8 +10,9 @@ keyword search alone (hit@1 and MRR). So the hybrid order is kept only where the
   evidence on one of the calibrated channels (`explain.channels`): it holds more of the query's words, or it
   is closer in meaning by `MARGIN` on the meaning channel's 0-1 scale;
 - so meaning alone lifts a memory above a keyword hit only when it is clearly closer, and among memories that
-  hold as many of the query's words, meaning reorders only by that margin too: it adds what words miss below
-  the keyword hits it cannot beat, instead of reshuffling them.
+  hold as many of the query's words (at least half of them: `STRONG_WORDS`), meaning reorders only by that
+  margin too: it adds what words miss below the keyword hits it cannot beat, instead of reshuffling them.
+  Below half of the words, a tie on words is no evidence, and the hybrid order stands.
 
 Only the hybrid results (those that clear its floor) are merged: the guard reorders, it never adds a memory the
 hybrid floor refused, so made-up queries come back as empty as before. An identifier or a whole query found
@@ -30,6 +31,12 @@ from typing import Any
 # alone (67 of 480 unguarded, 37 at 0.4, plain turns). Not by the best mean there: those conversations were
 # in-sample for the fusion weights already, and their means are flat from 0 to 0.6 (docs/search.md).
 MARGIN = 0.4
+# A keyword hit keeps its place against a memory holding as many of the query's words only when those are at
+# least half of them: one word of a three-word question is what any made-up query shares with a large store
+# (why fusion.match_strength squares words), so a tie on it is no evidence for the keyword order. On the
+# agent-memory store, "what search engine do we use" is answered by the one memory that says how search is
+# powered, which holds "search" like the three runbooks BM25 puts first.
+STRONG_WORDS = 0.5
 
 Scored = tuple[float, int, Any]  # (score, memory id, fusion's parts), as fusion.rank returns them
 CHANNELS = 9  # where fusion.rank's parts hold the calibrated channels (`explain.channels`)
@@ -57,11 +64,13 @@ def keyword_first(hybrid: list[Scored], keyword: list[Scored], *, margin: float 
 
 
 def _keeps_its_place(hit: Any, other: Any, margin: float) -> bool:
-    """Whether keyword hit `hit` stays above `other` (fusion's parts of both): `other` holds no more of the
-    query's words and is not closer in meaning by more than `margin`."""
+    """Whether keyword hit `hit` stays above `other` (fusion's parts of both): `other` holds fewer of the query's
+    words (or as many, when they are at least `STRONG_WORDS` of them) and is not closer in meaning by more than
+    `margin`."""
     words, meaning = _channels(hit)
     other_words, other_meaning = _channels(other)
-    return words >= other_words and other_meaning <= meaning + margin
+    more_words = words > other_words or (words == other_words and words >= STRONG_WORDS)
+    return more_words and other_meaning <= meaning + margin
 
 
 def _channels(parts: Any) -> tuple[float, float]:
