@@ -87,6 +87,18 @@ def test_the_guard_reorders_only_and_its_scores_decrease_down_the_list():
     assert [score for score, _, _ in merged] == [0.9, 0.85, 0.7, 0.699999]  # lowered only where the order needs it
 
 
+def test_a_tie_on_one_word_of_three_is_no_evidence_for_the_keyword_order():
+    # "what search engine do we use": the answer holds "search" like the runbook BM25 puts first, and is closer
+    # in meaning, by less than the margin; one word of three is what any memory about search shares.
+    hybrid = _scored((0.9, 1 / 3, 0.62), (0.8, 1 / 3, 0.5))
+    keyword = [(0.6, 2, hybrid[1][2]), (0.5, 1, hybrid[0][2])]
+    assert [mid for _, mid, _ in guard.keyword_first(hybrid, keyword)] == [1, 2]
+    # Half of the words or more: the tie keeps the keyword order.
+    hybrid = _scored((0.9, 0.5, 0.62), (0.8, 0.5, 0.5))
+    keyword = [(0.6, 2, hybrid[1][2]), (0.5, 1, hybrid[0][2])]
+    assert [mid for _, mid, _ in guard.keyword_first(hybrid, keyword)] == [2, 1]
+
+
 def test_the_guard_changes_nothing_when_keyword_search_agrees_or_found_nothing():
     hybrid = _scored((0.9, 0.5, 0.7), (0.5, 0.4, 0.2))
     assert guard.keyword_first(hybrid, [(0.3, 1, hybrid[0][2]), (0.2, 2, hybrid[1][2])]) == hybrid
