@@ -54,10 +54,10 @@ def test_a_strong_keyword_hit_is_not_overtaken_by_a_weak_meaning_only_match():
     assert _order(rows, signals) == [1, 2]  # meaning still adds it, below the keyword hit
 
 
-def test_a_close_paraphrase_still_rises_above_a_weak_keyword_hit():
+def test_a_close_paraphrase_still_rises_above_a_strong_keyword_hit():
     rows, signals = _candidates(
-        ("The billing service restarts at midnight", 1, None, 0.35),  # two of the five words, little else
-        # one word, but first by meaning at cosine 0.7: it matches at 1, the keyword hit at 0.44
+        ("The billing service writes logs at midnight", 1, None, 0.35),  # three of the five words, meaning 0.33
+        # one word, but first by meaning at cosine 0.7 (meaning 1): closer by more than the margin
         ("Invoices for accounts receivable are stored in Postgres by the payments backend", 2, 1, 0.70),
     )
     assert _order(rows, signals, "keyword") == [1]
@@ -87,16 +87,20 @@ def test_the_guard_reorders_only_and_its_scores_decrease_down_the_list():
     assert [score for score, _, _ in merged] == [0.9, 0.85, 0.7, 0.699999]  # lowered only where the order needs it
 
 
-def test_a_tie_on_one_word_of_three_is_no_evidence_for_the_keyword_order():
+def test_a_weak_keyword_hit_keeps_no_place():
     # "what search engine do we use": the answer holds "search" like the runbook BM25 puts first, and is closer
     # in meaning, by less than the margin; one word of three is what any memory about search shares.
     hybrid = _scored((0.9, 1 / 3, 0.62), (0.8, 1 / 3, 0.5))
     keyword = [(0.6, 2, hybrid[1][2]), (0.5, 1, hybrid[0][2])]
     assert [mid for _, mid, _ in guard.keyword_first(hybrid, keyword)] == [1, 2]
-    # Half of the words or more: the tie keeps the keyword order.
+    # Half of the words or more: a strong keyword hit, and the tie keeps the keyword order.
     hybrid = _scored((0.9, 0.5, 0.62), (0.8, 0.5, 0.5))
     keyword = [(0.6, 2, hybrid[1][2]), (0.5, 1, hybrid[0][2])]
     assert [mid for _, mid, _ in guard.keyword_first(hybrid, keyword)] == [2, 1]
+    # Without the floor: one word of three, nothing in meaning, against a memory that holds none of the words.
+    hybrid = _scored((0.9, 0.0, 0.22), (0.8, 1 / 3, 0.0))
+    keyword = [(0.6, 2, hybrid[1][2])]
+    assert [mid for _, mid, _ in guard.keyword_first(hybrid, keyword)] == [1, 2]
 
 
 def test_the_guard_changes_nothing_when_keyword_search_agrees_or_found_nothing():

@@ -6,13 +6,15 @@ tuned on, that let weak meaning matches overtake strong keyword matches at the t
 keyword search alone (hit@1 and MRR). So the hybrid order is kept only where the evidence says so:
 
 - the hybrid results are merged with the keyword results of the same candidates (fusion.rank in keyword mode),
-  keyword order first: at each place the next keyword hit is taken, unless the next hybrid result has stronger
-  evidence on one of the calibrated channels (`explain.channels`): it holds more of the query's words, or it
-  is closer in meaning by `MARGIN` on the meaning channel's 0-1 scale;
-- so meaning alone lifts a memory above a keyword hit only when it is clearly closer, and among memories that
-  hold as many of the query's words (at least half of them: `STRONG_WORDS`), meaning reorders only by that
-  margin too: it adds what words miss below the keyword hits it cannot beat, instead of reshuffling them.
-  Below half of the words, a tie on words is no evidence, and the hybrid order stands.
+  keyword order first: at each place the next keyword hit is taken if it is a strong one, unless the next
+  hybrid result has stronger evidence on one of the calibrated channels (`explain.channels`): it holds more of
+  the query's words, or it is closer in meaning by `MARGIN` on the meaning channel's 0-1 scale;
+- a strong keyword hit holds at least half of the query's words (`STRONG_WORDS`); below that, words are no
+  evidence a keyword order could stand on (one word of a three-word question is what any made-up query shares
+  with a large store, why fusion.match_strength squares words), and the hybrid order stands;
+- so meaning lifts a memory above a strong keyword hit only when it is clearly closer, and among memories that
+  hold as many of the query's words it reorders only by that margin too: it adds what words miss below the
+  strong keyword hits instead of reshuffling them.
 
 Only the hybrid results (those that clear its floor) are merged: the guard reorders, it never adds a memory the
 hybrid floor refused, so made-up queries come back as empty as before. An identifier or a whole query found
@@ -24,18 +26,17 @@ from __future__ import annotations
 from typing import Any
 
 # How much closer in meaning (on the meaning channel, 0 at cosine 0.25 and 1 at 0.55, see fusion.MEANING_ZERO)
-# a memory must be to rise above a keyword hit holding at least as many of the query's words: 0.4 is a cosine
-# 0.12 higher, the step from a related memory to a paraphrase. Chosen on the agent-memory store of eval_recall,
-# where answers found by meaning alone start to lose places at 0.6 and none does up to 0.5, and on the tune
-# conversations (LoCoMo 26, 41, 43), where a larger margin makes hybrid lose fewer questions to keyword search
-# alone (67 of 480 unguarded, 37 at 0.4, plain turns). Not by the best mean there: those conversations were
-# in-sample for the fusion weights already, and their means are flat from 0 to 0.6 (docs/search.md).
+# a memory must be to rise above a strong keyword hit holding at least as many of the query's words: 0.4 is a
+# cosine 0.12 higher, the step from a related memory to a paraphrase. Chosen on the agent-memory store of
+# eval_recall, where answers found by meaning alone start to lose places at 0.6 and none does up to 0.5, and on
+# the tune conversations (LoCoMo 26, 41, 43), where a larger margin makes hybrid lose fewer questions to keyword
+# search alone (67 of 480 unguarded, 46 at 0.4, plain turns). Not by the best mean there: those conversations
+# were in-sample for the fusion weights already, and their means are flat from 0 to 0.6 (docs/search.md).
 MARGIN = 0.4
-# A keyword hit keeps its place against a memory holding as many of the query's words only when those are at
-# least half of them: one word of a three-word question is what any made-up query shares with a large store
-# (why fusion.match_strength squares words), so a tie on it is no evidence for the keyword order. On the
-# agent-memory store, "what search engine do we use" is answered by the one memory that says how search is
-# powered, which holds "search" like the three runbooks BM25 puts first.
+# A keyword hit is strong, and keeps its place, when it holds at least half of the query's content words. One
+# word of three is no evidence: on the agent-memory store, "what search engine do we use" is answered by the one
+# memory saying how search is powered, which holds "search" like the three runbooks BM25 puts first, and
+# without the floor "how are schema changes made" by the migrations memory, which holds none of the words.
 STRONG_WORDS = 0.5
 
 Scored = tuple[float, int, Any]  # (score, memory id, fusion's parts), as fusion.rank returns them
@@ -64,13 +65,11 @@ def keyword_first(hybrid: list[Scored], keyword: list[Scored], *, margin: float 
 
 
 def _keeps_its_place(hit: Any, other: Any, margin: float) -> bool:
-    """Whether keyword hit `hit` stays above `other` (fusion's parts of both): `other` holds fewer of the query's
-    words (or as many, when they are at least `STRONG_WORDS` of them) and is not closer in meaning by more than
-    `margin`."""
+    """Whether keyword hit `hit` stays above `other` (fusion's parts of both): it holds at least `STRONG_WORDS`
+    of the query's words and at least as many as `other`, which is not closer in meaning by more than `margin`."""
     words, meaning = _channels(hit)
     other_words, other_meaning = _channels(other)
-    more_words = words > other_words or (words == other_words and words >= STRONG_WORDS)
-    return more_words and other_meaning <= meaning + margin
+    return words >= STRONG_WORDS and words >= other_words and other_meaning <= meaning + margin
 
 
 def _channels(parts: Any) -> tuple[float, float]:
