@@ -56,6 +56,20 @@ def test_eval_locomo_runs_with_conversation_ranking_on_and_off(tmp_path, switch)
     assert float(keyword.split()[-2]) == 1.0  # hit@10: three turns of four, every answer is in the first ten
 
 
+def test_eval_locomo_prints_each_mode_for_plain_and_session_turns_side_by_side(tmp_path):
+    folder = tmp_path / "convs"
+    folder.mkdir()
+    (folder / "0.json").write_text(json.dumps(conversation(("Ana", "Ben"), 0)))
+    out = StringIO()
+    call_command("eval_locomo", str(folder), "--stored", "both", stdout=out)
+    text = out.getvalue()
+    table = text.split("side by side (hit@1 / hit@10 / MRR):")[1].splitlines()[1:]
+    assert table[0].split() == ["mode", "session", "plain"]
+    assert [line.split()[0] for line in table[1:4]] == ["hybrid", "keyword", "semantic"]
+    cells = [float(x) for x in table[1].split()[1:] if x != "/"]
+    assert len(cells) == 6 and cells[1] == cells[4] == 1.0  # hit@10: every answer is among four turns
+
+
 def test_eval_recall_prints_block_hit_rates_and_the_floor_table():
     out = StringIO()
     call_command("eval_recall", "--others", "40", "--made-up", "10", stdout=out)

@@ -116,7 +116,7 @@ def measure_answers(conv: Conversation, params: list[fusion.Params], mode: str, 
     the lift (conversations.lift_answers) is redone per setting."""
     out = [_empty() for _ in params]
     for asked in conv.questions:
-        scored = fusion.rank(asked.rows, asked.signals, asked.kq, mode, params[0], floor, conv.context)
+        scored = fusion.ranked(asked.rows, asked.signals, asked.kq, mode, params[0], floor, conv.context)
         for totals, p in zip(out, params, strict=True):
             lifted = conversations.lift_answers(scored, asked.answers, p.answer_share, p.answer_top)
             _add(totals, [conv.dia[mid] for _, mid, _ in lifted[:10]], asked.evidence)

@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
-from memoryhub.retrieval import tuning
+from memoryhub.retrieval import guard, tuning
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SPACES = re.compile(r"\s+")
@@ -207,11 +207,21 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
     (conversations.lift_replies: the reply to a matching question placed under it).
     """
     p = params or Params.from_defaults()
-    scored = rank(rows, signals, kq, mode, p, min_match, context)
+    scored = ranked(rows, signals, kq, mode, p, min_match, context)
     if lift is not None:
         scored = lift(scored, p)
     # The explanation only for what is returned: building it for every candidate cost more than the ranking.
     return [(score, mid, _explain(*parts)) for score, mid, parts in scored[:k_top]]
+
+
+def ranked(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float = 0.0,
+           context: dict[int, str] | None = None) -> list[Scored]:  # fmt: skip
+    """`rank`; in hybrid mode kept in keyword order where meaning has no stronger evidence (guard.py)."""
+    scored = rank(rows, signals, kq, mode, p, min_match, context)
+    if mode != "hybrid":
+        return scored
+    by_words = {mid: row for mid, row in rows.items() if signals[mid].keyword_rank or signals[mid].substring_rank}
+    return guard.keyword_first(scored, rank(by_words, signals, kq, "keyword", p, min_match, context))
 
 
 @dataclass

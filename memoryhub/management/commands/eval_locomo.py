@@ -162,10 +162,14 @@ class Command(BaseCommand):
                 self.stdout.write("BASELINE: plain fusion, " + ", ".join(f"{k}={v}" for k, v in PLAIN_FUSION.items()))
             styles = STORED if stored == "both" else (stored,)
             dumped = []
+            side_by_side = {}
             for style in styles:
                 results, rows = self._run(files, wanted, style)
                 self._print(results, wanted, style)
+                side_by_side[style] = results
                 dumped += rows
+            if len(styles) > 1:
+                self._print_side_by_side(side_by_side, wanted)
         if dump:
             Path(dump).write_text(json.dumps(dumped))
 
@@ -282,6 +286,19 @@ class Command(BaseCommand):
                                                             "answer_share", "answer_top")}  # fmt: skip
                 self.stdout.write(f"  held out {conv.name}: {changed}")
         self.stdout.write(f"({time.perf_counter() - started:.0f} s)")
+
+    def _print_side_by_side(self, by_style: dict[str, dict[str, list[dict[str, float]]]], modes: list[str]) -> None:
+        """One line per mode, the way turns were stored side by side: is hybrid at least keyword alone on both?"""
+        keys = ("hit@1", "hit@10", "MRR")
+        self.stdout.write("\nside by side (hit@1 / hit@10 / MRR):")
+        self.stdout.write(f"{'mode':<10}" + "".join(f"{style:>24}" for style in by_style))
+        for mode in modes:
+            cells = []
+            for totals in by_style.values():
+                rows = totals[mode]
+                values = [sum(r[k] for r in rows) / len(rows) if rows else 0.0 for k in keys]
+                cells.append(" / ".join(f"{v:.3f}" for v in values))
+            self.stdout.write(f"{mode:<10}" + "".join(f"{cell:>24}" for cell in cells))
 
     def _print(self, totals: dict[str, list[dict[str, float]]], modes: list[str], stored: str) -> None:
         def mean(rows: list[dict[str, float]], key: str) -> float:
