@@ -37,7 +37,7 @@ def _candidates(*memories: tuple[str, int | None, int | None, float]) -> tuple[d
 
 
 def _order(rows: dict, signals: dict, mode: str = "hybrid") -> list[int]:
-    params = fusion.Params.from_settings(answer_share=0.0)
+    params = fusion.Params.from_defaults(answer_share=0.0)
     hits = fusion.fuse(rows, signals, query_text.parse(QUERY), mode, 10, params, min_match=0.22)
     return [mid for _, mid, _ in hits]
 
@@ -48,7 +48,7 @@ def test_a_strong_keyword_hit_is_not_overtaken_by_a_weak_meaning_only_match():
         ("Which team owns the service dashboards", 1, 1, 0.40),  # one word; first by meaning, but weakly
     )
     # Rank fusion alone puts the first of both lists on top: ranks say nothing of how much of the query it holds.
-    unguarded = fusion.rank(rows, signals, query_text.parse(QUERY), "hybrid", fusion.Params.from_settings(), 0.22)
+    unguarded = fusion.rank(rows, signals, query_text.parse(QUERY), "hybrid", fusion.Params.from_defaults(), 0.22)
     assert [mid for _, mid, _ in unguarded] == [2, 1]
     assert _order(rows, signals, "keyword") == [1]
     assert _order(rows, signals) == [1, 2]  # meaning still adds it, below the keyword hit
@@ -117,5 +117,5 @@ def test_an_identifier_found_verbatim_keeps_the_top():
         ("The billing service writes invoices to the database the service owns", None, 1, 0.75),
     )
     hits = fusion.fuse(rows, signals, query_text.parse("getInvoiceWriter"), "hybrid", 10,
-                       fusion.Params.from_settings(answer_share=0.0), min_match=0.22)  # fmt: skip
+                       fusion.Params.from_defaults(answer_share=0.0), min_match=0.22)  # fmt: skip
     assert hits[0][1] == 1
