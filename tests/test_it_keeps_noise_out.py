@@ -68,6 +68,25 @@ def test_through_the_gate_durable_writes_are_stored_and_noise_is_logged():
     assert GateLogEntry.objects.filter(kind="noise").count() == len(NOISE[::8])
 
 
+# A change of schedule is what memory must keep up with; the same words as the heading of a report, or away from
+# the keyboard, are a session's chatter.
+@pytest.mark.parametrize(
+    "text, noise",
+    [
+        ("Standup is now at 10:00 instead of 9:30.", False),
+        ("Standup moved to 10:00.", False),
+        ("Team lunch is on Fridays now.", False),
+        ("Standup: fixed the login bug and reviewed two PRs.", True),
+        ("Daily standup notes - worked on the cache.", True),
+        ("Back from lunch, continuing the refactor.", True),
+        ("Going to lunch, will resume after.", True),
+        ("Just a note: I'm taking a break.", True),
+    ],
+)
+def test_a_standup_or_a_lunch_is_noise_only_as_chatter(text, noise):
+    assert bool(noise_reason(text)) is noise, noise_reason(text)
+
+
 def test_eval_gate_prints_the_rates():
     out = io.StringIO()
     call_command("eval_gate", stdout=out)

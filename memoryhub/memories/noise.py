@@ -34,7 +34,9 @@ _DIARY = re.compile(
     r"(?:session (?:log|summary|notes)|summary of (?:what|(?:the|this|today's) session|today|my work|the changes)|"
     r"what i did|"
     r"here(?:'s| is) (?:the |a |my )?(?:summary|recap|update|overview|rundown)|dev ?log|"
-    r"daily log|diary|standup|stand-up|progress update|work log)\b"
+    r"daily log|diary|progress update|work log)\b|"
+    # A standup as the heading of a report ("Standup: fixed the login bug"); "Standup is now at 10:00" is a fact.
+    r"(?:daily )?(?:standup|stand-up)(?: (?:notes?|update|summary|report))?\s*[:\-\u2013\u2014]"
     r")",
     re.IGNORECASE,
 )
@@ -49,7 +51,11 @@ _WORK_REPORT = re.compile(
 # project or the team ("User prefers...", "We deploy..."), so "I checked...", "I'm taking..." is a log line.
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
 _PROGRESS = re.compile(
-    r"^\W*(?:back (?:from|to)\b|taking a break\b|brb\b|afk\b)|\b(?:lunch|coffee break|a break)\b|\.\.\.\s*$|"
+    # Away from the keyboard ("back from lunch", "off to lunch"); "Team lunch is on Fridays" is a fact.
+    r"^\W*(?:back (?:from|to)\b|taking a break\b|brb\b|afk\b)|"
+    r"\b(?:(?:going|gone|off|out|heading) (?:to|for) (?:lunch|a coffee|coffee|a break)|at lunch|"
+    r"(?:on|taking|having) (?:a )?(?:coffee )?break)\b|"
+    r"^\W*(?:lunch|coffee break|a break)\W*$|\.\.\.\s*$|"
     r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release)\b[^.]{0,30}?"
     r"\b(?:succeeded|pass(?:ed|es)?|failed|finished|completed|is green|is red|are green|are passing|is up|is merged|"
     r"went through|is done|are done)\b",
