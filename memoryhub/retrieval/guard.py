@@ -1,4 +1,4 @@
-"""Keyword first: hybrid search is not reordered against keyword search without evidence (issue 29).
+"""Keyword first: hybrid search is not reordered against keyword search without evidence.
 
 Rank fusion adds the meaning list's ranks to the word list's, and a rank says nothing about strength: the
 nearest memory by meaning is first of its list however weak its cosine. On conversations the fusion was not

@@ -57,7 +57,7 @@ class Command(BaseCommand):
                     self.stdout.write(f"  secret missed: {kind}")
 
     def _holdout(self, n: int) -> None:
-        """Rates on the held-out set written before the detector was tuned for issue 25."""
+        """Rates on the held-out set, written before the secret detector was tuned."""
 
         rows = [
             ("Django keys in a SECRET_KEY line", [bool(find_secrets(x.text)) for x in held.django_key_lines(n)]),
