@@ -76,8 +76,11 @@ def read_vectors(memory_ids: Sequence[int], dimensions: int = DEFAULT_DIMENSIONS
 
 
 def _nearest(cursor, k: int) -> None:
-    cursor.execute("SELECT set_config('hnsw.ef_search', %s, false)", [str(max(_EF_SEARCH_MIN, int(k)))])
-    cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', false)")
+    # One round trip for both: it runs before every vector search.
+    cursor.execute(
+        "SELECT set_config('hnsw.ef_search', %s, false), set_config('hnsw.iterative_scan', 'relaxed_order', false)",
+        [str(max(_EF_SEARCH_MIN, int(k)))],
+    )
 
 
 def knn(vector: np.ndarray, k: int) -> list[tuple[int, float]]:
