@@ -7,6 +7,7 @@ folded into as a duplicate, and one judged another fact (a look-alike) is neithe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -38,6 +39,13 @@ class UpdateOutcome:
     notes: list[str] = field(default_factory=list)  # for the write's reason
 
 
+def scope_topic(project: str | None) -> frozenset[str]:
+    """The words that name the scope rather than a subject in it: the project's name, split at its separators."""
+    if not project:
+        return frozenset()
+    return frozenset(w for w in re.split(r"[-_./\s]+", project.lower()) if len(w) >= 2)
+
+
 def judge_neighbours(
     *, text: str, project: str | None, candidates: tuple[list[int], dict[int, float]], valid_from: datetime | None
 ) -> list[UpdateVerdict]:
@@ -57,7 +65,7 @@ def judge_neighbours(
                   newer=valid_from is not None and (since or created) > valid_from)
         for pk, content, since, created in rows.values_list("pk", "content", "valid_from", "created_at")
     ]  # fmt: skip
-    verdicts = judge_update(text=text, neighbours=neighbours)
+    verdicts = judge_update(text=text, neighbours=neighbours, topic=scope_topic(project))
     if _second_opinion is None or not any(v.verdict == Verdict.CONFLICT for v in verdicts):
         return verdicts
     # Asked inside the write transaction, but only for the rare pair the rules could not call.

@@ -373,8 +373,11 @@ _CHECKS_IN_ORDER = (
 )
 
 
-def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0) -> UpdateVerdict:
-    """How the newer text stands to one older memory. Pure: no database, no model."""
+def judge_pair(
+    *, older: str, newer: str, similarity: float, memory_id: int = 0, topic: frozenset[str] = frozenset()
+) -> UpdateVerdict:
+    """How the newer text stands to one older memory. Pure: no database, no model. `topic`: the words every fact of
+    the scope shares (the project's or product's name), which name no subject (`update_gate.scope_topic`)."""
     pair = _compare(older, newer, similarity)
     for rule in _CHECKS_IN_ORDER:
         settled = rule(pair)
@@ -384,12 +387,14 @@ def judge_pair(*, older: str, newer: str, similarity: float, memory_id: int = 0)
     return UpdateVerdict(Verdict.NONE, memory_id, "nothing replaced", pair.cue)
 
 
-def judge_update(*, text: str, neighbours: Sequence[Neighbour]) -> list[UpdateVerdict]:
+def judge_update(
+    *, text: str, neighbours: Sequence[Neighbour], topic: frozenset[str] = frozenset()
+) -> list[UpdateVerdict]:
     """The verdict on each neighbour, nearest first; each pair is judged in the order its facts became true."""
     ordered = sorted(neighbours, key=lambda n: -n.similarity)
     return [
-        judge_pair(older=text, newer=n.content, similarity=n.similarity, memory_id=n.id)
+        judge_pair(older=text, newer=n.content, similarity=n.similarity, memory_id=n.id, topic=topic)
         if n.newer
-        else judge_pair(older=n.content, newer=text, similarity=n.similarity, memory_id=n.id)
+        else judge_pair(older=n.content, newer=text, similarity=n.similarity, memory_id=n.id, topic=topic)
         for n in ordered
     ]
