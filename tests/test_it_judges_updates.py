@@ -13,7 +13,7 @@ from memoryhub.agents.tokens import create_token
 from memoryhub.bench.updates_set import DEV, HELD_OUT
 from memoryhub.embeddings import get_embedder
 from memoryhub.management.commands.eval_updates import Command
-from memoryhub.memories.updates import Verdict, change_cue, judge_pair
+from memoryhub.memories.updates import Neighbour, Verdict, change_cue, judge_pair, judge_update
 
 
 @pytest.mark.parametrize(
@@ -41,6 +41,75 @@ def test_the_rules_read_a_pair_as_people_do(older, newer, verdict):
     a, b = embedder.embed([older, newer])
     similarity = float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
     assert judge_pair(older=older, newer=newer, similarity=similarity).verdict == verdict
+
+
+def _similarity(older: str, newer: str) -> float:
+    a, b = get_embedder().embed([older, newer])
+    return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("The user's GitHub handle is dana-k.", "The user switched on YubiKey two-factor auth for GitHub."),
+        ("tollgate logs are shipped to Loki.",
+         "Since the PCI review, tollgate also redacts email addresses from its logs."),
+        ("The mobile app uses Renovate for dependency updates.", "The team switched on Dependabot for the mobile app."),
+        ("Contract tests run against the payments mock.", "We started running contract tests against the sandbox."),
+    ],
+)  # fmt: skip
+def test_a_write_that_adds_a_fact_replaces_nothing(older, newer):
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=frozenset({"tollgate"}))
+    assert verdict.verdict not in (Verdict.SUPERSEDE, Verdict.CONFLICT), verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("older", "newer"),
+    [
+        ("Ledger's staging database is ledger-stg.db.internal.",
+         "Ledger's CI moved from GitHub Actions to Buildkite in March."),
+        ("Ledger's unit tests run on every push.", "Ledger's CI moved from GitHub Actions to Buildkite in March."),
+        ("crank has about 400 weekly active users across engineering.",
+         "crank releases moved to a weekly cadence, every Wednesday."),
+        ("Pebble uses React Navigation 6 for routing.", "Pebble was upgraded to React Native 0.74."),
+        ("EU region DB in Frankfurt", "US region DB moved to Ohio"),
+    ],
+)  # fmt: skip
+def test_a_change_to_one_thing_leaves_the_projects_other_facts_alone(older, newer):
+    topic = frozenset({"ledger", "crank", "pebble"})
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=topic)
+    assert verdict.verdict != Verdict.SUPERSEDE, verdict.reason
+
+
+def test_the_scope_name_is_no_subject():
+    older, newer = "Pebble ships with Expo.", "Pebble now uses React Native 0.74."
+    similarity = _similarity(older, newer)
+    assert judge_pair(older=older, newer=newer, similarity=similarity, topic=frozenset({"pebble"})).verdict != (
+        Verdict.SUPERSEDE
+    )
+
+
+def test_a_change_of_a_version_still_supersedes():
+    older, newer = "Pebble is built with React Native 0.72.", "Pebble was upgraded to React Native 0.74."
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=frozenset({"pebble"}))
+    assert verdict.verdict == Verdict.SUPERSEDE
+
+
+def test_a_write_that_would_replace_several_facts_replaces_only_those_it_names():
+    neighbours = [
+        Neighbour(1, "CI runs on Jenkins.", 0.8),
+        Neighbour(2, "Our CI server is Jenkins.", 0.8),
+        Neighbour(3, "CI runs on CircleCI.", 0.8),
+    ]
+    verdicts = {v.memory_id: v.verdict for v in judge_update(text="CI moved from Jenkins to Buildkite.",
+                                                              neighbours=neighbours)}  # fmt: skip
+    assert verdicts == {1: Verdict.SUPERSEDE, 2: Verdict.SUPERSEDE, 3: Verdict.CONFLICT}
+
+
+def test_a_write_that_names_none_of_several_facts_asks_a_person():
+    neighbours = [Neighbour(1, "CI runs on Jenkins.", 0.8), Neighbour(2, "CI runs on CircleCI.", 0.8)]
+    verdicts = [v.verdict for v in judge_update(text="CI now runs on Buildkite.", neighbours=neighbours)]
+    assert verdicts == [Verdict.CONFLICT, Verdict.CONFLICT]
 
 
 def test_a_cue_is_named_in_the_reason():

@@ -58,8 +58,10 @@ RULES = {
     # it changed may sit lower (a new database's name moves the vector more than the sentence around it).
     "min_similarity": 0.45,
     "cue_min_similarity": 0.35,
-    # With a change cue: the share of the smaller text's content words the two must share (the subject).
-    "cue_subject": 0.34,
+    # With a change cue: the share of the older fact's words the write keeps (its subject and attribute), once the
+    # scope's own words are set aside and one value of each is allowed to differ. Below it the write is about
+    # something else that also changed; a wrong supersession hides a true fact, so the bar is high.
+    "cue_subject": 0.6,
     # Without a cue, an edit of one slot: the share of the older sentence's words that stay in place, and how
     # close in meaning the two must still be (templated lines about two services sit lower).
     "edit_kept": 0.55,
@@ -77,6 +79,23 @@ _CUE = re.compile(
     r"taken over|handed over|passed from|passed to|rebuilt|rewritten|went from|going forward|these days|"
     r"nowadays|anymore|is retired|was retired|used to)\b"
 )
+# Words by which a write adds a fact rather than replacing one ("also", "switched on", "started", "added"): such a
+# write replaces nothing, unless it also names what it replaces ("instead of", "from X to Y", "no longer").
+_ADDING = re.compile(
+    r"\b(?:also|too|as well|additionally|in addition|besides|on top of|another|extra|started|starting|starts|"
+    r"began|begun|begins|switched on|switching on|turned on|turning on|enabled|enables|enabling|added|adds|adding|"
+    r"introduced|introduces|set up|rolled out|rolls out|opted in|onboarded|joined|new)\b"
+)
+_REPLACING = re.compile(
+    r"\b(?:instead|rather than|in place of|replac\w*|no longer|not any ?more|anymore|used to|(?:moved|switched|"
+    r"migrated|changed|went|upgraded|downgraded|renamed|rescheduled|handed over|passed) from|from \S+(?: \S+)? to|"
+    r"retired|dropped|deprecated|took over|taken over)\b"
+)
+# What a write says it replaced: the words after "from", "instead of", "replacing", "no longer" ...
+_NAMES_THE_OLD = re.compile(
+    r"\b(?:from|instead of|replacing|replaced|replaces|no longer(?: uses?| on| in| at)?|rather than|in place of)"
+    r"\s+((?:the |an? )?\S+(?:\s+\S+)?)"
+)
 # Words that carry the cue or the grammar of a change, not the fact: left out when the texts are compared.
 _CHANGE_WORDS = frozenset(
     """now no longer anymore moved moving switched switching replaced replaces replacing migrated migrating
@@ -88,7 +107,7 @@ _CHANGE_WORDS = frozenset(
 )
 _STOP = frozenset(
     """a an the and or but if then of to in on at by for with from into as is are was were be been being it its
-    this that these those there we our us you your they their them i me my not do does did has have had will
+    this that these those there we our you your they their them i me my not do does did has have had will
     would should can could may must so than too very just also only all any each every some via per one our
     use uses used using run runs""".split()
 )
@@ -249,6 +268,9 @@ class _Pair:
     runs: list[tuple[str, int, int, int, int]]
     one_edit: bool  # one slot edited, most of the older sentence kept in place
     closing: bool  # ... and that slot is the value closing the sentence
+    adds: bool  # the newer adds a fact ("also", "switched on", "started") and names nothing it replaces
+    kept: float  # the share of the older fact's own words the newer keeps (see `_kept_share`)
+    kept_words: list[str]  # the older fact's own words the newer keeps
 
     @property
     def shared(self) -> int:
@@ -264,8 +286,36 @@ class _Pair:
         return f"'{_quote(self.old_only)}' -> '{_quote(self.new_only)}'"
 
 
-def _compare(older: str, newer: str, similarity: float) -> _Pair:
+def adds_a_fact(text: str) -> bool:
+    """Does the write add a fact ("also", "switched on", "started", "added") without naming one it replaces?"""
+    lower = text.lower()
+    return bool(_ADDING.search(lower)) and not _REPLACING.search(lower)
+
+
+# Words that say whose fact it is, or only that it is, rather than what it is about: every global memory is the
+# user's, and "happens", "lives", "is stored" come and go as a fact is reworded.
+_OWNERS = frozenset(
+    """user team s company everyone people happen happens happened take takes place held hold holds live lives
+    lived sit sits located stored kept keep keeps go goes get gets done set""".split()
+)
+
+
+def _kept_share(old_words: Sequence[str], new_words: Sequence[str], values: set[str], topic: frozenset[str]):
+    """How much of what the older fact is about the newer keeps: the share of the older's own words (without the
+    scope's words, which every fact of a project shares, and whose-fact words) found in the newer, where one value
+    of the older may differ (the value replaced). Returns the share and the words kept."""
+    own = list(dict.fromkeys(w for w in old_words if w not in topic and w not in _OWNERS))
+    new = [w for w in new_words if w not in topic]
+    kept = [w for w in own if any(_same_word(w, n) for n in new)]
+    lost_values = [w for w in own if w not in kept and w in values]
+    new_values = [w for w in new if w in values and not any(_same_word(w, o) for o in own)]
+    allowed = 1 if lost_values and new_values else 0
+    return len(kept) / max(1, len(own) - allowed), kept
+
+
+def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = frozenset()) -> _Pair:
     older, newer = normalise_times(older), normalise_times(newer)
+    topic = frozenset(_norm(w) for w in topic)
     cue = change_cue(newer) if not change_cue(older) else ""
     old_tokens, new_tokens = _tokens(older), _tokens(newer)
     old_words = _content(old_tokens, drop_change_words=False)
@@ -275,12 +325,14 @@ def _compare(older: str, newer: str, similarity: float) -> _Pair:
     plain_old, plain_new = [_norm(t) for t in old_tokens], [_norm(t) for t in new_tokens]
     runs, kept = _runs(plain_old, plain_new)
     one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
+    share, kept_words = _kept_share(old_words, _content(new_tokens, drop_change_words=True), values, topic)
     return _Pair(
         similarity=similarity, cue=cue, old_tokens=old_tokens, old_words=old_words, new_words=new_words,
         old_only=old_only, new_only=new_only, old_values=[w for w in old_only if w in values],
         new_values=[w for w in new_only if w in values], values=values,
         negation_differs=_negates(old_tokens) != _negates(new_tokens), plain_old=plain_old, plain_new=plain_new,
         runs=runs, one_edit=one_edit, closing=one_edit and _closes_on_value(runs[0], plain_old, plain_new),
+        adds=adds_a_fact(newer) and not adds_a_fact(older), kept=share, kept_words=kept_words,
     )  # fmt: skip
 
 
@@ -321,10 +373,19 @@ def _too_far_apart(pair: _Pair) -> _Settled:
     return None
 
 
+def _adds_a_fact(pair: _Pair) -> _Settled:
+    # "Since the PCI review, tollgate also redacts emails." replaces nothing, whatever it shares with a stored fact.
+    if pair.adds:
+        return Verdict.NONE, "adds a fact and names nothing it replaces"
+    return None
+
+
 def _said_to_change(pair: _Pair) -> _Settled:
     if not pair.cue:
         return None
-    if pair.subject >= RULES["cue_subject"] and pair.shared >= 1:
+    # The same subject and attribute: most of what the older fact is about stays, and more than a qualifier.
+    about = [w for w in pair.kept_words if w not in QUALIFIERS]
+    if pair.kept >= RULES["cue_subject"] and about:
         return Verdict.SUPERSEDE, f"says it changed ('{pair.cue}'): {pair.changed}"
     return Verdict.NONE, "says something changed, but about another subject"
 
@@ -366,6 +427,7 @@ _CHECKS_IN_ORDER = (
     _about_another_subject,
     _same_claim,
     _too_far_apart,
+    _adds_a_fact,
     _said_to_change,
     _one_slot_edited,
     _reworded_with_another_value,
@@ -378,7 +440,7 @@ def judge_pair(
 ) -> UpdateVerdict:
     """How the newer text stands to one older memory. Pure: no database, no model. `topic`: the words every fact of
     the scope shares (the project's or product's name), which name no subject (`update_gate.scope_topic`)."""
-    pair = _compare(older, newer, similarity)
+    pair = _compare(older, newer, similarity, topic)
     for rule in _CHECKS_IN_ORDER:
         settled = rule(pair)
         if settled is not None:
@@ -392,9 +454,29 @@ def judge_update(
 ) -> list[UpdateVerdict]:
     """The verdict on each neighbour, nearest first; each pair is judged in the order its facts became true."""
     ordered = sorted(neighbours, key=lambda n: -n.similarity)
-    return [
+    verdicts = [
         judge_pair(older=text, newer=n.content, similarity=n.similarity, memory_id=n.id, topic=topic)
         if n.newer
         else judge_pair(older=n.content, newer=text, similarity=n.similarity, memory_id=n.id, topic=topic)
         for n in ordered
     ]
+    return _one_fact_per_slot(text, ordered, verdicts)
+
+
+def _one_fact_per_slot(text: str, neighbours: Sequence[Neighbour], verdicts: list[UpdateVerdict]):
+    """A write replaces one fact per slot it names. When the rules would let it replace several, those whose value
+    the write names ("from Jenkins to Buildkite") are replaced; the others go to a person, as does every one of
+    them when the write names none: a write that hides several facts at once is more often wrong than right."""
+    replacing = [v for v in verdicts if v.verdict == Verdict.SUPERSEDE]
+    if len(replacing) < 2:
+        return verdicts
+    said = {_norm(w) for phrase in _NAMES_THE_OLD.findall(normalise_times(text).lower()) for w in _tokens(phrase)}
+    texts = {n.id: n.content for n in neighbours}
+    named = {v.memory_id for v in replacing if _values(normalise_times(texts[v.memory_id])) & said}
+    out = []
+    for v in verdicts:
+        if v.verdict == Verdict.SUPERSEDE and v.memory_id not in named:
+            v = UpdateVerdict(Verdict.CONFLICT, v.memory_id, f"{v.reason}; the write would replace several "
+                              "memories and does not name this one", v.cue)  # fmt: skip
+        out.append(v)
+    return out

@@ -20,6 +20,7 @@ from django.db.models import Q
 
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
+from memoryhub.retrieval import conflicts
 from memoryhub.retrieval.search import MemoryFilter, search_memories
 
 HEADER = "Memory (already in your context; search only for what is not here):"
@@ -129,6 +130,9 @@ def build_recall(
     shown = [h.memory.pk for h in hits] + [m.pk for memories in always_on.values() for m in memories]
     changed = set(Memory.objects.filter(superseded_by_id__in=shown).values_list("superseded_by_id", flat=True))
     block = _Block(budget, changed)
+    # A value a newer write disagrees with waits for a person's answer in search, where both rank newer first; the
+    # block an agent reads as true holds the newer alone, not two values for one thing.
+    block.seen.update(older for older, _ in conflicts.pending_pairs(set(shown)))
     matched = [h.memory.pk for h in hits if block.add(h.memory)]
     for name, memories in always_on.items():
         taken = 0
