@@ -190,3 +190,28 @@ def test_a_dry_run_import_says_what_it_would_supersede_and_changes_nothing(agent
     assert item["outcome"] == "created" and item["supersedes"] == [old]
     assert f"superseding memory #{old}" in item["reason"]
     assert Memory.objects.get(pk=old).status == Status.ACTIVE
+
+
+PRODUCT_FACTS = [
+    "tollgate redacts card numbers before they reach the logs.",
+    "tollgate's staging database is pg-tollgate-stg.",
+    "tollgate retries a failed capture three times.",
+    "tollgate exposes its health check at /healthz.",
+    "The tollgate dashboard lives in Grafana.",
+    "tollgate's webhooks are signed with HMAC-SHA256.",
+    "tollgate refunds need a second approver above 500 EUR.",
+    "tollgate deploys go out on Tuesdays.",
+    "Alerts for tollgate page the payments on-call.",
+]
+
+
+def test_a_products_name_shared_by_the_project_is_no_subject(agent):
+    for text in PRODUCT_FACTS:
+        write(agent, text)
+    cache = write(agent, "tollgate uses Redis.")["memory"]["id"]
+    body = write(agent, "tollgate's event bus moved to Kafka last month.")
+    assert body.get("supersedes", []) == []
+    assert Memory.objects.get(pk=cache).status == Status.ACTIVE
+    # The same store still takes a change to that fact.
+    change = write(agent, "tollgate now uses Memcached instead of Redis.")
+    assert change["supersedes"] == [cache]

@@ -14,7 +14,8 @@ import numpy as np
 
 from memoryhub.consolidation.clustering import active_in_scopes, candidate_pairs
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.updates import Verdict, judge_pair
+from memoryhub.memories.update_gate import judge_link
+from memoryhub.memories.updates import Verdict
 from memoryhub.storage import sql
 
 # Pairs closer than this are judged: the gate judges its nearest neighbours above the rules' own floor, but
@@ -58,7 +59,7 @@ def find_update_pairs(
         for i, j, sim in zip(firsts.tolist(), seconds.tolist(), sims.tolist(), strict=True):
             a, b = members[i], members[j]
             older, newer = sorted((a, b), key=lambda m: (m[3] or m[4], m[0]))
-            verdict = judge_pair(older=older[2], newer=newer[2], similarity=float(sim))
+            verdict = judge_link(older=older[2], newer=newer[2], similarity=float(sim), project=project)
             if verdict.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT):
                 found.append(StoredUpdate(project, older[0], newer[0], verdict.verdict, verdict.reason, float(sim)))
     return found

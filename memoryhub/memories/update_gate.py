@@ -13,7 +13,16 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 
 from memoryhub.memories.supersession import kept_both, queue_conflict, supersede
-from memoryhub.memories.updates import RULES, Neighbour, UpdateVerdict, Verdict, judge_update
+from memoryhub.memories.updates import (
+    RULES,
+    Neighbour,
+    UpdateVerdict,
+    Verdict,
+    content_words,
+    judge_pair,
+    judge_update,
+    project_words,
+)
 from memoryhub.models import Memory, Status
 
 # A second opinion on the pairs the rules are unsure of (conflicts): (older, newer) -> a verdict, or None to keep
@@ -39,11 +48,41 @@ class UpdateOutcome:
     notes: list[str] = field(default_factory=list)  # for the write's reason
 
 
-def scope_topic(project: str | None) -> frozenset[str]:
-    """The words that name the scope rather than a subject in it: the project's name, split at its separators."""
-    if not project:
-        return frozenset()
-    return frozenset(w for w in re.split(r"[-_./\s]+", project.lower()) if len(w) >= 2)
+def scope_topic(project: str | None, *, text: str = "") -> frozenset[str]:
+    """The words that name the scope rather than a subject in it: the project's name, and of the words `text`
+    holds, those that a large share of the scope's memories hold too (a product's name that differs from the
+    project's: "tollgate" in the project "payments"). Asked only when a write is about to replace something."""
+    topic = project_words(project)
+    scope = Memory.objects.filter(status=Status.ACTIVE)
+    scope = scope.filter(project=project) if project else scope.filter(project__isnull=True)
+    size = scope.count()
+    if not text or size < SCOPE_NAME["min_memories"]:
+        return topic
+    enough = max(SCOPE_NAME["min_memories"], SCOPE_NAME["share"] * size)
+    names = set()
+    for word in (w for w in content_words(text) - topic if len(w) >= 3):
+        holding = scope.filter(content__icontains=word)
+        # The substring count is a cheap upper bound; the words themselves are counted only past it.
+        if holding.count() < enough:
+            continue
+        whole = re.compile(rf"(?<![\w-]){re.escape(word)}", re.IGNORECASE)
+        contents = holding.values_list("content", flat=True)[: SCOPE_NAME["most_read"]]
+        if sum(1 for c in contents if whole.search(c)) >= enough:
+            names.add(word)
+    return topic | names
+
+
+def judge_link(*, older: str, newer: str, similarity: float, project: str | None) -> UpdateVerdict:
+    """How a newer text stands to an older one of the same scope, as the gate judges a write: with the scope's
+    own names set aside whenever the verdict would hide the older (consolidation, and reviewing stored links)."""
+    verdict = judge_pair(older=older, newer=newer, similarity=similarity, topic=project_words(project))
+    if verdict.verdict != Verdict.SUPERSEDE:
+        return verdict
+    return judge_pair(older=older, newer=newer, similarity=similarity, topic=scope_topic(project, text=newer))
+
+
+# A name held by this share of a scope's memories (and by at least `min_memories`) names the scope, not a subject.
+SCOPE_NAME = {"share": 0.2, "min_memories": 8, "most_read": 5000}
 
 
 def judge_neighbours(
@@ -65,7 +104,10 @@ def judge_neighbours(
                   newer=valid_from is not None and (since or created) > valid_from)
         for pk, content, since, created in rows.values_list("pk", "content", "valid_from", "created_at")
     ]  # fmt: skip
-    verdicts = judge_update(text=text, neighbours=neighbours, topic=scope_topic(project))
+    verdicts = judge_update(text=text, neighbours=neighbours, topic=project_words(project))
+    if any(v.verdict == Verdict.SUPERSEDE for v in verdicts):
+        # About to hide a fact: judge again with the scope's own names set aside (rare, so the count is affordable).
+        verdicts = judge_update(text=text, neighbours=neighbours, topic=scope_topic(project, text=text))
     if _second_opinion is None or not any(v.verdict == Verdict.CONFLICT for v in verdicts):
         return verdicts
     # Asked inside the write transaction, but only for the rare pair the rules could not call.

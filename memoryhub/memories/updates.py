@@ -167,6 +167,18 @@ def _values(text: str) -> set[str]:
     return out
 
 
+def content_words(text: str) -> set[str]:
+    """The words of `text` the rules compare (no stop words or change words), normalised as compared."""
+    return set(_content(_tokens(normalise_times(text)), drop_change_words=True))
+
+
+def project_words(project: str | None) -> frozenset[str]:
+    """The words of a project's name ("ledger-api": "ledger", "api"), which name the scope, not a subject."""
+    if not project:
+        return frozenset()
+    return frozenset(_norm(w) for w in re.split(r"[-_./\s]+", project.lower()) if len(w) >= 2)
+
+
 def _norm(word: str) -> str:
     """One spelling per word for comparison: plural or singular, 'Postgres' or 'PostgreSQL' alike."""
     word = _SYNONYMS.get(word, word)
