@@ -138,7 +138,11 @@ _LABELS = frozenset("note fyi nb todo reminder important update heads-up tip war
 # "... through Opsgenie"). A slot closing the sentence after one of them is the value; after any other verb ("then
 # start stone-reef") it is what an instruction acts on, and two such instructions are two facts.
 _LINKING = frozenset("is are was were be uses use with via through by on at in to from as".split())
-_SYNONYMS = {"single": "one", "second": "other", "mins": "minute", "min": "minute", "secs": "second"}
+_SYNONYMS = {"single": "one", "second": "other", "mins": "minute", "min": "minute", "secs": "second"} | {
+    word: str(n)
+    for n, word in enumerate("zero one two three four five six seven eight nine ten eleven twelve".split())
+    if n >= 2
+}
 
 
 def _tokens(text: str) -> list[str]:
