@@ -12,6 +12,10 @@ pairs (the rules were tuned on them) and the held-out pairs (written first, neve
 - look-alikes (`alike`): both stay active and each is found by its own question in the top 3; superseded or
   proposed together;
 - paraphrases of one value (`same`): treated as an update (superseded or proposed); folded as a duplicate.
+
+With `--store` (or `--store-only`, which skips the pairs), the crowded store of memoryhub/bench/crowded_set.py is
+measured too (memoryhub/bench/crowded_eval.py): each half in a scratch store of its own, or, with `--url` and
+`--token`, on a running server in projects named with a run id.
 """
 
 from __future__ import annotations
@@ -19,12 +23,15 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from rest_framework.test import APIClient
 
 from memoryhub.agents.tokens import create_token
+from memoryhub.bench import crowded_eval
+from memoryhub.bench.crowded_set import HALVES, half
 from memoryhub.bench.updates_set import DEV, HELD_OUT, UpdatePair
 from memoryhub.models import Memory, Proposal, ProposalKind, ProposalStatus, Status
+from memoryhub.storage.resets import forget_store_caches
 from memoryhub.storage.scratch import scratch_database
 
 
@@ -49,7 +56,30 @@ class Command(BaseCommand):
         parser.add_argument("--misses", action="store_true", help="list the dev pairs the rules get wrong")
         parser.add_argument("--crowded", action="store_true", help="one project per kind of pair, not per pair")
 
-    def handle(self, *args, db: str | None, misses: bool, crowded: bool, **options):
+        parser.add_argument(
+            "--store", action="store_true", help="also measure the crowded store (memoryhub/bench/crowded_set.py)"
+        )
+        parser.add_argument("--store-only", action="store_true", help="measure the crowded store, not the pairs")
+        parser.add_argument(
+            "--url",
+            help="with --store: measure the crowded store on this running server (e.g. http://127.0.0.1:8000) "
+            "instead of scratch stores. Its writes stay there, in projects named crowd-<8 hex>-<slug>; the "
+            "globals, which cannot be kept apart from the person's own there, go to the project crowd-<8 hex>-me "
+            "(so there the projects' searches do not see them). Needs --token, an unscoped one or one allowed those "
+            "projects.",
+        )
+        parser.add_argument("--token", help="the bearer token for --url")
+
+    def handle(self, *args, db: str | None, misses: bool, crowded: bool, store: bool, store_only: bool,
+               url: str | None, token: str | None, **options):  # fmt: skip
+        if url and not token:
+            raise CommandError("--url needs --token")
+        if not store_only:
+            self._pairs(db=db, misses=misses, crowded=crowded)
+        if store or store_only:
+            self._store(misses=misses, url=url, token=token)
+
+    def _pairs(self, *, db: str | None, misses: bool, crowded: bool) -> None:
         with scratch_database(db) as path:
             self.stdout.write(f"scratch database: {path}")
             _, raw = create_token(name="eval-updates")
@@ -63,6 +93,31 @@ class Command(BaseCommand):
                 self._report(name, results)
                 if misses and name == "dev":
                     self._misses(results)
+
+    def _store(self, *, misses: bool, url: str | None, token: str | None) -> None:
+        """The crowded store, each half on its own; misses are listed for the dev half only."""
+        self.stdout.write("\n=== the crowded store (memoryhub/bench/crowded_set.py)")
+        for name in HALVES:
+            part = half(name)
+            if url:
+                scopes = crowded_eval.Scopes.live()
+                self.stdout.write(f"{url}: projects {scopes.prefix}*")
+                api = crowded_eval.HttpApi(url, token or "")
+                try:
+                    report = crowded_eval.measure_half(api, part, scopes=scopes, progress=self.stderr.write)
+                finally:
+                    api.close()
+            else:
+                with scratch_database() as path:
+                    forget_store_caches()  # the search caches of the store before must not answer for this one
+                    self.stdout.write(f"scratch database: {path}")
+                    _, raw = create_token(name="eval-crowded")
+                    api = crowded_eval.InProcessApi(raw)
+                    report = crowded_eval.measure_half(api, part, progress=self.stderr.write)
+                forget_store_caches()
+            self.stdout.write("\n".join(crowded_eval.report_lines(report, part)))
+            if misses and name == "dev":
+                self.stdout.write("\n".join(crowded_eval.miss_lines(report)))
 
     def run_pair(self, client: APIClient, project: str, pair: UpdatePair) -> PairResult:
         """One pair through the API: both writes, then the question(s); what happened."""
