@@ -95,6 +95,30 @@ def test_a_change_of_a_version_still_supersedes():
     assert verdict.verdict == Verdict.SUPERSEDE
 
 
+@pytest.mark.parametrize(
+    ("older", "newer", "verdict"),
+    [
+        # Another subject in the same words: the older's subject, as written, is gone from the newer.
+        ("Node versions on my machine are managed with fnm.",
+         "Go and Terraform versions are now managed with mise on my machine.", Verdict.NONE),
+        # A change to part of a fact that holds more: a person decides what stays.
+        ("FieldKit is a React Native 0.73 app in TypeScript, shipped on iOS and Android.",
+         "FieldKit was upgraded to React Native 0.74.", Verdict.CONFLICT),
+        ("FieldKit ships in three languages; its strings are managed in Lokalise.",
+         "FieldKit translations were moved from Lokalise to Crowdin.", Verdict.CONFLICT),
+        # Reworded around the same subject with another value, no cue: a person decides.
+        ("Tollgate's default upstream timeout is 30 seconds.",
+         "Tollgate gives upstreams 15 seconds by default before timing out.", Verdict.CONFLICT),
+        # Qualifiers inside a compound name are qualifiers too.
+        ("The Argo CD app for production is tollgate-prod.", "The Argo CD app for tollgate-staging syncs by hand.",
+         Verdict.DIFFERENT),
+    ],
+)  # fmt: skip
+def test_the_rules_ask_a_person_when_a_change_touches_part_of_a_fact(older, newer, verdict):
+    topic = frozenset({"fieldkit", "tollgate"})
+    assert judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=topic).verdict == verdict
+
+
 def test_a_write_that_would_replace_several_facts_replaces_only_those_it_names():
     neighbours = [
         Neighbour(1, "CI runs on Jenkins.", 0.8),

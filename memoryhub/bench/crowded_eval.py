@@ -142,6 +142,7 @@ class HalfReport:
     changes: list[ChangeResult]
     found: dict[str, tuple[int, int]]  # "facts" / "additions" -> (found in the top 3, asked)
     pending_conflicts: int
+    stray_conflicts: list[set[int]] = field(default_factory=list)  # pending conflicts no change asks for
     seconds: dict[str, float] = field(default_factory=dict)
     texts: dict[int, str] = field(default_factory=dict)  # memory id -> the text written for it
 
@@ -300,6 +301,7 @@ def measure_half(
         changes=results,
         found=found,
         pending_conflicts=len(conflicts),
+        stray_conflicts=[c for c in conflicts if not any(c == {r.old_id, r.new_id} for r in results)],
         seconds={"writes": wrote - started, "reads": time.monotonic() - wrote},
         texts=texts,
     )
@@ -360,7 +362,8 @@ def report_lines(report: HalfReport, half: CrowdedHalf) -> list[str]:
         hits, asked = report.found[name]
         lines.append(f"{label} found by their own question in the top {TOP}: {_rate(hits, asked)}")
     lines += [
-        f"pending conflict proposals: {report.pending_conflicts}",
+        f"pending conflict proposals: {report.pending_conflicts}, of which no change asks for: "
+        f"{len(report.stray_conflicts)}",
         f"time: writes {report.seconds['writes']:.0f} s, reads {report.seconds['reads']:.0f} s",
     ]
     return lines
@@ -379,6 +382,8 @@ def miss_lines(report: HalfReport) -> list[str]:
     for w in report.additive:
         olds = sorted({old for old, new in report.links if new == w.memory_id} | set(w.supersedes))
         lines.append(f"  [{w.item.key}] {w.item.text!r} superseded {', '.join(text(o) for o in olds)}")
+    lines.append("conflicts no change asks for:")
+    lines += ["  " + " / ".join(text(i) for i in sorted(c)) for c in report.stray_conflicts]
     lines.append("changes not handled:")
     replaced_by: dict[int, list[int]] = defaultdict(list)
     for old, new in report.links:

@@ -69,6 +69,9 @@ RULES = {
     # Without a cue, reworded with another value: shared content words and cosine both this high to ask a person.
     "reworded_subject": 0.75,
     "reworded_similarity": 0.85,
+    # Without a cue, reworded more freely but keeping the older's subject and most of its words: this close in
+    # meaning to ask a person (look-alikes about another subject lose their first word and never get here).
+    "restated_similarity": 0.7,
 }
 
 # Words that say "this changed" (matched on the lower-cased text, as whole words).
@@ -89,7 +92,7 @@ _ADDING = re.compile(
 _REPLACING = re.compile(
     r"\b(?:instead|rather than|in place of|replac\w*|no longer|not any ?more|anymore|used to|(?:moved|switched|"
     r"migrated|changed|went|upgraded|downgraded|renamed|rescheduled|handed over|passed) from|from \S+(?: \S+)? to|"
-    r"retired|dropped|deprecated|took over|taken over)\b"
+    r"retired|dropped|deprecated|took over|taken over|handed|hands over|passed on)\b"
 )
 # What a write says it replaced: the words after "from", "instead of", "replacing", "no longer" ...
 _NAMES_THE_OLD = re.compile(
@@ -223,9 +226,13 @@ def _negates(tokens: Sequence[str]) -> bool:
     return bool(set(tokens) & _NEGATION)
 
 
+def _qualifiers(words: Sequence[str]) -> list[str]:
+    """The qualifiers among `words`, and among the parts of a compound ("tollgate-staging", "db_prod")."""
+    return [part for w in words for part in dict.fromkeys([w, *re.split(r"[-_.]", w)]) if part in QUALIFIERS]
+
+
 def _qualifier_clash(older_only: Sequence[str], newer_only: Sequence[str]) -> tuple[str, str] | None:
-    a = [w for w in older_only if w in QUALIFIERS]
-    b = [w for w in newer_only if w in QUALIFIERS]
+    a, b = _qualifiers(older_only), _qualifiers(newer_only)
     return (a[0], b[0]) if a and b else None
 
 
@@ -285,8 +292,8 @@ class _Pair:
     one_edit: bool  # one slot edited, most of the older sentence kept in place
     closing: bool  # ... and that slot is the value closing the sentence
     adds: bool  # the newer adds a fact ("also", "switched on", "started") and names nothing it replaces
-    kept: float  # the share of the older fact's own words the newer keeps (see `_kept_share`)
-    kept_words: list[str]  # the older fact's own words the newer keeps
+    kept: _Kept  # what the newer keeps of what the older is about
+    names_old: bool  # the newer names one of the older's values as what it replaced
 
     @property
     def shared(self) -> int:
@@ -311,22 +318,46 @@ def adds_a_fact(text: str) -> bool:
 # Words that say whose fact it is, or only that it is, rather than what it is about: every global memory is the
 # user's, and "happens", "lives", "is stored" come and go as a fact is reworded.
 _OWNERS = frozenset(
-    """user team s company everyone people happen happens happened take takes place held hold holds live lives
+    """user team s company everyone people which who whose where come comes came happen happens happened take
+    takes place held hold holds live lives
     lived sit sits located stored kept keep keeps go goes get gets done set""".split()
 )
 
 
-def _kept_share(old_words: Sequence[str], new_words: Sequence[str], values: set[str], topic: frozenset[str]):
-    """How much of what the older fact is about the newer keeps: the share of the older's own words (without the
-    scope's words, which every fact of a project shares, and whose-fact words) found in the newer, where one value
-    of the older may differ (the value replaced). Returns the share and the words kept."""
+@dataclass(frozen=True)
+class _Kept:
+    """What the newer keeps of what the older fact is about: the older's own words (without the scope's words,
+    which every fact of a project shares, and whose-fact words), which of them the newer holds, and the values
+    each side has that the other lacks."""
+
+    share: float  # of the older's own words found in the newer, where one value of the older may differ
+    words: list[str]  # the older's own words the newer holds
+    head: bool  # the older's subject as written (its first word, unless that is the scope's name) is among them
+    lost_values: list[str]  # the older's values the newer lacks
+    new_values: list[str]  # the newer's values the older lacks
+
+
+def _kept(old_words: Sequence[str], new_words: Sequence[str], values: set[str], topic: frozenset[str]) -> _Kept:
     own = list(dict.fromkeys(w for w in old_words if w not in topic and w not in _OWNERS))
     new = [w for w in new_words if w not in topic]
+    opens_on_scope = bool(old_words) and old_words[0] in topic
     kept = [w for w in own if any(_same_word(w, n) for n in new)]
     lost_values = [w for w in own if w not in kept and w in values]
     new_values = [w for w in new if w in values and not any(_same_word(w, o) for o in own)]
     allowed = 1 if lost_values and new_values else 0
-    return len(kept) / max(1, len(own) - allowed), kept
+    return _Kept(
+        share=len(kept) / max(1, len(own) - allowed), words=kept, head=opens_on_scope or (bool(own) and own[0] in kept),
+        lost_values=lost_values, new_values=list(dict.fromkeys(new_values)),
+    )  # fmt: skip
+
+
+def _names_the_old(old_words: Sequence[str], newer: str, topic: frozenset[str]) -> bool:
+    """Does the newer name a word of the older as what it replaced ("from Lokalise", "no longer Segment", "switched
+    from chi")?"""
+    # What follows the cue up to the end of its clause ("no longer uses Segment; analytics ...": Segment alone).
+    phrases = [re.split(r"[;,:](?:\s|$)", phrase)[0] for phrase in _NAMES_THE_OLD.findall(newer.lower())]
+    said = {_norm(w) for phrase in phrases for w in _tokens(phrase)}
+    return bool(set(old_words) - topic - _OWNERS - _STOP & said)
 
 
 def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = frozenset()) -> _Pair:
@@ -341,14 +372,15 @@ def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = 
     plain_old, plain_new = [_norm(t) for t in old_tokens], [_norm(t) for t in new_tokens]
     runs, kept = _runs(plain_old, plain_new)
     one_edit = len(runs) == 1 and kept / max(1, len(plain_old)) >= RULES["edit_kept"]
-    share, kept_words = _kept_share(old_words, _content(new_tokens, drop_change_words=True), values, topic)
+    kept_of_old = _kept(old_words, _content(new_tokens, drop_change_words=True), values, topic)
     return _Pair(
         similarity=similarity, cue=cue, old_tokens=old_tokens, old_words=old_words, new_words=new_words,
         old_only=old_only, new_only=new_only, old_values=[w for w in old_only if w in values],
         new_values=[w for w in new_only if w in values], values=values,
         negation_differs=_negates(old_tokens) != _negates(new_tokens), plain_old=plain_old, plain_new=plain_new,
         runs=runs, one_edit=one_edit, closing=one_edit and _closes_on_value(runs[0], plain_old, plain_new),
-        adds=adds_a_fact(newer) and not adds_a_fact(older), kept=share, kept_words=kept_words,
+        adds=adds_a_fact(newer) and not adds_a_fact(older), kept=kept_of_old,
+        names_old=bool(cue) and _names_the_old(old_words, newer, topic),
     )  # fmt: skip
 
 
@@ -399,10 +431,16 @@ def _adds_a_fact(pair: _Pair) -> _Settled:
 def _said_to_change(pair: _Pair) -> _Settled:
     if not pair.cue:
         return None
-    # The same subject and attribute: most of what the older fact is about stays, and more than a qualifier.
-    about = [w for w in pair.kept_words if w not in QUALIFIERS]
-    if pair.kept >= RULES["cue_subject"] and about:
+    kept = pair.kept
+    # The same subject and attribute: most of what the older fact is about stays, its subject as written among it,
+    # and more than a qualifier.
+    about = [w for w in kept.words if w not in QUALIFIERS]
+    if kept.share >= RULES["cue_subject"] and kept.head and about:
         return Verdict.SUPERSEDE, f"says it changed ('{pair.cue}'): {pair.changed}"
+    # A change to part of the older fact (a version of a name both hold; a value the write says it replaced): the
+    # older holds more than the newer, so a person decides what stays.
+    if about and kept.head and (pair.names_old or _new_version_of_a_name(pair)):
+        return Verdict.CONFLICT, f"says it changed ('{pair.cue}') part of this fact: {pair.changed}"
     return Verdict.NONE, "says something changed, but about another subject"
 
 
@@ -430,6 +468,40 @@ def _reworded_with_another_value(pair: _Pair) -> _Settled:
     return None
 
 
+def _new_version_of_a_name(pair: _Pair) -> bool:
+    """A name both hold, followed by a number that changed ("React Native 0.73" / "React Native 0.74")."""
+
+    def versioned(tokens: Sequence[str], numbers: Sequence[str]) -> set[str]:
+        return {a for a, b in zip(tokens, tokens[1:], strict=False) if b in numbers and any(c.isdigit() for c in b)}
+
+    names = [w for w in pair.kept.words if w in pair.values]
+    return bool(
+        versioned(pair.plain_old, pair.kept.lost_values) & versioned(pair.plain_new, pair.kept.new_values) & set(names)
+    )
+
+
+def _same_kind(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Values of one kind on both sides: a number for a number, a name for a name."""
+
+    def kinds(words: Sequence[str]) -> set[bool]:
+        return {any(c.isdigit() for c in w) for w in words}
+
+    return bool(kinds(a) & kinds(b))
+
+
+def _restated_with_another_value(pair: _Pair) -> _Settled:
+    # Reworded around one subject, its values changed ("timeout is 30 seconds" / "gives upstreams 15 seconds").
+    kept = pair.kept
+    if (
+        _same_kind(kept.lost_values, kept.new_values)
+        and kept.head
+        and kept.share >= RULES["cue_subject"]
+        and pair.similarity >= RULES["restated_similarity"]
+    ):
+        return Verdict.CONFLICT, f"the same subject, reworded with another value: {pair.changed}"
+    return None
+
+
 def _differs_in_many_places(pair: _Pair) -> _Settled:
     if len(pair.runs) >= 2 and pair.old_only and pair.new_only:
         return Verdict.DIFFERENT, f"differs in more than one place: {pair.changed}"
@@ -447,6 +519,7 @@ _CHECKS_IN_ORDER = (
     _said_to_change,
     _one_slot_edited,
     _reworded_with_another_value,
+    _restated_with_another_value,
     _differs_in_many_places,
 )
 
