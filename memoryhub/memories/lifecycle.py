@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
+from memoryhub.memories.chain import release_successors
 from memoryhub.memories.decay import (
     EFFECTIVE_FIELDS,
     HALF_UNIT,
@@ -86,9 +87,10 @@ def archive(
 
     The one way a memory is archived. `notes` gives a memory its own note (else `note`); a merge passes
     `action="merged"` and the memory the sources went into, which the event records. Memories not active are
-    left alone (and get no event), so a repeated call changes nothing. Runs in the caller's transaction if
-    there is one. `updated_at` is not touched (see the module's docstring). `record` adds keys to each event's
-    `after` (a sweep marks its events with its id, which is how `undo_last_sweep` finds them).
+    left alone (and get no event), so a repeated call changes nothing. What they superseded comes back, passes to
+    the merged memory, or (when selected too) is archived with them: `chain.release_successors`. Runs in the
+    caller's transaction if there is one. `updated_at` is not touched (see the module's docstring). `record` adds
+    keys to each event's `after` (a sweep marks its events with its id, which is how `undo_last_sweep` finds them).
     """
     with transaction.atomic():
         ids = list(
@@ -98,6 +100,10 @@ def archive(
         )
         if not ids:
             return []
+        # What they superseded is not left pointing at an archived memory (chain.py: the one rule).
+        release_successors(
+            memory_ids=ids, actor=actor, action=action, leaving_with=set(memory_ids), merged_into=merged_into
+        )
         changes: dict = {"status": Status.ARCHIVED}
         before: dict = {"status": Status.ACTIVE}
         after: dict = {"status": Status.ARCHIVED, **(record or {})}
