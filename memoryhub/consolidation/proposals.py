@@ -557,7 +557,8 @@ def stale_reason(proposal: Proposal, memories: dict[int, Memory]) -> str:
             now = source_mark(memory)
             changed = [name for name in ("text", "project", "status") if mark.get(name) != now[name]]
             if changed:
-                return f"memory #{memory_id}'s {' and '.join(changed)} changed"
+                status = f" (now {memory.status})" if "status" in changed else ""
+                return f"memory #{memory_id}'s {' and '.join(changed)} changed{status}"
             continue
         # A conflict may be about a superseded memory (a write repeated it): only archiving takes it away.
         if memory.status == Status.SUPERSEDED and proposal.kind == ProposalKind.CONFLICT:

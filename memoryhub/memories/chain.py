@@ -5,7 +5,6 @@ person, the decay sweep, a PATCH of `status`, merged into a new memory). For eac
 
 - the leaving memory was itself superseded: its predecessors pass to its successor (the chain skips it);
 - it was merged into a new memory: they pass to the merged memory, which says what it said;
-- they leave with it (archived or deleted in the same call): they are archived too;
 - otherwise they are current again: active, with a history event naming the successor and what happened to it.
 
 The foreign key's `on_delete` is DO_NOTHING: a delete that skipped this rule fails at commit (the table's deferred
@@ -34,13 +33,12 @@ def release_successors(
     memory_ids: Collection[int],
     actor: str,
     action: str,
-    leaving_with: Collection[int] = (),
     merged_into: Memory | None = None,
 ) -> list[int]:
     """Before (or as) `memory_ids` leave by `action` ("deleted", "archived", "merged"), give each memory they
     superseded a successor again or bring it back, as the module's docstring says; returns the ids changed.
-    `leaving_with`: ids leaving in the same call (their predecessors leave too, as archived). Runs in the caller's
-    transaction."""
+    Memories among `memory_ids` are leaving themselves and left alone (`lifecycle.archive` archives a chain
+    selected whole). Runs in the caller's transaction."""
     leaving = set(memory_ids)
     if not leaving:
         return []
@@ -65,11 +63,6 @@ def release_successors(
                 after = {"status": Status.SUPERSEDED, "superseded_by": heir, "passed_from": left}
                 note = f"its successor #{left} was {action}; now superseded by #{heir}, which stands for it"
                 events.append(_event(memory.pk, PASSED, actor, before, after, note, now))
-            elif memory.pk in set(leaving_with):
-                Memory.objects.filter(pk=memory.pk).update(status=Status.ARCHIVED, superseded_by=None)
-                after = {"status": Status.ARCHIVED, "superseded_by": None}
-                note = f"{action} together with its successor #{left}"
-                events.append(_event(memory.pk, "archived", actor, before, after, note, now))
             else:
                 # A fresh decay clock, as any restore gives: the next sweep should not take it at once.
                 Memory.objects.filter(pk=memory.pk).update(

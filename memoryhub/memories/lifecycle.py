@@ -100,11 +100,11 @@ def archive(
         )
         if not ids:
             return []
+        along = _superseded_along(set(memory_ids), ids)
+        ids = sorted(ids + list(along))
         # What they superseded is not left pointing at an archived memory (chain.py: the one rule).
-        release_successors(
-            memory_ids=ids, actor=actor, action=action, leaving_with=set(memory_ids), merged_into=merged_into
-        )
-        changes: dict = {"status": Status.ARCHIVED}
+        release_successors(memory_ids=ids, actor=actor, action=action, merged_into=merged_into)
+        changes: dict = {"status": Status.ARCHIVED, "superseded_by": None}
         before: dict = {"status": Status.ACTIVE}
         after: dict = {"status": Status.ARCHIVED, **(record or {})}
         if merged_into is not None:
@@ -120,7 +120,7 @@ def archive(
                     memory_id=pk,
                     action=action,
                     actor=actor,
-                    before=dict(before),
+                    before=dict(before) | along.get(pk, {}),
                     after=dict(after),
                     note=notes.get(pk, note),
                     created_at=now,
@@ -129,6 +129,23 @@ def archive(
             ]
         )
     return ids
+
+
+def _superseded_along(selected: set[int], leaving: list[int]) -> dict[int, dict]:
+    """The superseded memories among `selected` whose successor leaves too: they are archived with it rather than
+    brought back (a person archiving a chain wants all of it gone). {id: what its event's `before` says}."""
+    along: dict[int, dict] = {}
+    gone = set(leaving)
+    while True:
+        more = (
+            Memory.objects.filter(pk__in=selected - gone, status=Status.SUPERSEDED, superseded_by_id__in=gone)
+            .values_list("pk", "superseded_by_id")
+        )  # fmt: skip
+        found = {pk: {"status": Status.SUPERSEDED, "superseded_by": successor} for pk, successor in more}
+        if not found:
+            return along
+        along |= found
+        gone |= set(found)
 
 
 def archive_memory(*, memory: Memory, actor: str, reason: str = "") -> Memory:
