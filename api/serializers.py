@@ -179,7 +179,7 @@ class ProposalAcceptSerializer(serializers.Serializer):
     choice = serializers.ChoiceField(
         choices=ConflictChoice.choices, required=False, allow_null=True,
         help_text="A conflict's answer: newer (default; the older is superseded), older (the newer is superseded) or "
-        "both (two different facts; never asked again). Merge proposals ignore it.",
+        "both (two different facts; never asked again). A merge proposal takes none (400).",
     )  # fmt: skip
 
 

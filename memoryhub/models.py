@@ -3,6 +3,7 @@ memoryhub/storage/sqlite/schema.py and memoryhub/storage/postgres/schema.py)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
@@ -204,8 +205,10 @@ class Memory(models.Model):
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="merged_from"
     )
     # The memory that replaced this one (status superseded); its reverse, `supersedes_set`, is what it replaced.
+    # DO_NOTHING: a successor leaves through `memories.chain.release_successors`, never by Django nulling the link;
+    # a delete that skipped it fails at commit on the table's own (deferred) foreign key instead of breaking the chain.
     superseded_by = models.ForeignKey(
-        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes_set"
+        "self", null=True, blank=True, on_delete=models.DO_NOTHING, related_name="supersedes_set"
     )
     # When the fact became true (the write's time unless the writer says otherwise): what "newer" means. Nullable
     # in the table only so SQLite can add the column in place (a NOT NULL column rebuilds the table, dropping
@@ -266,6 +269,13 @@ class ConflictChoice(models.TextChoices):
     BOTH = "both"  # two different facts: both stay, and this pair is never asked about again
 
 
+def source_mark(memory: Memory) -> dict[str, str | None]:
+    """What a proposal remembers of a source when it is made: a hash of its text, its project and its status. A
+    source whose mark differs when someone decides changed since, and the proposal is stale."""
+    text = hashlib.sha256(memory.content.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return {"text": text, "project": memory.project, "status": memory.status}
+
+
 class Proposal(models.Model):
     """A proposal a person decides: merge these source memories into this text, or (kind conflict) which of two
     disagreeing memories is current."""
@@ -276,6 +286,8 @@ class Proposal(models.Model):
     kind = models.CharField(max_length=20, choices=ProposalKind.choices, default=ProposalKind.MERGE, db_index=True)
     choice = models.CharField(max_length=20, choices=ConflictChoice.choices, blank=True, default="")  # conflicts
     sources = models.JSONField(default=list)  # memory ids, ascending (a conflict's: older first)
+    # {"<memory id>": source_mark(memory)} when the proposal was made; {} for proposals made before marks existed.
+    source_marks = models.JSONField(default=dict, blank=True)
     # Sorted source ids joined with ',': a cluster once proposed or rejected is not proposed again.
     cluster_key = models.CharField(max_length=2000, db_index=True)
     project = models.CharField(max_length=200, null=True, blank=True)
@@ -293,6 +305,10 @@ class Proposal(models.Model):
 
     class Meta:
         ordering = ["-created_at", "-id"]
+
+    def mark_sources(self, memories: list[Memory]) -> None:
+        """Remember each source as it is now (before the proposal is saved)."""
+        self.source_marks = {str(m.pk): source_mark(m) for m in memories}
 
 
 class ApiToken(models.Model):

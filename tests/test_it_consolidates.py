@@ -242,7 +242,7 @@ def test_a_proposal_whose_source_was_archived_since_is_refused(twins):
     first, _, _ = twins
     (proposal,) = consolidate("alpha")
     Memory.objects.filter(pk=first.pk).update(status=Status.ARCHIVED)
-    with pytest.raises(ValidationError, match="out of date.*archived"):
+    with pytest.raises(ValidationError, match="is stale: memory #.*status changed \\(now archived\\)"):
         accept_proposal(proposal=proposal, actor="me")
     assert Memory.objects.count() == 3
 

@@ -18,6 +18,7 @@ from api.auth import AgentAPIMixin, agent_of
 from api.errors import Conflict, Unavailable
 from api.views.common import errors, parse, parse_query
 from api.views.memories import IdCursorPagination, sqlite_id
+from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.exports import memory_as_dict
 from memoryhub.models import Proposal
 
@@ -74,6 +75,13 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
             raise NotFound(f"no proposal #{pk}")  # exactly as a missing one: no oracle for ids
         return proposal
 
+    def check_decide(self, agent: Agent, proposal: Proposal) -> None:
+        """Deciding needs write access to the proposal's project and sight of every source: a memory moved to a
+        project the token cannot see is never superseded or merged from here."""
+        agent.check_write(proposal.project)
+        if not all(agent.may_see(project) for project in consolidation("source_projects")(proposal)):
+            raise AccessDenied(f"proposal #{proposal.pk} has sources this token cannot see; nothing changed")
+
     def list(self, request):
         filters = parse_query(s.ProposalListQuerySerializer, request.query_params)
         rows = self.scoped()
@@ -111,7 +119,9 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         description="A merge proposal: the merged memory is created and the sources archived into it. A conflict "
         "proposal (`kind: conflict`, sources older first): `choice` newer (default) supersedes the older, older "
         "supersedes the newer, both keeps both and the pair is never asked about again. Rejecting a conflict is "
-        "the same as `both`.",
+        "the same as `both`. `choice` on a merge proposal, or an unknown one, is a 400 naming the field. 409 when "
+        "the proposal is not pending, or went stale: a source's text, project or status changed since it was made "
+        "(it is then closed as `stale`). 403 when a source is in a project the token cannot see.",
         parameters=[_ID_PARAM],
         request=s.ProposalAcceptSerializer,
         responses={200: s.ProposalDecisionSerializer, **errors(400, 403, 404, 409, 422, 503)},
@@ -121,7 +131,7 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         agent = agent_of(request)
         proposal = self.get_proposal(pk)
         data = parse(s.ProposalAcceptSerializer, request.data or {})
-        agent.check_write(proposal.project)
+        self.check_decide(agent, proposal)
         accept_proposal = consolidation("accept_proposal")
         memory = _decide(accept_proposal, proposal=proposal, content=data.get("content") or None,
                          choice=data.get("choice") or None, actor=agent.name)  # fmt: skip
@@ -151,7 +161,7 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     def _decision(self, request, pk, function: str) -> Response:
         agent = agent_of(request)
         proposal = self.get_proposal(pk)
-        agent.check_write(proposal.project)
+        self.check_decide(agent, proposal)
         decide = consolidation(function)
         _decide(decide, proposal=proposal, actor=agent.name)
         proposal.refresh_from_db()

@@ -23,12 +23,23 @@ from memoryhub.consolidation.clustering import Cluster, cluster_key, find_cluste
 from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
 from memoryhub.consolidation.update_pairs import StoredUpdate, find_update_pairs
 from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.memories.chain import passed_back
 from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.memories.supersession import decide_conflict, queue_conflict
 from memoryhub.memories.updates import Verdict
-from memoryhub.models import Category, ConflictChoice, Memory, Proposal, ProposalKind, ProposalStatus, Status, Tier
+from memoryhub.models import (
+    Category,
+    ConflictChoice,
+    Memory,
+    Proposal,
+    ProposalKind,
+    ProposalStatus,
+    Status,
+    Tier,
+    source_mark,
+)
 from memoryhub.storage import sql
 
 logger = logging.getLogger(__name__)
@@ -215,16 +226,18 @@ def run_consolidation(
             # Another run may have proposed the same cluster while the LLM was thinking.
             if proposed.filter(cluster_key=cluster.key).exists():
                 continue
-            made.append(
-                Proposal.objects.create(
-                    sources=list(cluster.ids),
-                    cluster_key=cluster.key,
-                    project=cluster.project,
-                    rationale=rationale,
-                    generator=generator,
-                    **fields,
-                )
+            proposal = Proposal(
+                sources=list(cluster.ids),
+                cluster_key=cluster.key,
+                project=cluster.project,
+                rationale=rationale,
+                generator=generator,
+                **fields,
             )
+            # The sources as they are now, read under the lock: an edit while the LLM was thinking makes it stale.
+            proposal.mark_sources(list(Memory.objects.filter(pk__in=cluster.ids)))
+            proposal.save()
+            made.append(proposal)
     if made:
         logger.info("consolidation by %s: %d proposals", actor or "someone", len(made))
     return made
@@ -348,7 +361,7 @@ def merge_memories(
         sql.serialize_writes("curation")  # merges, accepts and sweeps in every server process take turns
         # Re-check inside the write lock: another request may have archived or merged one meanwhile.
         memories = _load_sources(ids)
-        proposal = Proposal.objects.create(
+        proposal = Proposal(
             sources=ids,
             cluster_key=cluster_key(ids),
             project=memories[0].project,
@@ -356,6 +369,8 @@ def merge_memories(
             generator=MANUAL,
             **fields,
         )
+        proposal.mark_sources(memories)
+        proposal.save()
         return _merge(memories=memories, fields=fields, actor=actor, proposal=proposal, vector=vector)
 
 
@@ -378,18 +393,50 @@ def _locked_proposal(proposal: Proposal, *, expected: str, verb: str) -> Proposa
     return current
 
 
+def check_choice(proposal: Proposal, choice: str | None) -> None:
+    """`choice` answers a conflict (newer, both or older); a merge proposal takes none. Every face asks here."""
+    if choice is None:
+        return
+    if choice not in ConflictChoice.values:
+        raise ValidationError({"choice": f"must be one of: {', '.join(ConflictChoice.values)} (got {choice!r})"})
+    if proposal.kind != ProposalKind.CONFLICT:
+        raise ValidationError({"choice": "a merge proposal takes no choice (only a conflict does); send none"})
+
+
+def _decide_unless_stale(proposal: Proposal, decide, *, actor: str):
+    """Run `decide(current)` under the curation lock, unless a source changed since the proposal was made: then the
+    proposal is closed as stale (that close is kept) and a ValidationError says why."""
+    with transaction.atomic():
+        sql.serialize_writes("curation")
+        current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
+        reason = stale_reason(current, Memory.objects.in_bulk([int(i) for i in current.sources]))
+        if reason:
+            _close_stale(current, reason, actor=actor)
+        else:
+            result = decide(current)
+    proposal.refresh_from_db()
+    if reason:
+        raise ValidationError(
+            f"proposal #{proposal.pk} is stale: {reason} since it was made; it is closed and nothing changed",
+            code="invalid_state",
+        )
+    return result
+
+
 def accept_proposal(
     *, proposal: Proposal, content: str | None = None, actor: str = "", choice: str | None = None
 ) -> Memory:
     """Create the merged memory (with the edited text, if given) and archive the sources into it. A conflict
-    proposal is decided instead (`choice`: newer by default, older or both); the current memory is returned."""
+    proposal is decided instead (`choice`: newer by default, older or both); the current memory is returned.
+    Refused (`check_choice`) for an unknown choice or a choice on a merge; refused and closed as stale when a source
+    changed its text, project or status since the proposal was made (`stale_reason`)."""
+    check_choice(proposal, choice)
     if proposal.kind == ProposalKind.CONFLICT:
-        with transaction.atomic():
-            sql.serialize_writes("curation")
-            current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
-            kept = decide_conflict(proposal=current, choice=choice or ConflictChoice.NEWER, actor=actor)
-        proposal.refresh_from_db()
-        return kept
+        return _decide_unless_stale(
+            proposal,
+            lambda current: decide_conflict(proposal=current, choice=choice or ConflictChoice.NEWER, actor=actor),
+            actor=actor,
+        )
     fields = {
         "content": proposal.content if content is None else content,
         "category": proposal.category,
@@ -402,18 +449,17 @@ def accept_proposal(
         refuse_noise(fields["content"])  # new words from a person or an agent: the gate's noise rules too
     _backup_before_merge()
     vector = embed_for_storage([fields["content"]])[0]  # before the write lock, never under it
-    with transaction.atomic():
-        sql.serialize_writes("curation")
-        current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="accepted")
+
+    def merge(current: Proposal) -> Memory:
         try:
             memories = _load_sources(current.sources)
         except ValidationError as exc:
             raise ValidationError(
                 f"proposal #{current.pk} is out of date: {' '.join(exc.messages)}", code="invalid_state"
             ) from exc
-        merged = _merge(memories=memories, fields=fields, actor=actor, proposal=current, vector=vector)
-    proposal.refresh_from_db()
-    return merged
+        return _merge(memories=memories, fields=fields, actor=actor, proposal=current, vector=vector)
+
+    return _decide_unless_stale(proposal, merge, actor=actor)
 
 
 def reject_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
@@ -472,6 +518,8 @@ def undo_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
                 note=f"merge undone (proposal #{current.pk})",
             )
         if merged is not None:
+            # What the sources superseded passed to the merged memory; it goes back to them (the rest is released).
+            passed_back(merged=merged, actor=actor, note=f"merge undone (proposal #{current.pk})")
             archive(memory_ids=[merged.pk], actor=actor, note=f"merge undone (proposal #{current.pk})")
         current.status = ProposalStatus.UNDONE
         current.decided_at = timezone.now()
@@ -495,12 +543,23 @@ def reject_proposals(*, proposal_ids: list[int], actor: str = "") -> list[int]:
 
 
 def stale_reason(proposal: Proposal, memories: dict[int, Memory]) -> str:
-    """Why a pending proposal can no longer be accepted as written ("" if it still can): a source was deleted,
-    archived (or merged elsewhere), or its text edited after the proposal was made."""
+    """Why a pending proposal can no longer be accepted as written ("" if it still can): a source was deleted, or
+    its text, project or status differs from the mark the proposal took of it when made (`Proposal.source_marks`).
+    A proposal made before marks existed falls back to what its row can tell: a source archived (or merged
+    elsewhere), or edited (`updated_at`, which every edit of text, project or status moves) after it was made."""
+    marks = proposal.source_marks or {}
     for memory_id in proposal.sources:
         memory = memories.get(int(memory_id))
         if memory is None:
             return f"memory #{memory_id} was deleted"
+        mark = marks.get(str(memory_id))
+        if mark:
+            now = source_mark(memory)
+            changed = [name for name in ("text", "project", "status") if mark.get(name) != now[name]]
+            if changed:
+                status = f" (now {memory.status})" if "status" in changed else ""
+                return f"memory #{memory_id}'s {' and '.join(changed)} changed{status}"
+            continue
         # A conflict may be about a superseded memory (a write repeated it): only archiving takes it away.
         if memory.status == Status.SUPERSEDED and proposal.kind == ProposalKind.CONFLICT:
             continue
@@ -520,23 +579,34 @@ def close_stale_proposals(*, actor: str = "consolidation") -> list[int]:
     if not pending:
         return []
     ids = {int(i) for p in pending for i in p.sources}
-    memories = Memory.objects.only("pk", "status", "updated_at").in_bulk(list(ids))
+    memories = Memory.objects.only("pk", "status", "updated_at", "content", "project").in_bulk(list(ids))
     closed = []
     for proposal in pending:
         reason = stale_reason(proposal, memories)
-        if not reason:
-            continue
-        updated = Proposal.objects.filter(pk=proposal.pk, status=ProposalStatus.PENDING).update(
+        if reason and _close_stale(proposal, reason, actor=actor):
+            closed.append(proposal.pk)
+    if closed:
+        logger.info("consolidation: %d stale proposals closed", len(closed))
+    return closed
+
+
+def _close_stale(proposal: Proposal, reason: str, *, actor: str) -> bool:
+    """Close one pending proposal as stale, the reason in front of its rationale; False if it was not pending."""
+    return bool(
+        Proposal.objects.filter(pk=proposal.pk, status=ProposalStatus.PENDING).update(
             status=ProposalStatus.STALE,
             decided_at=timezone.now(),
             decided_by=actor,
             rationale=f"Closed as stale: {reason}. {proposal.rationale}".strip()[:2000],
         )
-        if updated:
-            closed.append(proposal.pk)
-    if closed:
-        logger.info("consolidation: %d stale proposals closed", len(closed))
-    return closed
+    )
+
+
+def source_projects(proposal: Proposal) -> set[str | None]:
+    """The projects of the proposal's sources that still exist: a face lets someone decide only if they may see
+    every one (a source moved to another project must not be superseded or merged from the first)."""
+    ids = [int(i) for i in proposal.sources]
+    return set(Memory.objects.filter(pk__in=ids).values_list("project", flat=True))
 
 
 def proposal_for_merged(memory: Memory) -> Proposal | None:

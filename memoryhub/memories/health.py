@@ -1,4 +1,5 @@
-"""Health of the store on demand: the SQLite file, the FTS5 indexes, and rows, keyword entries and vectors in step.
+"""Health of the store on demand: the SQLite file, the FTS5 indexes, rows, keyword entries and vectors in step, and
+the supersession chain whole (no superseded memory without a successor; `chain.repair_orphans` brings them back).
 
 `run_checks` only reads; `rebuild_index` repairs the indexes from the memory rows, which are the truth: the
 FTS tables are rebuilt from the rows, vectors without a row are removed, rows without a vector are embedded.
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from django.db import DatabaseError, transaction
 
 from memoryhub.embeddings import get_embedder
+from memoryhub.memories.chain import orphaned_superseded
 from memoryhub.models import Memory
 from memoryhub.storage import sql
 from memoryhub.storage.backend.driver import DRIVER
@@ -35,6 +37,7 @@ class CheckReport:
     vectors_missing: list[int] = field(default_factory=list)  # a row says it has a vector; there is none
     vector_orphans: list[int] = field(default_factory=list)  # a vector whose row is gone
     awaiting_embedding: list[int] = field(default_factory=list)  # text changed outside the domain: no vector yet
+    superseded_orphans: list[int] = field(default_factory=list)  # superseded, but no successor to stand for them
 
     @property
     def counts_agree(self) -> bool:
@@ -53,7 +56,7 @@ class CheckReport:
 
     @property
     def ok(self) -> bool:
-        return self.integrity == ["ok"] and not self.fts_errors and self.counts_agree
+        return self.integrity == ["ok"] and not self.fts_errors and self.counts_agree and not self.superseded_orphans
 
     def lines(self) -> list[str]:
         out = [
@@ -80,7 +83,12 @@ class CheckReport:
                 f"memories waiting for an embedding (text edited outside the API): {len(self.awaiting_embedding)} "
                 f"(ids {_sample(self.awaiting_embedding)})"
             )
-        if not self.ok:
+        if self.superseded_orphans:
+            out.append(
+                f"superseded memories without a successor: {len(self.superseded_orphans)} "
+                f"(ids {_sample(self.superseded_orphans)}); `python manage.py check --repair-chains` restores them"
+            )
+        if not (self.integrity == ["ok"] and not self.fts_errors and self.counts_agree):
             out.append("run `python manage.py rebuild_index` to rebuild the indexes from the memory rows")
         return out
 
@@ -116,6 +124,8 @@ def run_checks(conn=None) -> CheckReport:
         vectors_missing=sorted(embedded - ids["vectors"]),
         vector_orphans=sorted(ids["vectors"] - rows),
         awaiting_embedding=sorted(rows - embedded),
+        # The configured store only (the ORM's): a backup file handed in as `conn` is checked for its indexes.
+        superseded_orphans=orphaned_superseded() if conn is None else [],
     )
 
 

@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from django.db import OperationalError, transaction
 from django.utils import timezone
 
+from memoryhub.memories.chain import release_successors
 from memoryhub.memories.decay import (
     EFFECTIVE_FIELDS,
     HALF_UNIT,
@@ -86,9 +87,10 @@ def archive(
 
     The one way a memory is archived. `notes` gives a memory its own note (else `note`); a merge passes
     `action="merged"` and the memory the sources went into, which the event records. Memories not active are
-    left alone (and get no event), so a repeated call changes nothing. Runs in the caller's transaction if
-    there is one. `updated_at` is not touched (see the module's docstring). `record` adds keys to each event's
-    `after` (a sweep marks its events with its id, which is how `undo_last_sweep` finds them).
+    left alone (and get no event), so a repeated call changes nothing. What they superseded comes back, passes to
+    the merged memory, or (when selected too) is archived with them: `chain.release_successors`. Runs in the
+    caller's transaction if there is one. `updated_at` is not touched (see the module's docstring). `record` adds
+    keys to each event's `after` (a sweep marks its events with its id, which is how `undo_last_sweep` finds them).
     """
     with transaction.atomic():
         ids = list(
@@ -98,7 +100,11 @@ def archive(
         )
         if not ids:
             return []
-        changes: dict = {"status": Status.ARCHIVED}
+        along = _superseded_along(set(memory_ids), ids)
+        ids = sorted(ids + list(along))
+        # What they superseded is not left pointing at an archived memory (chain.py: the one rule).
+        release_successors(memory_ids=ids, actor=actor, action=action, merged_into=merged_into)
+        changes: dict = {"status": Status.ARCHIVED, "superseded_by": None}
         before: dict = {"status": Status.ACTIVE}
         after: dict = {"status": Status.ARCHIVED, **(record or {})}
         if merged_into is not None:
@@ -114,7 +120,7 @@ def archive(
                     memory_id=pk,
                     action=action,
                     actor=actor,
-                    before=dict(before),
+                    before=dict(before) | along.get(pk, {}),
                     after=dict(after),
                     note=notes.get(pk, note),
                     created_at=now,
@@ -123,6 +129,23 @@ def archive(
             ]
         )
     return ids
+
+
+def _superseded_along(selected: set[int], leaving: list[int]) -> dict[int, dict]:
+    """The superseded memories among `selected` whose successor leaves too: they are archived with it rather than
+    brought back (a person archiving a chain wants all of it gone). {id: what its event's `before` says}."""
+    along: dict[int, dict] = {}
+    gone = set(leaving)
+    while True:
+        more = (
+            Memory.objects.filter(pk__in=selected - gone, status=Status.SUPERSEDED, superseded_by_id__in=gone)
+            .values_list("pk", "superseded_by_id")
+        )  # fmt: skip
+        found = {pk: {"status": Status.SUPERSEDED, "superseded_by": successor} for pk, successor in more}
+        if not found:
+            return along
+        along |= found
+        gone |= set(found)
 
 
 def archive_memory(*, memory: Memory, actor: str, reason: str = "") -> Memory:

@@ -20,6 +20,7 @@ from django.utils.dateparse import parse_date, parse_datetime
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.memories.chain import release_successors
 from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_rows, redact_value
 from memoryhub.memories.storable import MAX_METADATA_BYTES, metadata_size, unstorable
 from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
@@ -234,6 +235,8 @@ def update_memory(*, memory: Memory, changes: dict[str, Any], actor: str = "", a
     if "content" in cleaned:
         vector = embed_for_storage([cleaned["content"]])[0]
     with transaction.atomic():
+        if cleaned.get("status", Status.ACTIVE) != Status.ACTIVE and before["status"] == Status.ACTIVE:
+            release_successors(memory_ids=[memory.pk], actor=actor, action=cleaned["status"])
         for field, value in cleaned.items():
             setattr(memory, field, value)
         memory.updated_at = timezone.now()
@@ -266,7 +269,9 @@ def scrub_history(*, memory_ids: Iterable[int] | None = None) -> int:
 
 
 def delete_memory(*, memory: Memory, actor: str = "") -> None:
+    """Delete the row; what it superseded comes back or passes to its own successor (`chain.release_successors`)."""
     with transaction.atomic():
+        release_successors(memory_ids=[memory.pk], actor=actor, action="deleted")
         record_event(memory.pk, "deleted", actor=actor, before=redact_value(snapshot(memory)))
         memory.delete()  # triggers remove the FTS entries and the vector
 

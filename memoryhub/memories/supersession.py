@@ -148,7 +148,7 @@ def queue_conflict(*, older: Memory, newer: Memory, reason: str, actor: str = ""
     """A pending conflict proposal for a person (sources: older first), unless this pair was ever asked."""
     if pair_settled(older.pk, newer.pk):
         return None
-    return Proposal.objects.create(
+    proposal = Proposal(
         kind=ProposalKind.CONFLICT,
         sources=[older.pk, newer.pk],
         cluster_key=conflict_key(older.pk, newer.pk),
@@ -161,6 +161,10 @@ def queue_conflict(*, older: Memory, newer: Memory, reason: str, actor: str = ""
         rationale=f"Which is current? #{older.pk} (older) or #{newer.pk} (newer): {reason}"[:2000],
         generator=CONFLICT_GENERATOR if not actor else f"{CONFLICT_GENERATOR} ({actor})"[:200],
     )
+    # As the two are now: if either's text, project or status changes before a person decides, it goes stale.
+    proposal.mark_sources(list(Memory.objects.filter(pk__in=[older.pk, newer.pk])))
+    proposal.save()
+    return proposal
 
 
 def _close_pair(*, older: Memory, newer: Memory, actor: str, choice: str, why: str) -> None:

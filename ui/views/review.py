@@ -96,12 +96,19 @@ def _card_response(request: HtmxHttpRequest, proposal: Proposal, notice: str, un
 def _proposal_action(
     request: HtmxHttpRequest, pk: int, call, notice, undo: Undo | None = None, form=None
 ) -> HttpResponse:
+    from memoryhub.consolidation.proposals import source_projects
+
     proposal = get_scoped(request, Proposal.objects.all(), pk, Action.CURATE, "Proposal")
+    # A source moved to a project this person cannot see is never superseded or merged from here.
+    if not all(request.access.can(Action.READ, project) for project in source_projects(proposal)):
+        return refuse(request, f"Proposal #{pk} has memories you cannot see; nothing was changed.", status=403)
     try:
         result = call(proposal)
     except EmbeddingError as exc:
         return refuse(request, f"Nothing was changed: the embedder failed ({exc}).", status=503)
     except DOMAIN_ERRORS as exc:
+        if "choice" in getattr(exc, "error_dict", {}):  # an unknown answer, or one given to a merge
+            return refuse(request, f"Proposal #{pk} was not decided. {error_text(exc)}", status=400)
         # A proposal gone or already decided is no fault of the text: said in the notice, as before.
         if form is None or not request.htmx or getattr(exc, "code", None) in ("invalid_state", "not_found"):
             return refuse(request, error_text(exc), status=409)
@@ -125,7 +132,9 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             request, f"Proposal #{pk} was not accepted: " + " ".join(form.errors.get("content", [])), status=422
         )
     content = form.cleaned_data["content"].strip() or None
-    choice = request.POST.get("choice") or None  # a conflict's answer: newer, both or older
+    # A conflict's answer: newer, both or older; anything else, or any answer to a merge, is refused (400) by
+    # `accept_proposal`, never read as "accept the merge".
+    choice = request.POST.get("choice") or None
     if choice is not None:
         return _proposal_action(
             request,
