@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
+from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
@@ -108,7 +109,10 @@ def _ask_a_person(*, older: Memory, newer: Memory, reason: str) -> Proposal | No
 def _undo(review: LinkReview, report: ReviewReport) -> None:
     older, newer = review.link.older, review.link.newer
     with transaction.atomic():
-        restore(memory=older, actor=ACTOR)
+        try:
+            restore(memory=older, actor=ACTOR)
+        except ValidationError:
+            return  # restored or re-linked by someone else since it was read: nothing left to undo
         report.restored.append(older.pk)
         if review.verdict.verdict == Verdict.CONFLICT:
             why = f"restored by a review of automatic supersessions; today's rules: {review.verdict.reason}"
