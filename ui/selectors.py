@@ -370,3 +370,14 @@ def recall_usage_by_project(access: Access) -> dict[str | None, dict]:
         .annotate(avg=Avg("recall_chars"), biggest=Max("recall_chars"), n=Count("pk"))
     )
     return {row["project"]: row for row in rows}
+
+
+def supersession_scopes(access: Access, project: str = "") -> list[str | None] | None:
+    """The scopes whose automatic supersessions this person sees (None: every one, a hub admin's), narrowed to
+    one project when asked (GLOBAL: the global memories); a project they may not see narrows to nothing."""
+    visible = access.projects_for(Action.READ)
+    if project == GLOBAL:
+        return [None]
+    if project:
+        return [project] if visible is None or project in visible else []
+    return None if visible is None else [*visible, None]

@@ -54,6 +54,8 @@ ROUTES: dict[str, tuple[str, str | None, Action | str]] = {
     "decay_undo_sweep": ("POST", None, Action.SWEEP),
     "gate": ("GET", None, Action.READ),
     "promote": ("POST", "gate", Action.CURATE),
+    "supersessions": ("GET", None, Action.READ),
+    "restore_supersession": ("POST", "memory", Action.CURATE),
     "overview": ("GET", None, Action.READ),
     "activity_index": ("GET", None, Action.READ),
     "activity": ("GET", "project in path", Action.READ),

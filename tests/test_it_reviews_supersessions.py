@@ -1,0 +1,137 @@
+"""`manage.py review_supersessions`: every automatic supersession a store holds, judged again with today's rules.
+
+The store is built from links an earlier release recorded (tests/samples/previous_release_links.json: each entry an
+older and a newer text that release linked, and whether the newer really replaces the older). A dry run lists the
+links the rules would not make now and changes nothing; `--restore` restores the wrong ones and keeps the right
+ones, at the rates the rules promise on every entry of the file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from memoryhub.memories.supersession import decide_conflict, queue_conflict, supersede
+from memoryhub.models import Memory, MemoryEvent, Proposal, ProposalStatus, Status
+from tests.factories import remember
+
+LINKS = Path(__file__).resolve().parent / "samples" / "previous_release_links.json"
+RATE = 0.95
+
+
+@dataclass(frozen=True)
+class Link:
+    older: Memory
+    newer: Memory
+    right: bool
+    text: str
+
+
+def review(*args: str) -> str:
+    out = StringIO()
+    call_command("review_supersessions", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.fixture
+def recorded(db) -> list[Link]:
+    """The previous release's links, written as it left them: both memories, then the link."""
+    links = []
+    for entry in json.loads(LINKS.read_text()):
+        older = remember(entry["older"], project=entry["project"])
+        newer = remember(entry["newer"], project=entry["project"], source="agent-x")
+        supersede(older=older, newer=newer, actor="agent-x", reason="says it changed ('now'): recorded link")
+        links.append(Link(older, newer, entry["right"], f"{entry['older']} -> {entry['newer']}"))
+    return links
+
+
+def state() -> list[tuple]:
+    return list(Memory.objects.order_by("pk").values_list("pk", "status", "superseded_by_id"))
+
+
+def test_the_recorded_links_hold_right_and_wrong_ones():
+    entries = json.loads(LINKS.read_text())
+    assert len(entries) >= 20
+    assert {True, False} == {e["right"] for e in entries}
+    assert all({"older", "newer", "project", "right"} <= set(e) for e in entries)
+
+
+def test_a_dry_run_lists_what_it_would_undo_and_changes_nothing(recorded):
+    before, events, proposals = state(), MemoryEvent.objects.count(), Proposal.objects.count()
+    out = review()
+    assert state() == before
+    assert MemoryEvent.objects.count() == events and Proposal.objects.count() == proposals
+    summary = out.strip().splitlines()[-1]
+    listed = {int(n) for n in re.findall(r"^#(\d+) superseded by #\d+", out, flags=re.M)}
+    assert (
+        summary
+        == f"{len(recorded)} links reviewed, {len(recorded) - len(listed)} kept, {len(listed)} would not be made now"
+    )
+    for link in recorded:
+        if link.older.pk in listed:
+            assert f"#{link.older.pk} superseded by #{link.newer.pk}" in out
+            assert f"older: {link.older.content[:40]}" in out
+
+
+def test_restore_undoes_the_wrong_links_and_keeps_the_right_ones(recorded):
+    out = review("--restore")
+    assert out.strip().splitlines()[-1].endswith(" restored")
+    restored_wrong, kept_right, failing = 0, 0, []
+    for link in recorded:
+        link.older.refresh_from_db()
+        still_linked = link.older.status == Status.SUPERSEDED and link.older.superseded_by_id == link.newer.pk
+        if link.right and still_linked:
+            kept_right += 1
+        elif not link.right and not still_linked:
+            restored_wrong += 1
+            assert link.older.status == Status.ACTIVE
+            assert MemoryEvent.objects.filter(memory_id=link.older.pk, action="restored").count() == 1
+        else:
+            failing.append(("right, restored" if link.right else "wrong, kept") + f": {link.text}")
+    right = sum(1 for link in recorded if link.right)
+    wrong = len(recorded) - right
+    assert restored_wrong / wrong >= RATE and kept_right / right >= RATE, "\n".join(
+        [f"restored {restored_wrong} of {wrong} wrong links, kept {kept_right} of {right} right ones", *failing]
+    )
+    # Run again: every link left is one the rules make, and nothing more is restored.
+    assert review("--restore").strip().splitlines()[-1].endswith(", 0 would not be made now, 0 restored")
+
+
+def test_it_never_reviews_what_a_person_decided(db):
+    older = remember("The user's GitHub handle is dana-k.", project="ledger")
+    newer = remember("The user switched on YubiKey two-factor auth for GitHub.", project="ledger")
+    decide_conflict(proposal=queue_conflict(older=older, newer=newer, reason="test"), choice="newer", actor="dana")
+    assert (
+        review("--restore").strip().splitlines()[-1] == "0 links reviewed, 0 kept, 0 would not be made now, 0 restored"
+    )
+    older.refresh_from_db()
+    assert older.status == Status.SUPERSEDED
+
+
+def test_a_link_the_rules_now_call_a_conflict_is_restored_and_put_to_a_person(db):
+    # One slot edited with no word saying it changed: today's rules ask a person instead of replacing.
+    older = remember("The bastion host is bastion-1.", project="ledger")
+    newer = remember("The bastion host is bastion-3.", project="ledger")
+    supersede(older=older, newer=newer, actor="agent-x", reason="recorded link")
+    out = review("--restore")
+    assert "now: conflict" in out and "1 conflicts put to a person" in out
+    older.refresh_from_db()
+    assert older.status == Status.ACTIVE
+    pending = Proposal.objects.get(status=ProposalStatus.PENDING)
+    assert pending.sources == [older.pk, newer.pk] and pending.kind == "conflict"
+    # The person's answer is carried out as any conflict's is.
+    decide_conflict(proposal=pending, choice="newer", actor="dana")
+    older.refresh_from_db()
+    assert (older.status, older.superseded_by_id) == (Status.SUPERSEDED, newer.pk)
+
+
+def test_it_reviews_one_project_only_when_asked(recorded):
+    ledger = [link for link in recorded if link.older.project == "ledger"]
+    out = review("--project", "ledger")
+    assert out.strip().splitlines()[-1].startswith(f"{len(ledger)} links reviewed, ")
