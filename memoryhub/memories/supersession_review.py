@@ -2,10 +2,11 @@
 rules would not make now: the repair for a store written by an earlier version whose rules linked facts that
 were not one fact's old and new value.
 
-Each link is judged as the write gate judges a pair (`updates.judge_pair`, the scope's topic words, the cosine of
-the two memories' stored vectors). A link the rules would still make is kept. Any other is restored
-(`supersession.restore`: both memories active, the pair remembered as two facts); when today's verdict is a
-conflict, the pair is also put to a person, who decides which is current.
+Each link is judged as the write gate judges a pair (`update_gate.judge_link`: the scope's own words set aside, the
+cosine of the two memories' stored vectors). A link the rules would still make is kept. One they would put to a
+person (a conflict: the same subject with another value, not clearly a replacement) is kept as it is and put to a
+person, who decides which is current. Any other (another subject, two facts) is restored (`supersession.restore`:
+both memories active, the pair remembered as two facts).
 """
 
 from __future__ import annotations
@@ -17,11 +18,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.supersession import conflict_key, queue_conflict, restore
+from memoryhub.memories.supersession import queue_conflict, restore
 from memoryhub.memories.supersession_log import AutoSupersession, automatic_supersessions
-from memoryhub.memories.update_gate import scope_topic
-from memoryhub.memories.updates import UpdateVerdict, Verdict, judge_pair
-from memoryhub.models import ConflictChoice, Memory, Proposal, ProposalStatus
+from memoryhub.memories.update_gate import judge_link
+from memoryhub.memories.updates import UpdateVerdict, Verdict
+from memoryhub.models import Memory
 from memoryhub.storage import sql
 
 ACTOR = "review_supersessions"
@@ -35,7 +36,13 @@ class LinkReview:
 
     @property
     def kept(self) -> bool:
-        return self.verdict.verdict == Verdict.SUPERSEDE
+        """The rules would make this link today, or ask a person about the pair: either way it is one fact's
+        values, so the link stands until a person says otherwise."""
+        return self.verdict.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT)
+
+    @property
+    def unsure(self) -> bool:
+        return self.verdict.verdict == Verdict.CONFLICT
 
 
 @dataclass
@@ -47,6 +54,10 @@ class ReviewReport:
     @property
     def kept(self) -> list[LinkReview]:
         return [r for r in self.reviews if r.kept]
+
+    @property
+    def unsure(self) -> list[LinkReview]:
+        return [r for r in self.reviews if r.unsure]
 
     @property
     def not_made_now(self) -> list[LinkReview]:
@@ -81,52 +92,42 @@ def judge_links(links: list[AutoSupersession]) -> list[LinkReview]:
         LinkReview(
             link=link,
             similarity=similarity,
-            verdict=judge_pair(
+            verdict=judge_link(
                 older=link.older.content,
                 newer=link.newer.content,
                 similarity=0.0 if similarity is None else similarity,
-                memory_id=link.older.pk,
-                topic=scope_topic(link.project),
+                project=link.project,
             ),
         )
         for link, similarity in zip(links, similarities, strict=True)
     ]
 
 
-def _ask_a_person(*, older: Memory, newer: Memory, reason: str) -> Proposal | None:
-    """Put a restored pair to a person. The restore recorded the pair as decided ("keep both"), which would keep
-    the question from being asked: that record is closed (stale) first, still saying "both", so the write gate
-    does not link the two again on its own while the question waits."""
-    Proposal.objects.filter(
-        cluster_key=conflict_key(older.pk, newer.pk),
-        status=ProposalStatus.ACCEPTED,
-        choice=ConflictChoice.BOTH,
-        decided_by=ACTOR,
-    ).update(status=ProposalStatus.STALE)
-    return queue_conflict(older=older, newer=newer, reason=reason, actor=ACTOR)
-
-
 def _undo(review: LinkReview, report: ReviewReport) -> None:
-    older, newer = review.link.older, review.link.newer
     with transaction.atomic():
         try:
-            restore(memory=older, actor=ACTOR)
+            restore(memory=review.link.older, actor=ACTOR)
         except ValidationError:
             return  # restored or re-linked by someone else since it was read: nothing left to undo
-        report.restored.append(older.pk)
-        if review.verdict.verdict == Verdict.CONFLICT:
-            why = f"restored by a review of automatic supersessions; today's rules: {review.verdict.reason}"
-            proposal = _ask_a_person(older=older, newer=newer, reason=why)
-            if proposal is not None:
-                report.queued.append(proposal.pk)
+        report.restored.append(review.link.older.pk)
+
+
+def _ask(review: LinkReview, report: ReviewReport) -> None:
+    """Put a kept link the rules are unsure of to a person (once: a pair already asked is not asked again)."""
+    why = f"an automatic supersession the current rules would ask about: {review.verdict.reason}"
+    proposal = queue_conflict(older=review.link.older, newer=review.link.newer, reason=why, actor=ACTOR)
+    if proposal is not None:
+        report.queued.append(proposal.pk)
 
 
 def review_supersessions(*, projects: list[str | None] | None = None, restore_wrong: bool = False) -> ReviewReport:
     """Re-judge every automatic supersession in these scopes (None: all); with `restore_wrong`, restore each link
-    today's rules would not make (a conflict is also put to a person). Without it nothing changes."""
+    today's rules would not make, and put each they are unsure of to a person. Without it nothing changes."""
     links = automatic_supersessions(projects=projects)
     report = ReviewReport(reviews=judge_links(links))
     if restore_wrong:
         for review in report.not_made_now:
             _undo(review, report)
+        for review in report.unsure:
+            _ask(review, report)
     return report

@@ -53,7 +53,8 @@ def scope_topic(project: str | None, *, text: str = "") -> frozenset[str]:
     holds, those that a large share of the scope's memories hold too (a product's name that differs from the
     project's: "tollgate" in the project "payments"). Asked only when a write is about to replace something."""
     topic = project_words(project)
-    scope = Memory.objects.filter(status=Status.ACTIVE)
+    # Superseded memories count too: the scope's names do not change when one of its facts is replaced or restored.
+    scope = Memory.objects.filter(status__in=(Status.ACTIVE, Status.SUPERSEDED))
     scope = scope.filter(project=project) if project else scope.filter(project__isnull=True)
     size = scope.count()
     if not text or size < SCOPE_NAME["min_memories"]:

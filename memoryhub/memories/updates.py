@@ -439,7 +439,7 @@ def _said_to_change(pair: _Pair) -> _Settled:
         return Verdict.SUPERSEDE, f"says it changed ('{pair.cue}'): {pair.changed}"
     # A change to part of the older fact (a version of a name both hold; a value the write says it replaced): the
     # older holds more than the newer, so a person decides what stays.
-    if about and kept.head and (pair.names_old or _new_version_of_a_name(pair)):
+    if about and (pair.names_old or (kept.head and _new_version_of_a_name(pair))):
         return Verdict.CONFLICT, f"says it changed ('{pair.cue}') part of this fact: {pair.changed}"
     return Verdict.NONE, "says something changed, but about another subject"
 

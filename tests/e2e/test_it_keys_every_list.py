@@ -24,7 +24,9 @@ def _start(page):
     page.locator("h1").click()  # keys go to the page, not to a field
 
 
-@pytest.mark.parametrize("path", ["/", "/proposals/", "/gate/", "/supersessions/", "/decay/", "/overview/", "/activity/"])
+@pytest.mark.parametrize(
+    "path", ["/", "/proposals/", "/gate/", "/supersessions/", "/decay/", "/overview/", "/activity/"]
+)
 def test_question_mark_shows_the_shortcuts_on_every_page(dashboard, transactional_db, path):
     page = dashboard.open(path)
     _start(page)

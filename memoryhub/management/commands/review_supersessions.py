@@ -19,8 +19,8 @@ class Command(BaseCommand):
     help = (
         "Re-judge every memory the write gate superseded automatically (not those a person decided) with the "
         "current update rules, and list the links the rules would not make now. Changes nothing unless --restore: "
-        "then each such link is restored (both memories active, with a history event), and a pair the rules now "
-        "call a conflict is also put to a person."
+        "then each such link is restored (both memories active, with a history event). A link the rules would "
+        "now ask a person about stays, and with --restore is put to a person on the Proposals page."
     )
 
     def add_arguments(self, parser):
@@ -36,6 +36,8 @@ class Command(BaseCommand):
                 f"{report.without_vectors} links were judged without a stored vector (similarity 0.0); "
                 "run `manage.py reembed` first for a fairer judgement."
             )
+        if report.unsure:
+            self.stdout.write(f"{len(report.unsure)} kept links the current rules would ask a person about")
         if report.queued:
             self.stdout.write(f"{len(report.queued)} conflicts put to a person (the Proposals page).")
         summary = (
