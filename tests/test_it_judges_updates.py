@@ -163,3 +163,18 @@ def test_eval_updates_measures_a_pair_of_each_kind_through_the_api():
     assert results["nocue"].queued and results["nocue"].newer_first and not results["nocue"].superseded
     assert results["alike"].both_found and not (results["alike"].superseded or results["alike"].queued)
     assert not (results["same"].superseded or results["same"].queued)
+
+
+def test_a_write_that_says_it_changed_asks_about_its_nearest_fact_when_nothing_else_qualifies():
+    text = "Releases are no longer weekly: every merge to main goes to staging, and production is promoted daily."
+    neighbours = [
+        Neighbour(1, "Releases are cut from main every Wednesday and promoted to production on Thursday.", 0.75),
+        Neighbour(2, "Staging runs on the edge-staging cluster.", 0.5),
+    ]
+    verdicts = {v.memory_id: v.verdict for v in judge_update(text=text, neighbours=neighbours)}
+    assert verdicts[1] == Verdict.CONFLICT and verdicts[2] != Verdict.CONFLICT
+    # Far in meaning, or a write that adds, asks nobody.
+    far = [Neighbour(1, neighbours[0].content, 0.45)]
+    assert all(v.verdict != Verdict.CONFLICT for v in judge_update(text=text, neighbours=far))
+    added = "Releases now also go to the beta channel every Friday."
+    assert all(v.verdict != Verdict.CONFLICT for v in judge_update(text=added, neighbours=neighbours))

@@ -72,6 +72,8 @@ RULES = {
     # Without a cue, reworded more freely but keeping the older's subject and most of its words: this close in
     # meaning to ask a person (look-alikes about another subject lose their first word and never get here).
     "restated_similarity": 0.7,
+    # A write that says it changed, where no neighbour qualifies: its nearest, this close, goes to a person.
+    "ask_nearest_similarity": 0.6,
 }
 
 # Words that say "this changed" (matched on the lower-cased text, as whole words).
@@ -441,7 +443,7 @@ def _said_to_change(pair: _Pair) -> _Settled:
     # older holds more than the newer, so a person decides what stays.
     if about and (pair.names_old or (kept.head and _new_version_of_a_name(pair))):
         return Verdict.CONFLICT, f"says it changed ('{pair.cue}') part of this fact: {pair.changed}"
-    return Verdict.NONE, "says something changed, but about another subject"
+    return Verdict.NONE, _ANOTHER_SUBJECT
 
 
 def _one_slot_edited(pair: _Pair) -> _Settled:
@@ -549,7 +551,27 @@ def judge_update(
         else judge_pair(older=n.content, newer=text, similarity=n.similarity, memory_id=n.id, topic=topic)
         for n in ordered
     ]
-    return _one_fact_per_slot(text, ordered, verdicts)
+    return _ask_about_the_nearest(text, ordered, _one_fact_per_slot(text, ordered, verdicts))
+
+
+_ANOTHER_SUBJECT = "says something changed, but about another subject"
+
+
+def _ask_about_the_nearest(text: str, neighbours: Sequence[Neighbour], verdicts: list[UpdateVerdict]):
+    """A write that says it changed something, where the rules found nothing it replaces: its nearest neighbour, when
+    very close in meaning, is put to a person rather than left to rank beside it unnoticed."""
+    cue = change_cue(text)
+    if not cue or adds_a_fact(text) or any(v.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) for v in verdicts):
+        return verdicts
+    nearest = neighbours[0] if neighbours else None
+    if nearest is None or nearest.newer or nearest.similarity < RULES["ask_nearest_similarity"]:
+        return verdicts
+    return [
+        UpdateVerdict(Verdict.CONFLICT, v.memory_id, f"says it changed ('{cue}'), and this is the nearest fact", cue)
+        if v.memory_id == nearest.id and v.reason == _ANOTHER_SUBJECT
+        else v
+        for v in verdicts
+    ]
 
 
 def _one_fact_per_slot(text: str, neighbours: Sequence[Neighbour], verdicts: list[UpdateVerdict]):
