@@ -166,9 +166,9 @@ def test_eval_updates_measures_a_pair_of_each_kind_through_the_api():
 
 
 def test_a_write_that_says_it_changed_asks_about_its_nearest_fact_when_nothing_else_qualifies():
-    text = "Releases are no longer weekly: every merge to main goes to staging, and production is promoted daily."
+    text = "Deploys no longer wait for a person: merges to main ship automatically after the checks pass."
     neighbours = [
-        Neighbour(1, "Releases are cut from main every Wednesday and promoted to production on Thursday.", 0.75),
+        Neighbour(1, "Deploys are approved by the release captain in the #deploys channel.", 0.75),
         Neighbour(2, "Staging runs on the edge-staging cluster.", 0.5),
     ]
     verdicts = {v.memory_id: v.verdict for v in judge_update(text=text, neighbours=neighbours)}
@@ -176,5 +176,5 @@ def test_a_write_that_says_it_changed_asks_about_its_nearest_fact_when_nothing_e
     # Far in meaning, or a write that adds, asks nobody.
     far = [Neighbour(1, neighbours[0].content, 0.45)]
     assert all(v.verdict != Verdict.CONFLICT for v in judge_update(text=text, neighbours=far))
-    added = "Releases now also go to the beta channel every Friday."
+    added = "Deploys now also post a summary to the #deploys channel."
     assert all(v.verdict != Verdict.CONFLICT for v in judge_update(text=added, neighbours=neighbours))
