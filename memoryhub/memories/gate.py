@@ -24,6 +24,7 @@ from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories import priority
 from memoryhub.memories.categories import guess_category, guess_tier
+from memoryhub.memories.details import added_details
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
@@ -101,6 +102,11 @@ def normalised(text: str) -> str:
     return " ".join(words(text))
 
 
+def _spelling(word_list: list[str]) -> str:
+    # "hand-over" and "handover", "e-mail" and "email": the same text spelt with other punctuation.
+    return "".join(word_list)
+
+
 def word_overlap(a: str, b: str) -> float:
     return _overlap(set(words(a)), set(words(b)))
 
@@ -132,29 +138,35 @@ def find_duplicate(
 ) -> tuple[Memory, str, float] | None:
     """The memory in the same scope (with this status) saying the same thing: (memory, how, similarity), or None.
     `candidates`: what `similar_in_scope` already found; `skip`: memories the update rules judged to state
-    another value or another fact, which are never folded into."""
+    another value or another fact, which are never folded into unless they hold the very same text.
+
+    Close is not enough: a write that says a detail the memory lacks (a name, number, version, qualifier, negation,
+    list item, condition or unit: `details.added_details`) is no duplicate, however near in meaning, and is stored
+    beside it. Only a write that adds nothing (a repeat, a paraphrase, a shorter version) is folded."""
     embedder = get_embedder()
     if candidates is None:
         candidates = similar_in_scope(
             content=content, vector=vector, model_id=embedder.model_id, project=project, limit=50, status=status
         )
     keyword_ids, vector_hits = candidates
-    ids = (set(keyword_ids) | set(vector_hits)) - set(skip)
+    ids = set(keyword_ids) | set(vector_hits)
     if not ids:
         return None
     best: tuple[int, str, float] | None = None
     own = words(content)
-    target, own_set = " ".join(own), set(own)
+    target, own_set = _spelling(own), set(own)
     own_claim = _claim(own_set)
     # Plain columns, each text split into words once: the gate runs inside the write transaction, and building up
     # to 100 model instances and splitting each text three times held every other writer that much longer.
     rows = _scope(project, status).filter(pk__in=ids).order_by("pk").values_list("pk", "content", "embed_model")
     for pk, text, embed_model in rows:
         theirs = words(text)
-        if " ".join(theirs) == target:
+        if _spelling(theirs) == target:  # the same text is a repeat whatever the update rules read into it
             return Memory.objects.get(pk=pk), "same text", 1.0
+        if pk in skip:
+            continue
         their_set = set(theirs)
-        if _claim(their_set) != own_claim:
+        if _claim(their_set) != own_claim or added_details(content, than=text):
             continue
         overlap = _overlap(own_set, their_set)
         cosine = vector_hits.get(pk, 0.0) if embed_model == embedder.model_id else 0.0

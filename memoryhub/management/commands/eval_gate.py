@@ -77,8 +77,12 @@ class Command(BaseCommand):
         )  # fmt: skip
         parser.add_argument("--no-fold", action="store_true", help="leave out the fold pairs (no store needed)")
         parser.add_argument("--db", help="scratch database file for the fold pairs (default: a temporary file)")
+        parser.add_argument("--dev", action="store_true", help="the dev fold pairs only (while tuning)")
 
-    def handle(self, *args, verbose: bool, holdout: int = 0, no_fold: bool = False, db: str | None = None, **options):
+    def handle(
+        self, *args, verbose: bool, holdout: int = 0, no_fold: bool = False, db: str | None = None, dev: bool = False,
+        **options,
+    ):  # fmt: skip
         kept = [t for t in DURABLE if judge(t) is None]
         refused = [t for t in NOISE if judge(t) is not None]
         secrets = secret_writes()
@@ -95,7 +99,7 @@ class Command(BaseCommand):
         if holdout:
             self._holdout(holdout)
         if not no_fold:
-            self._fold(db, verbose=verbose)
+            self._fold(db, verbose=verbose, dev_only=dev)
         if verbose:
             for text in DURABLE:
                 if text not in kept:
@@ -124,13 +128,14 @@ class Command(BaseCommand):
         for label, hits in rows:
             self.stdout.write(f"{label:<44} {sum(hits):>4} / {len(hits):<4} {100 * sum(hits) / len(hits):6.1f}%")
 
-    def _fold(self, db: str | None, *, verbose: bool) -> None:
+    def _fold(self, db: str | None, *, verbose: bool, dev_only: bool) -> None:
         """The fold pairs through the API in a scratch store: dev, then held out; with `verbose`, the dev misses."""
         with scratch_database(db):
             _, raw = create_token(name="eval-gate")
             client = APIClient(SERVER_NAME="localhost")
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-            for name, pairs, offset in (("dev", DEV, 0), ("held out", HELD_OUT, 10_000)):
+            halves = (("dev", DEV, 0),) if dev_only else (("dev", DEV, 0), ("held out", HELD_OUT, 10_000))
+            for name, pairs, offset in halves:
                 results = [run_fold_pair(client, f"fold-{offset + i}", pair) for i, pair in enumerate(pairs)]
                 adds = [r for r in results if r.pair.adds_detail]
                 same = [r for r in results if not r.pair.adds_detail]
