@@ -130,15 +130,17 @@ def differing_names(texts: list[str]) -> list[str]:
 
 
 SWAP_WORDS = 2  # at most this many words on each side, the rest shared: a substitution, not a rewording
-_POLARITY = re.compile(r"\b(always|never|not|no|don't|dont|doesn't|isn't|aren't|won't|cannot|can't|avoid)\b", re.I)
-_NEGATIVE = frozenset(
-    {"never", "not", "no", "don't", "dont", "doesn't", "isn't", "aren't", "won't", "cannot", "can't", "avoid"}
-)
+# The words that turn a statement into its opposite; the gate's claim check reads the same list.
+NEGATIONS = frozenset(
+    {"never", "not", "no", "don't", "dont", "doesn't", "isn't", "aren't", "won't", "cannot", "can't", "shouldn't",
+     "mustn't", "avoid", "without", "instead"}
+)  # fmt: skip
+_POLARITY = re.compile(r"\b(always|" + "|".join(re.escape(w) for w in sorted(NEGATIONS)) + r")\b", re.I)
 
 
 def _polarity(text: str) -> str:
     words = {w.lower() for w in _POLARITY.findall(text)}
-    if words & _NEGATIVE:
+    if words & NEGATIONS:
         return "never"
     return "always" if "always" in words else ""
 
@@ -162,7 +164,7 @@ def _variants(a: str, b: str) -> bool:
 
 
 def _swapped(texts: list[str]) -> list[str]:
-    parsed = [text_words(t).words - _NEGATIVE - {"always", "alway"} for t in texts]  # polarity is judged apart
+    parsed = [text_words(t).words - NEGATIONS - {"always", "alway"} for t in texts]  # polarity is judged apart
     seen: dict[str, None] = {}
     for i, a in enumerate(parsed):
         for b in parsed[i + 1 :]:
@@ -180,7 +182,7 @@ def fact_differences(texts: list[str]) -> list[str]:
     texts = [t for t in texts if t]
     if len(texts) < 2:
         return []
-    polar = _NEGATIVE | {"always", "alway"}  # said once, as "always/never", not as two names
+    polar = NEGATIONS | {"always", "alway"}  # said once, as "always/never", not as two names
     found = dict.fromkeys(name for name in differing_names(texts) if name not in polar)
     shown = {normalise_word(w) for w in found}
     written = _as_written(texts)
@@ -194,7 +196,7 @@ def fact_differences(texts: list[str]) -> list[str]:
 
 # Words a rewording adds that state nothing on their own ("staging gets reset", "notebooks are run on JupyterHub").
 FILLER = frozenset({"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "actually", "really"})
-_POLAR = _NEGATIVE | {"always", "alway"}
+_POLAR = NEGATIONS | {"always", "alway"}
 
 
 def _first_seen(words: set[str] | frozenset[str], text: str) -> list[str]:

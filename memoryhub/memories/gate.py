@@ -24,7 +24,7 @@ from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories import priority
 from memoryhub.memories.categories import guess_category, guess_tier
-from memoryhub.memories.details import added_details
+from memoryhub.memories.details import NEGATIONS, added_details
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
@@ -94,9 +94,6 @@ def multi_fact_warning(text: str) -> str | None:
 
 # --- near-duplicates -----------------------------------------------------------------------------------------
 
-_NEGATION = {"not", "no", "never", "don't", "doesn't", "isn't", "aren't", "won't", "can't", "cannot", "shouldn't",
-             "mustn't", "without", "avoid", "instead"}  # fmt: skip
-
 
 def normalised(text: str) -> str:
     return " ".join(words(text))
@@ -119,7 +116,7 @@ def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
     """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
     same claim only if they hold the same numbers and both or neither negate."""
     numbers = frozenset(w for w in word_set if any(ch.isdigit() for ch in w))
-    return numbers, bool(word_set & _NEGATION)
+    return numbers, bool(word_set & NEGATIONS)
 
 
 def _scope(project: str | None, status: str = Status.ACTIVE):
