@@ -194,8 +194,12 @@ def fact_differences(texts: list[str]) -> list[str]:
     return list(found)
 
 
-# Words a rewording adds that state nothing on their own ("staging gets reset", "notebooks are run on JupyterHub").
-FILLER = frozenset({"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "actually", "really"})
+# Words a rewording adds that state nothing on their own ("staging gets reset", "notebooks are run on JupyterHub",
+# "built on React 17", "Braintree handles our payments", "we monitor everything with Datadog").
+FILLER = frozenset(
+    {"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "built", "handle", "handled",
+     "actually", "really", "everything", "anything", "something", "thing", "stuff"}
+)  # fmt: skip
 _POLAR = NEGATIONS | {"always", "alway"}
 
 
