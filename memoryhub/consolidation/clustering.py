@@ -3,7 +3,8 @@
 Two memories of a scope are linked when their vectors are close (MEMORYHUB_CONSOLIDATE_SIMILARITY) and
   - they do not each name something the other does not (another service, version, path, person): two facts.
     A "name" is a number, an identifier or path, camelCase or ALLCAPS, or a word the scope writes capitalised
-    (inside sentences, or as the first word of memories and never in lower case);
+    (inside sentences, or as the first word of memories and never in lower case): `memories.details`, the one
+    home of what a text says, which the write gate and the merge warnings read too;
   - and they share most of the smaller one's words, each word weighed by how rare it is in the scope
     (MEMORYHUB_CONSOLIDATE_WORD_OVERLAP), or they name exactly the same things and are closer still, or their
     vectors alone are very close (MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY).
@@ -19,7 +20,6 @@ matrix products by blocks of rows: 10k memories in one scope take a second or tw
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -29,99 +29,11 @@ from django.conf import settings
 from django.db.models import Q
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.times import normalise_times
+from memoryhub.memories.details import Words, scope_lexicon, text_words
 from memoryhub.models import Memory
 from memoryhub.storage import sql
 
 BLOCK_CELLS = 16_000_000  # similarities computed at once: 64 MB of float32, whatever the scope's size
-# Identifiers stay whole: `stone-signal` and `stone-tower`, `config/app.toml` and `config/web.toml` are
-# different things, not two memories sharing the word "stone" or "config".
-_WORD = re.compile(r"\w[\w./-]*\w|\w", re.UNICODE)
-# A token that names one particular thing by its shape: a number or version, an identifier or path, camelCase or
-# ALLCAPS. Capitalised words inside a sentence are names too (see `_is_name`).
-_SPECIFIC_SHAPE = re.compile(r"\d|\w[-_./]\w|^.+[A-Z]")
-_SENTENCE_END = frozenset(".!?:;\n")
-STOPWORDS = frozenset(
-    """a an the and or but if then else of to in on at by for with from into onto over under about as is are was
-    were be been being it its this that these those there here we our us you your they their them i me my he she
-    his her not no do does did done has have had having will would should can could may might must shall so than
-    too very just also only use used uses using when while where which who whom what why how all any each every
-    some such via per one fyi nb note todo""".split()
-)
-
-
-def normalise_word(word: str) -> str:
-    # A plural and its singular are the same word for overlap; anything heavier than this is not worth it here.
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
-
-
-@dataclass(frozen=True)
-class Words:
-    words: frozenset[str]  # normalised content words
-    specific: frozenset[str]  # those that name one particular thing
-    names: frozenset[str] = frozenset()  # written capitalised inside a sentence here
-    plain: frozenset[str] = frozenset()  # written in lower case here
-    initial: frozenset[str] = frozenset()  # its capitalised first word ("Priya asks...", "Start x")
-
-    def knowing(self, lexicon: frozenset[str] | set[str]) -> Words:
-        """The same words, with the names of the whole scope: "Oskar asks..." starts with a name too, and the
-        "Run" of "Cloud Run" is no name where the scope mostly writes "run"."""
-        shaped = self.specific - self.names
-        return Words(self.words, shaped | (self.words & lexicon), self.names, self.plain, self.initial)
-
-
-def scope_lexicon(parsed: list[Words]) -> frozenset[str]:
-    """The scope's names: words written capitalised inside sentences at least as often as in lower case, and
-    words that open a memory but are never written in lower case (a person's name: "Priya asks...")."""
-    capitalised = Counter(w for p in parsed for w in p.names)
-    lower = Counter(w for p in parsed for w in p.plain)
-    opening = Counter(w for p in parsed for w in p.initial)
-    names = {w for w, n in capitalised.items() if n >= lower[w]}
-    # A memory's capitalised first word that the scope never writes in lower case names someone or something
-    # ("Priya prefers tabs" / "Oskar prefers tabs" are two people's preferences, never one memory).
-    names |= {w for w, n in opening.items() if n >= 1 and not lower[w]}
-    return frozenset(names)
-
-
-def _is_name(token: str, text: str, start: int) -> bool:
-    # A capitalised word inside a sentence is a name (Rosa, Kubernetes); at a sentence's start it may be any word.
-    if not token[0].isupper():
-        return False
-    before = text[:start].rstrip()
-    return bool(before) and before[-1] not in _SENTENCE_END
-
-
-def _label_end(text: str) -> int:
-    """Where a leading label such as "Note:" or "Seen before:" ends (0 if none): it says how, not what."""
-    head, colon, _ = text.partition(":")
-    return len(head) + 1 if colon and len(head.split()) <= 3 and head.replace(" ", "").isalpha() else 0
-
-
-def text_words(text: str) -> Words:
-    text = normalise_times(text)
-    words, specific, names, plain, initial = set(), set(), set(), set(), set()
-    label_end = _label_end(text)
-    for match in _WORD.finditer(text):
-        token = match.group()
-        lowered = token.lower()
-        if (len(lowered) < 2 and not lowered.isdigit()) or lowered in STOPWORDS:
-            continue
-        word = normalise_word(lowered)
-        words.add(word)
-        if _SPECIFIC_SHAPE.search(token):
-            specific.add(word)
-        elif _is_name(token, text, match.start()):
-            specific.add(word)
-            names.add(word)
-        elif token == lowered:
-            plain.add(word)
-        elif token[0].isupper() and match.start() >= label_end and not text[label_end : match.start()].strip():
-            initial.add(word)  # the memory's first word (after a label): later sentences open with remarks
-    return Words(frozenset(words), frozenset(specific), frozenset(names), frozenset(plain), frozenset(initial))
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -134,20 +46,6 @@ def names_apart(a: Words, b: Words) -> bool:
     One naming more than the other is fine: that is a duplicate with a detail added.
     """
     return bool(a.specific - b.words) and bool(b.specific - a.words)
-
-
-def differing_names(texts: list[str]) -> list[str]:
-    """The names (numbers, times, paths, identifiers, capitalised names) some of `texts` use and another lacks,
-    in first-seen order: what a person should check before accepting a merge of them."""
-    parsed = [text_words(t) for t in texts]
-    lexicon = scope_lexicon(parsed)
-    parsed = [p.knowing(lexicon) for p in parsed]
-    seen: dict[str, None] = {}
-    for p in parsed:
-        for name in sorted(p.specific):
-            if any(name not in other.words for other in parsed):
-                seen.setdefault(name, None)
-    return list(seen)
 
 
 def same_names(a: Words, b: Words) -> bool:

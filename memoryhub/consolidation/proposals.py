@@ -24,6 +24,7 @@ from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
 from memoryhub.consolidation.update_pairs import StoredUpdate, find_update_pairs
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.chain import passed_back
+from memoryhub.memories.details import dropped_details
 from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
@@ -103,6 +104,15 @@ SYSTEM_PROMPT = (
     f"category is one of: {', '.join(Category.values)}. tier is one of: {', '.join(Tier.values)}. "
     "rationale is one short line saying why these belong together."
 )
+
+
+def flag_dropped_details(rationale: str, memories: list[Memory], content: str) -> str:
+    """The rationale, flagged when the proposed text drops a detail a source says (a name, number, qualifier,
+    negation, list item: the rule the gate folds by), so a person checks it before accepting."""
+    dropped = dropped_details([m.content for m in memories], content)
+    if not dropped:
+        return rationale
+    return f"{rationale} Check before accepting: the text drops {', '.join(dropped)}, which a source says.".strip()
 
 
 def llm_fields(client: ChatClient, memories: list[Memory], fallback: dict[str, Any]) -> tuple[dict[str, Any], str]:
@@ -221,6 +231,7 @@ def run_consolidation(
                 failures_in_a_row += 1
                 logger.warning("consolidation: LLM failed on cluster %s, deterministic text used: %s", cluster.key, exc)
                 generator = f"{DETERMINISTIC} (LLM failed: {exc})"[:200]
+        rationale = flag_dropped_details(rationale, memories, fields["content"])
         with transaction.atomic():
             sql.serialize_writes("consolidation")  # runs in other server processes check and create in turn
             # Another run may have proposed the same cluster while the LLM was thinking.

@@ -24,6 +24,7 @@ from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories import priority
 from memoryhub.memories.categories import guess_category, guess_tier
+from memoryhub.memories.details import NEGATIONS, added_details
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
@@ -93,12 +94,14 @@ def multi_fact_warning(text: str) -> str | None:
 
 # --- near-duplicates -----------------------------------------------------------------------------------------
 
-_NEGATION = {"not", "no", "never", "don't", "doesn't", "isn't", "aren't", "won't", "can't", "cannot", "shouldn't",
-             "mustn't", "without", "avoid", "instead"}  # fmt: skip
-
 
 def normalised(text: str) -> str:
     return " ".join(words(text))
+
+
+def _spelling(word_list: list[str]) -> str:
+    # "hand-over" and "handover", "e-mail" and "email": the same text spelt with other punctuation.
+    return "".join(word_list)
 
 
 def word_overlap(a: str, b: str) -> float:
@@ -113,7 +116,7 @@ def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
     """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
     same claim only if they hold the same numbers and both or neither negate."""
     numbers = frozenset(w for w in word_set if any(ch.isdigit() for ch in w))
-    return numbers, bool(word_set & _NEGATION)
+    return numbers, bool(word_set & NEGATIONS)
 
 
 def _scope(project: str | None, status: str = Status.ACTIVE):
@@ -132,29 +135,35 @@ def find_duplicate(
 ) -> tuple[Memory, str, float] | None:
     """The memory in the same scope (with this status) saying the same thing: (memory, how, similarity), or None.
     `candidates`: what `similar_in_scope` already found; `skip`: memories the update rules judged to state
-    another value or another fact, which are never folded into."""
+    another value or another fact, which are never folded into unless they hold the very same text.
+
+    Close is not enough: a write that says a detail the memory lacks (a name, number, version, qualifier, negation,
+    list item, condition or unit: `details.added_details`) is no duplicate, however near in meaning, and is stored
+    beside it. Only a write that adds nothing (a repeat, a paraphrase, a shorter version) is folded."""
     embedder = get_embedder()
     if candidates is None:
         candidates = similar_in_scope(
             content=content, vector=vector, model_id=embedder.model_id, project=project, limit=50, status=status
         )
     keyword_ids, vector_hits = candidates
-    ids = (set(keyword_ids) | set(vector_hits)) - set(skip)
+    ids = set(keyword_ids) | set(vector_hits)
     if not ids:
         return None
     best: tuple[int, str, float] | None = None
     own = words(content)
-    target, own_set = " ".join(own), set(own)
+    target, own_set = _spelling(own), set(own)
     own_claim = _claim(own_set)
     # Plain columns, each text split into words once: the gate runs inside the write transaction, and building up
     # to 100 model instances and splitting each text three times held every other writer that much longer.
     rows = _scope(project, status).filter(pk__in=ids).order_by("pk").values_list("pk", "content", "embed_model")
     for pk, text, embed_model in rows:
         theirs = words(text)
-        if " ".join(theirs) == target:
+        if _spelling(theirs) == target:  # the same text is a repeat whatever the update rules read into it
             return Memory.objects.get(pk=pk), "same text", 1.0
+        if pk in skip:
+            continue
         their_set = set(theirs)
-        if _claim(their_set) != own_claim:
+        if _claim(their_set) != own_claim or added_details(content, than=text):
             continue
         overlap = _overlap(own_set, their_set)
         cosine = vector_hits.get(pk, 0.0) if embed_model == embedder.model_id else 0.0

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memoryhub.consolidation.differences import fact_differences
+from memoryhub.memories.details import fact_differences
 from memoryhub.models import Proposal
 from tests.factories import remember
 

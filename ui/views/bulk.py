@@ -121,7 +121,7 @@ def _merge_initial(memories: list[Memory]) -> dict:
 def _merge_dialog(
     request: HtmxHttpRequest, memories: list[Memory], form: MergeForm, *, missing: int = 0, status: int = 200
 ):
-    from memoryhub.consolidation.differences import fact_differences
+    from memoryhub.memories.details import fact_differences
 
     context = {
         "memories": memories,

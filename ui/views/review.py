@@ -49,7 +49,7 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
                 "segments": diffing.source_segments(text, proposal.content) if memory else [],
             }
         )
-    from memoryhub.consolidation.differences import fact_differences
+    from memoryhub.memories.details import fact_differences
 
     present = [t for t in texts if t]
     pending = proposal.status == ProposalStatus.PENDING
