@@ -72,6 +72,8 @@ RULES = {
     # Without a cue, reworded more freely but keeping the older's subject and most of its words: this close in
     # meaning to ask a person (look-alikes about another subject lose their first word and never get here).
     "restated_similarity": 0.7,
+    # Past this cosine, texts reworded in several places are one claim in other words, not two look-alike facts.
+    "reworded_same": 0.9,
     # A write that says it changed, where no neighbour qualifies: its nearest, this close, goes to a person.
     "ask_nearest_similarity": 0.6,
 }
@@ -505,6 +507,10 @@ def _restated_with_another_value(pair: _Pair) -> _Settled:
 
 
 def _differs_in_many_places(pair: _Pair) -> _Settled:
+    if pair.similarity >= RULES["reworded_same"]:
+        # Reworded in several places yet nearly the same meaning ("main ... RAM" / "primary ... memory"): no other
+        # fact by these rules; the twin check reads what each text says and folds only a write that adds nothing.
+        return None
     if len(pair.runs) >= 2 and pair.old_only and pair.new_only:
         return Verdict.DIFFERENT, f"differs in more than one place: {pair.changed}"
     return None
