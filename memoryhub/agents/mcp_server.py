@@ -24,6 +24,7 @@ import json
 import logging
 import os
 import threading
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -66,6 +67,34 @@ class Caller:
 
 
 _local_caller: Caller | None = None  # the stdio process's caller
+# The HTTP request's caller while the SDK answers it; the SDK's tasks for the request inherit it, so `initialize`
+# can name the connection's project in the instructions.
+_request_caller: ContextVar[Caller | None] = ContextVar("memoryhub_mcp_caller", default=None)
+
+
+def instructions_for(caller: Caller | None) -> str:
+    """The server's instructions, naming where this connection reads and writes."""
+    if caller is None:
+        return INSTRUCTIONS
+    if caller.project:
+        where = (
+            f"This connection works in project {caller.project!r}: memory_store writes there and searches cover it "
+            "and the global memories, unless a call names another project. "
+        )
+    else:
+        where = (
+            "This connection names no project: give `project` to memory_store and memory_search (or connect with "
+            "the X-MemoryHub-Project header); memory_store refuses a write without one, except with "
+            '"scope": "global" for a memory every project sees. '
+        )
+    return where + INSTRUCTIONS
+
+
+class _MemoryServer(Server):
+    def create_initialization_options(self, *args: Any, **kwargs: Any):
+        options = super().create_initialization_options(*args, **kwargs)
+        caller = _request_caller.get() or _local_caller
+        return options.model_copy(update={"instructions": instructions_for(caller)})
 
 
 def _caller(ctx: Any) -> Caller:
@@ -215,7 +244,7 @@ async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.G
 
 
 def build_server() -> Server:
-    return Server(
+    return _MemoryServer(
         SERVER_NAME,
         version="1.0.0",
         title="MemoryHub",
@@ -334,6 +363,7 @@ class _LoopBridge:
                 if not message.get("more_body"):
                     answered.set()
 
+        _request_caller.set(scope.get(CALLER_KEY))  # this task's own context: nothing leaks to the next request
         try:
             await self.manager.handle_request(scope, receive, send)
         finally:
@@ -445,6 +475,7 @@ def asgi_app(*, host: str = "127.0.0.1"):
                 await send({"type": "http.response.start", "status": refusal.status, "headers": raw_headers})
                 await send({"type": "http.response.body", "body": refusal.body()})
                 return
+            _request_caller.set(caller)
             await manager.handle_request({**scope, CALLER_KEY: caller}, receive, send)
 
     return Starlette(routes=[Route("/mcp", endpoint=Endpoint(), methods=["POST"])], lifespan=lambda app: manager.run())

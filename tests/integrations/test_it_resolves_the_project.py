@@ -66,8 +66,12 @@ def test_whoami_answers_the_tokens_name_projects_and_read_only_flag(client):
     two = client.get("/api/v1/whoami/", headers={"Authorization": f"Bearer {reader}"})
     anonymous = client.get("/api/v1/whoami")
 
-    assert (one.status_code, one.json()) == (200, {"name": "claude", "projects": ["demo"], "read_only": False})
-    assert (two.status_code, two.json()) == (200, {"name": "auditor", "projects": None, "read_only": True})
+    assert (one.status_code, one.json()) == (
+        200, {"name": "claude", "projects": ["demo"], "read_only": False, "default_project": "demo"}
+    )  # fmt: skip
+    assert (two.status_code, two.json()) == (
+        200, {"name": "auditor", "projects": None, "read_only": True, "default_project": None}
+    )  # fmt: skip
     assert anonymous.status_code == 401
 
 
@@ -96,7 +100,9 @@ def test_the_cli_stores_into_the_tokens_only_project_from_a_folder_named_otherwi
 
     code, out = cli_run(scoped, "whoami")
     assert code == 0
-    assert json.loads(out) == {"name": "claude", "projects": ["demo"], "read_only": False, "project": "demo"}
+    assert json.loads(out) == {
+        "name": "claude", "projects": ["demo"], "read_only": False, "default_project": "demo", "project": "demo"
+    }  # fmt: skip
 
 
 def test_the_cli_uses_the_folder_for_a_wide_token_and_the_environment_above_all(cli_run, monkeypatch):
