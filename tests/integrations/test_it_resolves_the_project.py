@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from memoryhub.agents.client import main as cli
-from memoryhub.agents.projects import choose_project, git_top_folder
 from memoryhub.agents.tokens import create_token
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import HEADER
+from memoryhub_client.projects import choose_project, git_top_folder
 from tests.integrations.test_it_runs_hooks import RECALL_HOOK, REMEMBER_HOOK, run_hook
 from tests.live_server import LiveServer, migrated_store
 from tests.live_server import create_token as create_live_token
@@ -76,17 +76,16 @@ def test_whoami_answers_the_tokens_name_projects_and_read_only_flag(client):
 
 
 @pytest.fixture
-def cli_run(db, monkeypatch, tmp_path, wsgi_transport):
+def cli_run(db, monkeypatch, tmp_path, wsgi_send):
     folder = tmp_path / "webshop"
     folder.mkdir()
     monkeypatch.chdir(folder)
     monkeypatch.delenv("MEMORYHUB_PROJECT", raising=False)
     monkeypatch.setenv("MEMORYHUB_URL", "http://testserver")
-    transport = wsgi_transport
 
     def run(token: str, *argv: str) -> tuple[int, str]:
         out = io.StringIO()
-        return cli(["--token", token, *argv], transport=transport, out=out), out.getvalue()
+        return cli(["--token", token, *argv], send=wsgi_send, out=out), out.getvalue()
 
     return run
 
