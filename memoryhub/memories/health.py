@@ -81,7 +81,7 @@ class CheckReport:
                 f"(ids {_sample(self.awaiting_embedding)})"
             )
         if not self.ok:
-            out.append("run `python manage.py rebuild_index` to rebuild the indexes from the memory rows")
+            out.append("run `.venv/bin/python manage.py rebuild_index` to rebuild the indexes from the memory rows")
         return out
 
 

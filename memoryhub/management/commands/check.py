@@ -33,7 +33,7 @@ class Command(django_check.Command):
         if problem:
             raise CommandError(problem)
         if sql.MEMORY_TABLE not in sql.schema_names():
-            raise CommandError("the store has no memory table yet: run `python manage.py migrate`")
+            raise CommandError("the store has no memory table yet: run `.venv/bin/python manage.py migrate`")
         report = run_checks()
         for line in report.lines():
             self.stdout.write(line)
