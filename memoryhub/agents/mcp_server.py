@@ -24,7 +24,6 @@ import json
 import logging
 import os
 import threading
-from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -67,9 +66,6 @@ class Caller:
 
 
 _local_caller: Caller | None = None  # the stdio process's caller
-# The HTTP request's caller while the SDK answers it; the SDK's tasks for the request inherit it, so `initialize`
-# can name the connection's project in the instructions.
-_request_caller: ContextVar[Caller | None] = ContextVar("memoryhub_mcp_caller", default=None)
 
 
 def instructions_for(caller: Caller | None) -> str:
@@ -93,8 +89,9 @@ def instructions_for(caller: Caller | None) -> str:
 class _MemoryServer(Server):
     def create_initialization_options(self, *args: Any, **kwargs: Any):
         options = super().create_initialization_options(*args, **kwargs)
-        caller = _request_caller.get() or _local_caller
-        return options.model_copy(update={"instructions": instructions_for(caller)})
+        # The stdio process has one caller; over HTTP the SDK answers `initialize` without the request at hand, so
+        # there the resource's description and every tool answer (`scope`) name the project instead.
+        return options.model_copy(update={"instructions": instructions_for(_local_caller)})
 
 
 def _caller(ctx: Any) -> Caller:
@@ -363,7 +360,6 @@ class _LoopBridge:
                 if not message.get("more_body"):
                     answered.set()
 
-        _request_caller.set(scope.get(CALLER_KEY))  # this task's own context: nothing leaks to the next request
         try:
             await self.manager.handle_request(scope, receive, send)
         finally:
@@ -475,7 +471,6 @@ def asgi_app(*, host: str = "127.0.0.1"):
                 await send({"type": "http.response.start", "status": refusal.status, "headers": raw_headers})
                 await send({"type": "http.response.body", "body": refusal.body()})
                 return
-            _request_caller.set(caller)
             await manager.handle_request({**scope, CALLER_KEY: caller}, receive, send)
 
     return Starlette(routes=[Route("/mcp", endpoint=Endpoint(), methods=["POST"])], lifespan=lambda app: manager.run())
