@@ -162,7 +162,10 @@ class ToolCallRequestSerializer(serializers.Serializer):
         required=False, allow_null=True, allow_blank=True, max_length=200,
         help_text="The conversation turn; at most MEMORYHUB_TOOL_CALLS_PER_TURN calls per turn are run.",
     )  # fmt: skip
-    project = _project(help_text="Default project for calls that do not name one.")
+    project = _project(
+        help_text="Default project for calls that do not name one (else the token's only project, or the server's "
+        "MEMORYHUB_DEFAULT_PROJECT)."
+    )
 
 
 class ProposalListQuerySerializer(serializers.Serializer):

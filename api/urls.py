@@ -1,6 +1,7 @@
 """Everything under /api/v1/. Paths answer with or without a trailing slash."""
 
 from django.urls import path, re_path
+from django.views.generic import RedirectView
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import SimpleRouter
 
@@ -37,6 +38,8 @@ urlpatterns = [
     re_path(r"^capture/?$", CaptureView.as_view(), name="capture"),
     path("schema", SpectacularAPIView.as_view(), name="schema"),
     path("docs", OfflineSwaggerView.as_view(), name="docs"),
+    # The page loads its assets relative to `docs`; `docs/` is sent there rather than served with broken links.
+    path("docs/", RedirectView.as_view(pattern_name="api:docs", permanent=True)),
     path("docs/assets/<str:name>", docs_asset, name="docs-asset"),
     *router.urls,
 ]

@@ -72,6 +72,19 @@ def wsgi_transport():
 
 
 @pytest.fixture
+def wsgi_send(wsgi_transport):
+    """The client package's `send` (clients/python/memoryhub_client/api.py) through the app in process."""
+    import httpx
+
+    def send(method: str, url: str, headers: dict, body: bytes | None, timeout: float) -> tuple[int, bytes]:
+        with httpx.Client(transport=wsgi_transport, timeout=timeout) as http:
+            response = http.request(method, url, headers=headers, content=body)
+        return response.status_code, response.content
+
+    return send
+
+
+@pytest.fixture
 def tuned(monkeypatch):
     """Search's tuning table (memoryhub/retrieval/tuning.py) with some values changed for one test:
     `tuned(search_pool=5)`. The vector copy's limits are constants of memoryhub/storage/vector_index.py, changed

@@ -216,7 +216,8 @@ def test_the_api_the_tools_and_every_write_refuse_the_same_metadata_for_the_same
     assert field.split(".")[0] == "metadata" and why in error["fields"][field][0], error
     # The tools: a 400 naming the argument.
     with pytest.raises(ToolError) as caught:
-        call_tool(name="memory_store", arguments={"content": FACT, "metadata": metadata}, agent=Agent(name="curator"))
+        arguments = {"content": FACT, "metadata": metadata, "project": "alpha"}
+        call_tool(name="memory_store", arguments=arguments, agent=Agent(name="curator"))
     assert (caught.value.status, caught.value.field) == (400, "metadata") and why in caught.value.message
     # Every write: the field check the gate, edits, imports and the dashboard share.
     with pytest.raises(ValidationError) as refused:

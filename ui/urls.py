@@ -8,6 +8,7 @@ dashboard_patterns = [
     path("counters/", memories.counters, name="counters"),
     path("memories/bulk/", bulk.bulk, name="bulk"),
     path("memories/merge/", bulk.merge, name="merge"),
+    path("demo/remove/", bulk.remove_demo, name="remove_demo"),
     path("memories/new/", writing.new_memory, name="new_memory"),
     path("memories/<int:pk>/", memories.memory_detail, name="memory"),
     path("memories/<int:pk>/row/", memories.memory_row, name="row"),

@@ -20,11 +20,17 @@ class WhoamiSerializer(serializers.Serializer):
         child=serializers.CharField(), allow_null=True, help_text="The projects it may touch; null: every project."
     )
     read_only = serializers.BooleanField()
+    default_project = serializers.CharField(
+        allow_null=True,
+        help_text="Where MCP, the chat proxy and tool calls work when a request names no project: the token's only "
+        "project, else the server's MEMORYHUB_DEFAULT_PROJECT; null: none, so a write must name a project (or ask "
+        'for "scope": "global").',
+    )
 
 
 class WhoamiView(AgentAPIMixin, APIView):
     @extend_schema(
-        summary="The token's name, projects and read-only flag",
+        summary="The token's name, projects, read-only flag and default project",
         description=(
             "Hooks and the command-line client ask it to pick the project: a token limited to exactly one project "
             "works in that project unless MEMORYHUB_PROJECT says otherwise."
@@ -34,7 +40,14 @@ class WhoamiView(AgentAPIMixin, APIView):
     def get(self, request):
         agent = agent_of(request)
         projects = list(agent.projects) if agent.projects is not None else None
-        return Response({"name": agent.name, "projects": projects, "read_only": agent.read_only})
+        return Response(
+            {
+                "name": agent.name,
+                "projects": projects,
+                "read_only": agent.read_only,
+                "default_project": agent.default_project(),
+            }
+        )
 
 
 # --- moving in from other tools -------------------------------------------------------------------------------

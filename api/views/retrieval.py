@@ -125,7 +125,7 @@ class ToolCallView(AgentAPIMixin, APIView):
         agent.check_read(project)
         answer = call_tool(
             name=data["name"], arguments=data.get("arguments"), agent=agent, turn_id=data.get("turn_id") or None,
-            default_project=project,
+            default_project=project or agent.default_project(),
         )  # fmt: skip
         return Response(answer)
 

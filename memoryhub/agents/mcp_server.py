@@ -68,6 +68,32 @@ class Caller:
 _local_caller: Caller | None = None  # the stdio process's caller
 
 
+def instructions_for(caller: Caller | None) -> str:
+    """The server's instructions, naming where this connection reads and writes."""
+    if caller is None:
+        return INSTRUCTIONS
+    if caller.project:
+        where = (
+            f"This connection works in project {caller.project!r}: memory_store writes there and searches cover it "
+            "and the global memories, unless a call names another project. "
+        )
+    else:
+        where = (
+            "This connection names no project: give `project` to memory_store and memory_search (or connect with "
+            "the X-MemoryHub-Project header); memory_store refuses a write without one, except with "
+            '"scope": "global" for a memory every project sees. '
+        )
+    return where + INSTRUCTIONS
+
+
+class _MemoryServer(Server):
+    def create_initialization_options(self, *args: Any, **kwargs: Any):
+        options = super().create_initialization_options(*args, **kwargs)
+        # The stdio process has one caller; over HTTP the SDK answers `initialize` without the request at hand, so
+        # there the resource's description and every tool answer (`scope`) name the project instead.
+        return options.model_copy(update={"instructions": instructions_for(_local_caller)})
+
+
 def _caller(ctx: Any) -> Caller:
     request = getattr(ctx, "request", None)
     if request is not None:
@@ -215,7 +241,7 @@ async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.G
 
 
 def build_server() -> Server:
-    return Server(
+    return _MemoryServer(
         SERVER_NAME,
         version="1.0.0",
         title="MemoryHub",

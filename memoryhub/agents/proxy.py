@@ -54,7 +54,8 @@ READ_ONLY_TOOLS = ("memory_search", "memory_list")
 
 
 def resolve_project(agent: Agent, requested: str | None) -> str | None:
-    """The project named by the client's header, else the token's only project, else none (global memories only)."""
+    """The project named by the client's header, else the agent's default (the token's only project, or
+    MEMORYHUB_DEFAULT_PROJECT), else none: searches see the global memories only and writes must name a project."""
     requested = (requested or "").strip()
     if requested:
         if len(requested) > 200:
@@ -65,9 +66,7 @@ def resolve_project(agent: Agent, requested: str | None) -> str | None:
                 code="project_not_allowed", param="X-MemoryHub-Project",
             )  # fmt: skip
         return requested
-    if agent.projects is not None and len(agent.projects) == 1:
-        return agent.projects[0]
-    return None
+    return agent.default_project()
 
 
 def memory_tools_for(agent: Agent) -> list[dict]:

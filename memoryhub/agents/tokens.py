@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
@@ -53,6 +54,16 @@ class Agent:
         if self.projects is None:
             return True
         return project is not None and project in self.projects
+
+    def default_project(self) -> str | None:
+        """Where this agent works when a request names no project: the token's only project, else the server's
+        MEMORYHUB_DEFAULT_PROJECT when the token may use it, else none (writes must then name one)."""
+        if self.projects is not None and len(self.projects) == 1:
+            return self.projects[0]
+        configured = settings.MEMORYHUB_DEFAULT_PROJECT
+        if configured and self.may_see(configured):
+            return configured
+        return None
 
     def check_read(self, project: str | None) -> None:
         if not self.may_see(project):

@@ -51,9 +51,21 @@ _ID = {
 }
 _PROJECT = {
     "type": "string",
-    "description": "The project (repository or workspace) name. Omit for global memories such as the user's "
-    "preferences and environment.",
+    "description": "The project (repository or workspace) name. Omit to use the connection's project.",
 }
+GLOBAL_SCOPE = "global"
+_SCOPE = {
+    "type": "string",
+    "enum": [GLOBAL_SCOPE],
+    "description": "'global' stores a memory for every project (the user's preferences and environment) instead "
+    "of the project's; give no project with it.",
+}
+NO_PROJECT = (
+    "memory_store needs a project: this connection names none and the token may use several projects. Pass the "
+    "`project` argument, send the X-MemoryHub-Project header (MEMORYHUB_PROJECT for stdio), use a token limited to "
+    "one project, or set MEMORYHUB_DEFAULT_PROJECT on the server. For a memory every project should see (the "
+    'user\'s preferences, their environment), pass "scope": "global".'
+)
 _CATEGORY = {"type": "string", "enum": list(Category.values), "description": "What kind of memory this is."}
 _TIER = {
     "type": "string",
@@ -91,6 +103,7 @@ TOOLS: list[dict] = [
         {
             "content": {"type": "string", "description": "The fact, in one or two sentences."},
             "project": _PROJECT,
+            "scope": _SCOPE,
             "category": _CATEGORY,
             "tier": _TIER,
             "tags": _TAGS,
@@ -245,6 +258,27 @@ def _count_call(agent: Agent, turn_id: str) -> int:
         return 1
 
 
+def scope_of(project: str | None, *, searched: bool) -> str:
+    """Where a call looked or wrote, in words the model can repeat to the person."""
+    if project:
+        return f"project {project!r} and the global memories" if searched else f"project {project!r}"
+    if searched:
+        return "the global memories only (no project named: pass `project` or send X-MemoryHub-Project)"
+    return "global: visible from every project"
+
+
+def _store_target(args: dict[str, Any], default_project: str | None) -> str | None:
+    """The project a memory_store writes to; global only when the call asks for it."""
+    if args.get("scope") == GLOBAL_SCOPE:
+        if args.get("project"):
+            raise ToolError('give a project or "scope": "global", not both', field="scope")
+        return None
+    project = args.get("project", default_project) or None
+    if project is None:
+        raise ToolError(NO_PROJECT, field="project", code="project_required")
+    return project
+
+
 def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | None) -> dict[str, Any]:
     project = args.get("project", default_project) or None
     if name == "memory_search":
@@ -255,8 +289,13 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         )  # fmt: skip
         hits = search_memories(query=args["query"], within=within, k=args.get("k", 5),
                                mode=args.get("mode", "hybrid"), reinforce_results=True)  # fmt: skip
-        return {"results": [compact(h.memory, score=round(h.score, 4)) for h in hits]}
+        return {
+            "results": [compact(h.memory, score=round(h.score, 4)) for h in hits],
+            "scope": scope_of(project, searched=True),
+        }
     if name == "memory_store":
+        agent.check_may_write()  # a read-only token hears that first, whatever the project
+        project = _store_target(args, default_project)
         agent.check_write(project)
         result = gate_write(
             content=args["content"], project=project, category=args.get("category"), tier=args.get("tier"),
@@ -266,7 +305,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
             # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
             field_name = next(iter(result.fields), "content")
             raise ToolError(result.reason, status=422, field=field_name, code="rejected_secret")
-        return write_answer(result, shape=compact)
+        return write_answer(result, shape=compact) | {"scope": scope_of(project, searched=False)}
     if name == "memory_list":
         rows = list_memories(
             agent=agent, project=project, category=args.get("category"), tier=args.get("tier"),

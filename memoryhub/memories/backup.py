@@ -136,7 +136,7 @@ def backup_database(*, reason: str, dest_dir: Path | str | None = None, source: 
         return _dump_backup(reason=reason, directory=Path(dest_dir or settings.MEMORYHUB_BACKUP_DIR))
     source_name = source or database_name()
     if not is_in_memory(source_name) and not Path(source_name).is_file():
-        raise BackupError(f"there is no database at {source_name} (run `python manage.py migrate` first)")
+        raise BackupError(f"there is no database at {source_name} (run `.venv/bin/python manage.py migrate` first)")
     directory = Path(dest_dir or settings.MEMORYHUB_BACKUP_DIR)
     with _whole_file(directory, reason, f"backup of {source_name} to {directory}", (DRIVER.Error, OSError)) as (
         final,

@@ -86,10 +86,11 @@ class CheckReport:
         if self.superseded_orphans:
             out.append(
                 f"superseded memories without a successor: {len(self.superseded_orphans)} "
-                f"(ids {_sample(self.superseded_orphans)}); `python manage.py check --repair-chains` restores them"
+                f"(ids {_sample(self.superseded_orphans)}); `.venv/bin/python manage.py check --repair-chains` "
+                "restores them"
             )
         if not (self.integrity == ["ok"] and not self.fts_errors and self.counts_agree):
-            out.append("run `python manage.py rebuild_index` to rebuild the indexes from the memory rows")
+            out.append("run `.venv/bin/python manage.py rebuild_index` to rebuild the indexes from the memory rows")
         return out
 
 

@@ -273,6 +273,11 @@ MEMORYHUB_UPSTREAM_API_KEY = envstr("MEMORYHUB_UPSTREAM_API_KEY")
 MEMORYHUB_UPSTREAM_TIMEOUT = envfloat("MEMORYHUB_UPSTREAM_TIMEOUT", 120.0, minimum=0.1)
 # Memory tool calls an agent may make in one conversation turn before being told to use what it has.
 MEMORYHUB_TOOL_CALLS_PER_TURN = envint("MEMORYHUB_TOOL_CALLS_PER_TURN", 3, minimum=1)
+# Where MCP, the chat proxy and the tools write when a request names no project and its token sees several:
+# unset, such a write is refused with an answer that says how to name one (global only when asked for).
+MEMORYHUB_DEFAULT_PROJECT = envstr("MEMORYHUB_DEFAULT_PROJECT").strip() or None
+if MEMORYHUB_DEFAULT_PROJECT is not None and len(MEMORYHUB_DEFAULT_PROJECT) > 200:
+    raise SettingError("MEMORYHUB_DEFAULT_PROJECT must be at most 200 characters")
 
 # --- The agents' REST API (api/) ---------------------------------------------------------------------------------
 

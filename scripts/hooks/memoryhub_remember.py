@@ -24,7 +24,8 @@ the working directory's name), MEMORYHUB_HOOK_TIMEOUT (seconds per request, defa
 six times that when the server asks an LLM).
 
 It fails open: it always exits 0, with a one-line summary or note on stderr. Standard library only, plus the
-checkout's own standard-library helpers (memoryhub/agents/projects.py and transcripts.py).
+checkout's own standard-library helpers (clients/python/memoryhub_client/projects.py and
+memoryhub/agents/transcripts.py).
 """
 
 from __future__ import annotations
@@ -54,11 +55,12 @@ def read_event() -> dict:
 
 
 def load_checkout_helpers() -> None:
-    """The project rule and the transcript reader are shared with the server and the CLI: they live in the
-    checkout these hooks belong to (standard library only)."""
+    """The project rule (the client package, clients/python) and the transcript reader (shared with the server)
+    live in the checkout these hooks belong to (standard library only)."""
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    if root not in sys.path:
-        sys.path.insert(0, root)
+    for folder in (root, os.path.join(root, "clients", "python")):
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
 
 
 def remember_file(cwd: str) -> str:
@@ -199,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         base = os.environ.get("MEMORYHUB_URL", "http://127.0.0.1:8000").rstrip("/")
         timeout = float(os.environ.get("MEMORYHUB_HOOK_TIMEOUT", "10"))
         load_checkout_helpers()
-        from memoryhub.agents.projects import project_from_environment
+        from memoryhub_client.projects import project_from_environment
 
         project = project_from_environment(base_url=base, token=token, cwd=cwd, timeout=timeout)
         given = items_from(event)

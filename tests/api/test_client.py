@@ -15,14 +15,13 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def run(claude, monkeypatch, wsgi_transport):
+def run(claude, monkeypatch, wsgi_send):
     monkeypatch.setenv("MEMORYHUB_URL", "http://testserver")
     monkeypatch.setenv("MEMORYHUB_TOKEN", claude.raw)
-    transport = wsgi_transport
 
     def run(*argv: str) -> tuple[int, str]:
         out = io.StringIO()
-        code = main(list(argv), transport=transport, out=out)
+        code = main(list(argv), send=wsgi_send, out=out)
         return code, out.getvalue()
 
     return run

@@ -113,3 +113,8 @@ def test_the_docs_page_loads_only_local_assets(anon):
 
 def test_an_unknown_docs_asset_is_404(anon):
     assert anon.get("/api/v1/docs/assets/secrets.txt").status_code == 404
+
+
+def test_the_docs_with_a_trailing_slash_lead_to_the_docs(anon):
+    response = anon.get("/api/v1/docs/", follow=True)
+    assert response.redirect_chain == [("/api/v1/docs", 301)] and response.status_code == 200

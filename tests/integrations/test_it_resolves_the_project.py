@@ -10,10 +10,10 @@ import httpx
 import pytest
 
 from memoryhub.agents.client import main as cli
-from memoryhub.agents.projects import choose_project, git_top_folder
 from memoryhub.agents.tokens import create_token
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import HEADER
+from memoryhub_client.projects import choose_project, git_top_folder
 from tests.integrations.test_it_runs_hooks import RECALL_HOOK, REMEMBER_HOOK, run_hook
 from tests.live_server import LiveServer, migrated_store
 from tests.live_server import create_token as create_live_token
@@ -66,23 +66,26 @@ def test_whoami_answers_the_tokens_name_projects_and_read_only_flag(client):
     two = client.get("/api/v1/whoami/", headers={"Authorization": f"Bearer {reader}"})
     anonymous = client.get("/api/v1/whoami")
 
-    assert (one.status_code, one.json()) == (200, {"name": "claude", "projects": ["demo"], "read_only": False})
-    assert (two.status_code, two.json()) == (200, {"name": "auditor", "projects": None, "read_only": True})
+    assert (one.status_code, one.json()) == (
+        200, {"name": "claude", "projects": ["demo"], "read_only": False, "default_project": "demo"}
+    )  # fmt: skip
+    assert (two.status_code, two.json()) == (
+        200, {"name": "auditor", "projects": None, "read_only": True, "default_project": None}
+    )  # fmt: skip
     assert anonymous.status_code == 401
 
 
 @pytest.fixture
-def cli_run(db, monkeypatch, tmp_path, wsgi_transport):
+def cli_run(db, monkeypatch, tmp_path, wsgi_send):
     folder = tmp_path / "webshop"
     folder.mkdir()
     monkeypatch.chdir(folder)
     monkeypatch.delenv("MEMORYHUB_PROJECT", raising=False)
     monkeypatch.setenv("MEMORYHUB_URL", "http://testserver")
-    transport = wsgi_transport
 
     def run(token: str, *argv: str) -> tuple[int, str]:
         out = io.StringIO()
-        return cli(["--token", token, *argv], transport=transport, out=out), out.getvalue()
+        return cli(["--token", token, *argv], send=wsgi_send, out=out), out.getvalue()
 
     return run
 
@@ -96,7 +99,9 @@ def test_the_cli_stores_into_the_tokens_only_project_from_a_folder_named_otherwi
 
     code, out = cli_run(scoped, "whoami")
     assert code == 0
-    assert json.loads(out) == {"name": "claude", "projects": ["demo"], "read_only": False, "project": "demo"}
+    assert json.loads(out) == {
+        "name": "claude", "projects": ["demo"], "read_only": False, "default_project": "demo", "project": "demo"
+    }  # fmt: skip
 
 
 def test_the_cli_uses_the_folder_for_a_wide_token_and_the_environment_above_all(cli_run, monkeypatch):

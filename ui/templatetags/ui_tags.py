@@ -11,6 +11,7 @@ from django.conf import settings
 from django.utils.html import escape
 from django.utils.safestring import mark_safe
 
+from memoryhub.memories.demo import DEMO_PROJECTS, demo_present
 from memoryhub.people.roles import Access, Action, access_for
 from ui import selectors
 
@@ -26,6 +27,12 @@ def request_access(request) -> Access:
 @register.simple_tag(takes_context=True)
 def nav_counts(context) -> dict[str, int]:
     return selectors.nav_counts(request_access(context["request"]))
+
+
+@register.simple_tag
+def demo_projects() -> tuple[str, ...]:
+    """The demo projects while demo memories are in the store (the banner offers to remove them), else ()."""
+    return DEMO_PROJECTS if demo_present() else ()
 
 
 @register.simple_tag(takes_context=True)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.http import HttpResponse, HttpResponseRedirect, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from memoryhub.embeddings import EmbeddingError
+from memoryhub.memories.demo import remove_demo as remove_demo_memories
 from memoryhub.models import Memory
 from memoryhub.people.roles import Action
 from ui import selectors, services
@@ -20,6 +22,7 @@ from ui.views.common import (
     actor,
     check,
     dashboard_view,
+    done,
     error_text,
     error_text_from_form,
     forget_secret_inputs,
@@ -173,3 +176,19 @@ def merge(request: HtmxHttpRequest) -> HttpResponse:
     record = proposal_for_merged(merged)  # a merge by hand is recorded as an accepted proposal: its undo is that one's
     undo = Undo(reverse("ui:undo", args=[record.pk])) if record else None
     return _results(request, f"Merged {len(memories)} memories into #{merged.pk}.", undo)
+
+
+@dashboard_view
+@requires(Action.DELETE, everywhere=True)
+@require_POST
+def remove_demo(request: HtmxHttpRequest) -> HttpResponse:
+    """The demo banner's button: every demo memory goes (memoryhub/memories/demo.py); a hub admin's call, since
+    the demo spans several projects."""
+    removed = remove_demo_memories(actor=actor(request))
+    notice = f"Removed {removed} demo memor{'y' if removed == 1 else 'ies'}."
+    if not request.htmx:
+        return done(request, notice, reverse("ui:memories"))
+    response = HttpResponse(status=200)
+    response["HX-Redirect"] = reverse("ui:memories")
+    messages.success(request, notice)
+    return response

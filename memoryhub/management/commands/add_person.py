@@ -32,7 +32,7 @@ class Command(BaseCommand):
             made = add_person(username=username, admin=admin, password=password)
         except ValidationError as exc:
             raise CommandError(" ".join(exc.messages)) from exc
-        kind = "hub admin" if admin else "person (no role yet: give one with `manage.py grant`)"
+        kind = "hub admin" if admin else "person (no role yet: give one with `.venv/bin/python manage.py grant`)"
         if password:
             self.stdout.write(f"Added {kind} {username!r}; the password is the one in MEMORYHUB_PASSWORD.")
             return

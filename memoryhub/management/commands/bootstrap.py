@@ -7,7 +7,10 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from memoryhub.agents.tokens import create_token
+from memoryhub.memories.demo import demo_present
 from memoryhub.models import ApiToken, Memory
+
+MANAGE = ".venv/bin/python manage.py"
 
 
 class Command(BaseCommand):
@@ -24,13 +27,20 @@ class Command(BaseCommand):
             User.objects.create_superuser(admin_user, f"{admin_user}@localhost", password)
             self.stdout.write(f"Dashboard login: user {admin_user!r}, password {password!r} (shown once).")
         else:
-            self.stdout.write(
-                "Dashboard login: your existing superuser (python manage.py changepassword NAME to reset)."
-            )
+            self.stdout.write(f"Dashboard login: your existing superuser ({MANAGE} changepassword NAME to reset).")
         if not no_demo and not Memory.objects.exists():
             call_command("seed_demo", stdout=self.stdout)
+            self.stdout.write(
+                "To start without demo data: remove it, or next time on an empty store run `bash scripts/run.sh "
+                "--no-demo`."
+            )
+        elif demo_present():
+            self.stdout.write(f"Demo data is still here; remove it with `{MANAGE} seed_demo --remove`.")
         if not ApiToken.objects.filter(revoked_at__isnull=True).exists():
             _, token = create_token(name="default-agent")
-            self.stdout.write(f"API token for agent 'default-agent' (shown once): {token}")
+            self.stdout.write(
+                f"API token for agent 'default-agent' (shown once; it may use every project, so name one per request "
+                f"or set MEMORYHUB_PROJECT): {token}"
+            )
         else:
-            self.stdout.write("API tokens exist already; make another with: python manage.py create_token NAME")
+            self.stdout.write(f"API tokens exist already; make another with: {MANAGE} create_token NAME")

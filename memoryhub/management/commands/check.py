@@ -41,7 +41,7 @@ class Command(django_check.Command):
         if problem:
             raise CommandError(problem)
         if sql.MEMORY_TABLE not in sql.schema_names():
-            raise CommandError("the store has no memory table yet: run `python manage.py migrate`")
+            raise CommandError("the store has no memory table yet: run `.venv/bin/python manage.py migrate`")
         if repair_chains:
             repaired = repair_orphans(actor="check --repair-chains")
             self.stdout.write(f"superseded memories without a successor restored: {len(repaired)}")

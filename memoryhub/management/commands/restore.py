@@ -31,4 +31,4 @@ class Command(BaseCommand):
         except BackupError as exc:
             raise CommandError(f"could not back up the current store first, nothing was changed: {exc}") from exc
         self.stdout.write(f"restored {database_name()} from {path}")
-        self.stdout.write("run `python manage.py migrate` if the backup was made by an older version")
+        self.stdout.write("run `.venv/bin/python manage.py migrate` if the backup was made by an older version")

@@ -76,7 +76,7 @@ class Command(BaseCommand):
         if problem:
             raise CommandError(problem)
         if sql.MEMORY_TABLE not in sql.schema_names():
-            raise CommandError("the store is not set up: run `python manage.py migrate` first")
+            raise CommandError("the store is not set up: run `.venv/bin/python manage.py migrate` first")
         listen = {"host": host, "port": port}
         if workers > 1:
             try:

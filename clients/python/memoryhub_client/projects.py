@@ -5,16 +5,16 @@ limited to exactly one (the server says so at GET /api/v1/whoami); else the name
 folder; else the name of the working directory. A token limited to `demo` used from a folder named `webshop`
 therefore works in `demo`, instead of being refused for a project it may not touch.
 
-Standard library only: the hooks in scripts/hooks load this module from the checkout, outside Django and
-possibly with another Python than the server's.
+Standard library only: the hooks in scripts/hooks load this module from the checkout, possibly with another Python
+than the server's.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import urllib.request
 from collections.abc import Callable
+
+from memoryhub_client.api import MemoryHubClient
 
 PROJECT_ENV = "MEMORYHUB_PROJECT"
 
@@ -54,23 +54,10 @@ def choose_project(
     return name or None
 
 
-def whoami(base_url: str, token: str, *, timeout: float = 5.0) -> dict:
-    """GET /api/v1/whoami: the token's name, projects (None: all) and read-only flag."""
-    request = urllib.request.Request(
-        f"{base_url.rstrip('/')}/api/v1/whoami",
-        headers={"Authorization": f"Bearer {token}", "Accept": "application/json"},
-    )
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        answer = json.loads(response.read().decode("utf-8"))
-    if not isinstance(answer, dict):
-        raise ValueError("whoami did not answer a JSON object")
-    return answer
-
-
 def project_from_environment(*, base_url: str, token: str, cwd: str, timeout: float = 5.0) -> str | None:
     """The hooks' entry point: MEMORYHUB_PROJECT, else the token's only project, else the folder."""
     return choose_project(
         explicit=os.environ.get(PROJECT_ENV),
-        token_projects=lambda: whoami(base_url, token, timeout=timeout).get("projects"),
+        token_projects=lambda: MemoryHubClient(base_url, token, timeout=timeout).whoami().get("projects"),
         cwd=cwd,
     )
