@@ -109,6 +109,11 @@ def test_a_change_of_a_version_still_supersedes():
         # Reworded around the same subject with another value, no cue: a person decides.
         ("Tollgate's default upstream timeout is 30 seconds.",
          "Tollgate gives upstreams 15 seconds by default before timing out.", Verdict.CONFLICT),
+        # Very close in meaning, each saying something the other does not: a person decides.
+        ("Tollgate refuses anything below TLS 1.2.", "Tollgate only accepts TLS 1.3.", Verdict.CONFLICT),
+        # A compound name is another name than its first part.
+        ("The Argo CD app for production Tollgate is tollgate-prod, and it auto-syncs.",
+         "The tollgate-staging Argo CD app auto-syncs from main.", Verdict.DIFFERENT),
         # Qualifiers inside a compound name are qualifiers too.
         ("The Argo CD app for production is tollgate-prod.", "The Argo CD app for tollgate-staging syncs by hand.",
          Verdict.DIFFERENT),

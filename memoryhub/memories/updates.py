@@ -72,6 +72,8 @@ RULES = {
     # Without a cue, reworded more freely but keeping the older's subject and most of its words: this close in
     # meaning to ask a person (look-alikes about another subject lose their first word and never get here).
     "restated_similarity": 0.7,
+    # Past this cosine, two texts that each say something the other does not are one fact's two values to ask about.
+    "close_disagree": 0.85,
     # Past this cosine, texts reworded in several places are one claim in other words, not two look-alike facts.
     "reworded_same": 0.9,
     # A write that says it changed, where no neighbour qualifies: its nearest, this close, goes to a person.
@@ -204,7 +206,14 @@ def _same_word(a: str, b: str) -> bool:
     if a == b:
         return True
     # A short form and its full name ("postgres"/"postgresql", "k8s" aside): one is the other's start.
-    return min(len(a), len(b)) >= 4 and (a.startswith(b) or b.startswith(a)) and not any(c.isdigit() for c in a + b)
+    # A compound ("tollgate-staging", "http.servemux") is another name than its first part.
+    short, long = sorted((a, b), key=len)
+    return (
+        len(short) >= 4
+        and long.startswith(short)
+        and long[len(short)] not in "-_./:"
+        and not any(c.isdigit() for c in a + b)
+    )
 
 
 def _content(tokens: Sequence[str], *, drop_change_words: bool) -> list[str]:
@@ -506,6 +515,19 @@ def _restated_with_another_value(pair: _Pair) -> _Settled:
     return None
 
 
+def _close_but_differs(pair: _Pair) -> _Settled:
+    # Very close in meaning, yet each says something the other does not ("refuses anything below TLS 1.2" / "only
+    # accepts TLS 1.3"): a person decides. Look-alikes that differ in a qualifier or a subject were settled above.
+    if (
+        RULES["close_disagree"] <= pair.similarity < RULES["reworded_same"]
+        and pair.old_only
+        and pair.new_only
+        and (pair.old_values or pair.new_values or pair.negation_differs)
+    ):
+        return Verdict.CONFLICT, f"nearly the same meaning, saying something else: {pair.changed}"
+    return None
+
+
 def _differs_in_many_places(pair: _Pair) -> _Settled:
     if pair.similarity >= RULES["reworded_same"]:
         # Reworded in several places yet nearly the same meaning ("main ... RAM" / "primary ... memory"): no other
@@ -528,6 +550,7 @@ _CHECKS_IN_ORDER = (
     _one_slot_edited,
     _reworded_with_another_value,
     _restated_with_another_value,
+    _close_but_differs,
     _differs_in_many_places,
 )
 
