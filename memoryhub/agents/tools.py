@@ -21,7 +21,7 @@ from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.bookkeeping import record_usage
 from memoryhub.memories.exports import memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
-from memoryhub.memories.secrets import WriteRefused
+from memoryhub.memories.secrets import WriteRefused, refusal_message, secrets_in_fields
 from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
 from memoryhub.memories.storable import unstorable
 from memoryhub.memories.store import delete_memory, reinforce
@@ -275,6 +275,12 @@ def _store_target(args: dict[str, Any], default_project: str | None) -> str | No
         return None
     project = args.get("project", default_project) or None
     if project is None:
+        # A secret is refused first, on every route and whatever else is missing: the caller must hear that the
+        # text may never be stored, not only that it lacks a project.
+        found = secrets_in_fields({k: args.get(k) for k in ("content", "tags", "metadata") if args.get(k)})
+        if found:
+            path, kinds = next(iter(found.items()))
+            raise ToolError(refusal_message(kinds), status=422, field=path, code="rejected_secret")
         raise ToolError(NO_PROJECT, field="project", code="project_required")
     return project
 
