@@ -42,7 +42,7 @@ CHANGE_LOG_SECONDS = 86_400
 
 # FTS5's unicode61 tokenizer splits at every punctuation mark (`settings_local.py` is three words); PostgreSQL's
 # parser would keep a path or a file name as one token. Punctuation becomes a space first, in the index and in
-# every query (`match.words_of`), so the same words match on both stores.
+# every query (`keyword.words_of`), so the same words match on both stores.
 PUNCTUATION_CLASS = "[[:punct:]]+"
 
 
