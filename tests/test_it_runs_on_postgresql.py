@@ -13,8 +13,9 @@ import sys
 
 import numpy as np
 import pytest
+from django.db import connection
 
-from memoryhub.storage import interface, postgres, sql, sqlite
+from memoryhub.storage import interface, postgres, sql, sqlite, stores
 from memoryhub.storage.keyword import AllOf, AnyOf, InScope, Term
 from memoryhub.storage.postgres import keyword as pg_keyword
 from memoryhub.storage.sqlite import keyword as sqlite_keyword
@@ -26,12 +27,25 @@ def test_both_stores_offer_the_same_functions():
     assert set(postgres.__all__) - extra == set(sqlite.__all__)
     for name in sqlite.__all__:
         assert hasattr(postgres, name) and hasattr(sqlite, name), name
-    # Each offers exactly the listed names, and `sql` the same ones, each imported by name (no namespace tricks).
+    # Each offers exactly the listed names, each imported by name (no namespace tricks).
     assert set(sqlite.__all__) == {"connection", *interface.NAMES}
-    assert set(sql.__all__) == set(sqlite.__all__)
     storage = REPO / "memoryhub" / "storage"
     assert not [p for p in storage.rglob("*.py") if "globals()" in p.read_text()]
     assert postgres.FILTERED_KNN is True and sqlite.FILTERED_KNN is False
+
+
+def test_sql_is_the_implementation_of_the_connection_under_the_interfaces_names():
+    implementation = stores.for_connection(connection)
+    assert implementation is {"sqlite": sqlite, "postgresql": postgres}[connection.vendor]
+    assert sql.VENDOR == implementation.VENDOR == connection.vendor
+    assert sql.fts_search is implementation.fts_search and sql.connection is connection
+    assert set(dir(sql)) == set(implementation.__all__)
+    # Nothing the interface does not list, even where an implementation defines it.
+    with pytest.raises(AttributeError):
+        sql.queries  # noqa: B018  (a module of each implementation, not a name of the interface)
+    assert hasattr(sql, "knn_where") is (implementation is postgres)
+    with pytest.raises(LookupError):
+        stores.for_connection(type("Other", (), {"vendor": "oracle"})())
 
 
 def _parameters(function) -> list[tuple[str, object, object, object]]:

@@ -1,10 +1,11 @@
 """The one storage interface: what each database's implementation offers (`memoryhub.storage.sqlite`, the default
 SQLite file; `memoryhub.storage.postgres`, a team's PostgreSQL), with typed arguments.
 
-`memoryhub.storage.sql` is the implementation chosen once, from the configured engine, when it is first imported;
-the domain calls `sql.<name>` and never asks which database it is on. Each implementation is a module that
-satisfies `Store` (a type checker reads a module as a protocol's instance); tests/test_it_runs_on_postgresql.py
-holds both to it name by name and signature by signature, so neither can drift from the other or from this.
+`memoryhub.storage.stores.for_connection()` is the implementation for a connection, and `memoryhub.storage.sql` asks
+it at each call: the domain calls `sql.<name>` and never asks which database it is on. Each implementation is a
+module that satisfies `Store` (a type checker reads a module as a protocol's instance);
+tests/test_it_runs_on_postgresql.py holds both to it name by name and signature by signature, so neither can drift
+from the other or from this.
 Where the databases differ in what they can do, a flag says so (`FILTERED_KNN`) and the extra is listed in
 `OPTIONAL`.
 """
@@ -24,7 +25,8 @@ from memoryhub.storage.portable import Condition, FusionRow, RowScope, StoredVec
 
 
 class Store(Protocol):
-    # Constants: table names, flags and the statements migrations run.
+    # Constants: the database, table names, flags and the statements migrations run.
+    VENDOR: str
     FILTERED_KNN: bool
     MEMORY_TABLE: str
     FTS_TABLE: str
