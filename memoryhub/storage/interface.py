@@ -25,7 +25,7 @@ from memoryhub.storage.portable import Condition, FusionRow, RowScope, StoredVec
 
 
 class Store(Protocol):
-    # Constants: the database, table names, flags and the statements migrations run.
+    # Constants: the database, table names and flags.
     VENDOR: str
     FILTERED_KNN: bool
     MEMORY_TABLE: str
@@ -34,20 +34,12 @@ class Store(Protocol):
     DEFAULT_DIMENSIONS: int
     FTS_SOURCE_VIEW: str
     GLOBAL_SCOPE_TOKEN: str
-    FTS_CREATE_V1: list[str]
-    FTS_DROP_V1: list[str]
-    FTS_SCOPE_UP: list[str]
-    FTS_SCOPE_DOWN: list[str]
     FTS_RANK: str
     CHANGE_TABLE: str
     STORE_META_TABLE: str
-    CHANGE_LOG_UP: list[str]
-    CHANGE_LOG_DOWN: list[str]
-    SUPERSESSION_UP: list[str]
-    SUPERSESSION_DOWN: list[str]
     EVERYTHING: str
 
-    # The schema: tables, and the statements migrations run.
+    # The schema: the vector table of a vector size (the migrations carry the rest, written out in each).
     def vec_table(self, dimensions: int) -> str: ...
     def scope_token(self, project: str | None) -> str: ...
     def vec_create_statements(self, dimensions: int) -> list[str]: ...

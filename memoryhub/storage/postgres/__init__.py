@@ -64,17 +64,9 @@ from memoryhub.storage.postgres.queries import (
     tag_condition,
 )
 from memoryhub.storage.postgres.schema import (
-    CHANGE_LOG_DOWN,
-    CHANGE_LOG_UP,
-    FTS_CREATE_V1,
-    FTS_DROP_V1,
     FTS_RANK,
-    FTS_SCOPE_DOWN,
-    FTS_SCOPE_UP,
     FTS_SOURCE_VIEW,
     FTS_TABLE,
-    SUPERSESSION_DOWN,
-    SUPERSESSION_UP,
     TRIGRAM_TABLE,
     ensure_vec_table,
     existing_vec_dimensions,

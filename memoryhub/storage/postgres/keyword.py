@@ -12,7 +12,9 @@ import re
 from memoryhub.storage.keyword import AnyOf, InScope, Query, Term, terms
 from memoryhub.storage.postgres.schema import TEXT_CONFIG, WORDS_COLUMN
 
-# ASCII punctuation, as PostgreSQL's [[:punct:]] in the index (memoryhub/storage/postgres/schema.py).
+# FTS5's unicode61 tokenizer splits at every punctuation mark (`settings_local.py` is three words); PostgreSQL's
+# parser would keep a path or a file name as one token. The word column turns [[:punct:]] into spaces (migration
+# 0002), and each term here does the same with ASCII punctuation, so the same words match on both stores.
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]+")
 
 
