@@ -120,8 +120,12 @@ def _domain_modules() -> dict[str, Path]:
 
 def _imports(path: Path) -> set[str]:
     """Every module this file imports, at the top or inside a function (a lazy import is still a dependency)."""
+    return _imports_of(path.read_text())
+
+
+def _imports_of(source: str) -> set[str]:
     found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
@@ -206,6 +210,11 @@ NO_SQL = ["memoryhub/retrieval", "memoryhub/memories", "memoryhub/consolidation"
 
 def sql_in_strings(source: str) -> list[tuple[int, str]]:
     """(line, text) of each string literal (f-string pieces included, docstrings not) that holds SQL."""
+    return [(line, text) for line, text in _literals(source) if _SQL.search(text)]
+
+
+def _literals(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each string literal, f-string pieces included, docstrings not."""
     tree = ast.parse(source)
     docstrings = {
         id(node.body[0].value)
@@ -219,7 +228,6 @@ def sql_in_strings(source: str) -> list[tuple[int, str]]:
         (node.lineno, node.value)
         for node in ast.walk(tree)
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-        if _SQL.search(node.value)
     ]
 
 
@@ -237,6 +245,49 @@ def test_no_sql_is_written_outside_storage():
     assert sql_in_strings('Q = "SELECT id FROM memoryhub_memory"\n')
     assert sql_in_strings('W = ("m.project IS NULL", [])\n')
     assert sql_in_strings('"""A docstring may say SELECT ... WHERE."""\nlog = "refused %s"\n') == []
+
+
+# A full-text query in FTS5's own syntax: a column filter (`{content tags} :`, `scope : (`), or boolean operators
+# joining quoted terms (`" OR "`, `" AND ".join(...)`). Storage renders the domain's typed keyword query
+# (memoryhub/storage/keyword.py) for its database; code outside storage builds the tree, never the text.
+_FTS5 = re.compile(r'\{[a-z_ ]+\}\s*:|\bscope\s*:\s*\(|(^|")\s*\b(OR|AND|NOT|NEAR)\b\s*("|$)')
+
+
+def fts5_in_strings(source: str) -> list[tuple[int, str]]:
+    """(line, text) of each string literal (f-string pieces included, docstrings not) that writes FTS5 syntax."""
+    return [(line, text) for line, text in _literals(source) if _FTS5.search(text)]
+
+
+def test_no_full_text_query_is_written_outside_storage():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
+        for folder in NO_SQL
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, text in fts5_in_strings(path.read_text())
+    ]
+    assert found == []
+    # The check sees FTS5 text when there is some: a scope filter, terms joined into an OR, a column filter.
+    planted = 'def scoped(scope):\n    return f"scope : ({scope})"\n'
+    assert [line for line, _ in fts5_in_strings(planted)] == [2]
+    assert fts5_in_strings("""def any_of(terms):\n    return " OR ".join('"' + t + '"' for t in terms)\n""")
+    assert fts5_in_strings("""E = '"deploy" AND "notes"'\n""")
+    assert fts5_in_strings("""E = f"{{content tags}} : ({expression})"\n""")
+    assert fts5_in_strings('"""A docstring may say scope : (...) or " OR "."""\nlog = "deploy or rollback"\n') == []
+
+
+def test_no_migration_imports_the_projects_own_code():
+    """A past migration carries its own SQL: one that imports today's storage (or any of the project's code)
+    would change whenever that code does."""
+    found = {
+        path.name: sorted(name for name in _imports(path) if name.split(".")[0] in ("memoryhub", "api", "ui"))
+        for path in sorted((ROOT / "memoryhub" / "migrations").glob("*.py"))
+    }
+    assert {name: imported for name, imported in found.items() if imported} == {}
+    # The check sees such an import when there is one, at the top or inside a function.
+    assert "memoryhub.storage" in _imports_of("from memoryhub.storage import sql\n")
+    assert "memoryhub.storage.sqlite.schema" in _imports_of(
+        "def up(apps, editor):\n    import memoryhub.storage.sqlite.schema\n"
+    )
 
 
 # Functions in the domain's busiest packages make one decision each and stay under this many lines.

@@ -1,6 +1,6 @@
 """The team hub: the same store on PostgreSQL (the suite's second pass runs everything else there too).
 
-Both storage implementations offer the same functions; the domain's match expressions mean the same on both;
+Both storage implementations offer the same functions; the domain's keyword queries mean the same on both;
 a store copied from SQLite to PostgreSQL and back is the store it was; HNSW finds what exact search finds.
 """
 
@@ -13,9 +13,12 @@ import sys
 
 import numpy as np
 import pytest
+from django.db import connection
 
-from memoryhub.storage import interface, postgres, sql, sqlite
-from memoryhub.storage.postgres import match
+from memoryhub.storage import interface, postgres, sql, sqlite, stores
+from memoryhub.storage.keyword import AllOf, AnyOf, InScope, Term
+from memoryhub.storage.postgres import keyword as pg_keyword
+from memoryhub.storage.sqlite import keyword as sqlite_keyword
 from tests.live_server import REPO, manage, migrated_store, on_postgresql, store_env
 
 
@@ -24,12 +27,25 @@ def test_both_stores_offer_the_same_functions():
     assert set(postgres.__all__) - extra == set(sqlite.__all__)
     for name in sqlite.__all__:
         assert hasattr(postgres, name) and hasattr(sqlite, name), name
-    # Each offers exactly the listed names, and `sql` the same ones, each imported by name (no namespace tricks).
+    # Each offers exactly the listed names, each imported by name (no namespace tricks).
     assert set(sqlite.__all__) == {"connection", *interface.NAMES}
-    assert set(sql.__all__) == set(sqlite.__all__)
     storage = REPO / "memoryhub" / "storage"
     assert not [p for p in storage.rglob("*.py") if "globals()" in p.read_text()]
     assert postgres.FILTERED_KNN is True and sqlite.FILTERED_KNN is False
+
+
+def test_sql_is_the_implementation_of_the_connection_under_the_interfaces_names():
+    implementation = stores.for_connection(connection)
+    assert implementation is {"sqlite": sqlite, "postgresql": postgres}[connection.vendor]
+    assert sql.VENDOR == implementation.VENDOR == connection.vendor
+    assert sql.fts_search is implementation.fts_search and sql.connection is connection
+    assert set(dir(sql)) == set(implementation.__all__)
+    # Nothing the interface does not list, even where an implementation defines it.
+    with pytest.raises(AttributeError):
+        sql.queries  # noqa: B018  (a module of each implementation, not a name of the interface)
+    assert hasattr(sql, "knn_where") is (implementation is postgres)
+    with pytest.raises(LookupError):
+        stores.for_connection(type("Other", (), {"vendor": "oracle"})())
 
 
 def _parameters(function) -> list[tuple[str, object, object, object]]:
@@ -75,38 +91,49 @@ def test_both_stores_keep_to_the_typed_interface():
     ]  # fmt: skip
 
 
+_WORDS = "m.search_words @@ phraseto_tsquery('memoryhub_english', %s)"
+
+
 @pytest.mark.parametrize(
-    "expression, sql, params",
+    "query, sql, params",
     [
-        ('"cursor" OR "pagination"', "(m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) OR (m.search_words "
-         "@@ phraseto_tsquery('memoryhub_english', %s))", ["cursor", "pagination"]),
-        ('"say ""hi"""', "m.search_words @@ phraseto_tsquery('memoryhub_english', %s)", ['say  hi ']),
-        ('{content tags} : ("a" AND "b") AND scope : ("scopeglobal" OR "scopep7368")',
-         "((m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) AND (m.search_words @@ "
-         "phraseto_tsquery('memoryhub_english', %s))) AND ((m.project IS NULL) OR (m.project = %s))", ["a", "b", "sh"]),
-        ('"a" OR "b" AND "c"', "(m.search_words @@ phraseto_tsquery('memoryhub_english', %s)) OR ((m.search_words @@ "
-         "phraseto_tsquery('memoryhub_english', %s)) AND (m.search_words @@ "
-         "phraseto_tsquery('memoryhub_english', %s)))", ["a", "b", "c"]),
+        (AnyOf((Term("cursor"), Term("pagination"))), f"({_WORDS}) OR ({_WORDS})", ["cursor", "pagination"]),
+        (Term('say "hi"'), _WORDS, ["say  hi "]),
+        (InScope(AllOf((Term("a"), Term("b"))), ("sh", None)),
+         f"(({_WORDS}) AND ({_WORDS})) AND ((m.project = %s) OR (m.project IS NULL))", ["a", "b", "sh"]),
+        (AnyOf((Term("a"), AllOf((Term("b"), Term("c"))))), f"({_WORDS}) OR (({_WORDS}) AND ({_WORDS}))",
+         ["a", "b", "c"]),
+        (InScope(None, [None]), "m.project IS NULL", []),
+        (InScope(Term("a"), None), _WORDS, ["a"]),
     ],
 )  # fmt: skip
-def test_match_expressions_become_parameters_never_syntax(expression, sql, params):
-    assert match.condition(match.parse(expression)) == (sql, params)
+def test_keyword_queries_become_parameters_never_syntax(query, sql, params):
+    assert pg_keyword.condition(query) == (sql, params)
 
 
 def test_trigram_terms_are_substrings_with_like_wildcards_escaped():
-    sql, params = match.condition(match.parse('"50%_off" OR "getUserId"'), trigram=True)
+    sql, params = pg_keyword.condition(AnyOf((Term("50%_off"), Term("getUserId"))), trigram=True)
     assert sql == "(m.content ILIKE %s) OR (m.content ILIKE %s)"
     assert params == ["%50\\%\\_off%", "%getUserId%"]
 
 
-def test_a_scope_token_that_is_not_hex_matches_nothing():
-    assert match.condition(match.parse('scope : ("scopepzz")')) == ("FALSE", [])
+def test_a_project_of_any_text_is_one_parameter():
+    odd = 'a "b" OR c: ünï/‽ NEAR(x)'
+    assert pg_keyword.condition(InScope(None, (odd, ""))) == ("(m.project = %s) OR (m.project = %s)", [odd, ""])
 
 
-@pytest.mark.parametrize("broken", ['"unclosed', "(a", "a)", ":"])
-def test_a_broken_expression_is_refused(broken):
+@pytest.mark.parametrize("empty", [lambda: AnyOf(()), lambda: AllOf([]), lambda: InScope(None, None),
+                                   lambda: InScope(Term("a"), ())])  # fmt: skip
+def test_a_query_that_could_match_nothing_is_refused_when_built(empty):
     with pytest.raises(ValueError):
-        match.condition(match.parse(broken))
+        empty()
+
+
+def test_neither_store_looks_for_a_scope_in_the_trigram_index():
+    with pytest.raises(ValueError):
+        pg_keyword.condition(InScope(Term("getUserId"), ["p"]), trigram=True)
+    with pytest.raises(ValueError):
+        sqlite_keyword.match_expression(InScope(Term("getUserId"), ["p"]), sqlite.TRIGRAM_TABLE)
 
 
 def _dump(db) -> dict:

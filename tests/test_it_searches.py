@@ -22,7 +22,8 @@ from memoryhub.memories.store import delete_memory, import_memories, update_memo
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import query_text, search
 from memoryhub.retrieval.search import MemoryFilter, search_memories
-from memoryhub.storage import sql, vector_index
+from memoryhub.storage import keyword, sql, vector_index
+from memoryhub.storage.sqlite import keyword as sqlite_keyword
 
 pytestmark = pytest.mark.django_db
 
@@ -346,10 +347,17 @@ def test_arbitrary_text_in_hybrid_search_ranks_every_memory_in_scope(corpus, que
 @given(text=st.text(max_size=500))
 def test_every_match_expression_is_built_from_quoted_terms(text):
     parsed = query_text.parse(text)
-    for expression in (parsed.word_expression, parsed.substring_expression, parsed.phrase_expression):
-        for term in filter(None, expression.split(" OR ")):
+    queries = [parsed.word_query] if parsed.terms else []
+    queries += [keyword.any_of(parsed.substrings)] if parsed.substrings else []
+    for query in queries:
+        # On the trigram index a query is its terms alone (the word index adds its column filters around them).
+        expression = sqlite_keyword.match_expression(query, sql.TRIGRAM_TABLE)
+        for term in expression.split(" OR "):
             assert term.startswith('"') and term.endswith('"')
             assert '"' not in term[1:-1].replace('""', "")
+        assert [term.text for term in keyword.terms(query)] == [
+            t[1:-1].replace('""', '"') for t in expression.split(" OR ")
+        ]
 
 
 def test_very_common_words_do_not_flood_the_keyword_query():
@@ -399,8 +407,7 @@ def test_a_rare_word_leads_when_the_other_words_are_common(tuned):
     store(*({"content": f"Deploy notes for service number {n}", "project": "p"} for n in range(12)))
     (rare,) = store({"content": "Deploy notes about the zanzibar gateway", "project": "p"})
     kq = query_text.parse("zanzibar deploy notes")
-    scope = query_text.scope_expression(["p", None])
-    assert [search._is_common(u, scope, 5) for u in kq.units] == [False, True, True]
+    assert [search._is_common(u, ("p", None), 5) for u in kq.units] == [False, True, True]
     hits = search_memories(query="zanzibar deploy notes", within=MemoryFilter(visible_from="p"), mode="keyword")
     assert ids(hits)[0] == rare.pk and hits[0].explain["keyword_rank"] == 1
 
@@ -422,8 +429,8 @@ def test_when_every_word_is_common_an_old_memory_holding_all_of_them_is_still_fo
 def test_a_store_under_the_limit_is_searched_as_plain_bm25():
     memories = store(*({"content": f"Kafka topic {n} keeps events for {n} days", "project": "p"} for n in range(30)))
     hits = search_memories(query="kafka topic events days", within=MemoryFilter(visible_from="p"), mode="keyword", k=30)
-    expression = query_text.in_text(query_text.parse("kafka topic events days").word_expression)
-    plain = [mid for mid, _ in sql.fts_search(expression, 50, "m.status = 'active'")]
+    query = query_text.parse("kafka topic events days").word_query
+    plain = [mid for mid, _ in sql.fts_search(query, 50, "m.status = 'active'")]
     assert ids(hits) == plain[:30] and len(plain) == len(memories)
 
 

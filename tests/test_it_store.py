@@ -16,7 +16,7 @@ from memoryhub.memories.store import (
     update_memory,
 )
 from memoryhub.models import Memory, MemoryEvent
-from memoryhub.storage import sql
+from memoryhub.storage import keyword, sql
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +30,7 @@ def assert_in_sync() -> None:
 
 
 def keyword_ids(word: str) -> set[int]:
-    return {mid for mid, _ in sql.fts_match(f'"{word}"', 100)}
+    return {mid for mid, _ in sql.fts_match(keyword.Term(word), 100)}
 
 
 def test_it_creates_a_row_with_its_fts_entry_and_vector():

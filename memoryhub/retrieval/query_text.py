@@ -1,16 +1,16 @@
-"""Turning whatever a person or an agent typed into safe FTS5 MATCH expressions.
+"""Turning whatever a person or an agent typed into keyword queries: the typed tree storage renders for its
+database (memoryhub/storage/keyword.py).
 
-Nothing typed here ever reaches FTS5 as syntax: every term is a quoted string (embedded quotes doubled), so
+Nothing typed here ever becomes syntax: every term is text the store quotes or passes as a parameter, so
 `multi-agent`, `don't`, `c++`, `AI AND`, `NOT`, `ubuntu 20.04`, unbalanced quotes and emoji are all just text.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
-from memoryhub.storage import sql
+from memoryhub.storage import keyword
 
 # Longer queries are cut: 10,000 characters of pasted log must not turn into a 2,000-term OR.
 MAX_QUERY_CHARS = 2000
@@ -46,31 +46,6 @@ STOPWORDS = frozenset(
     you're you've your yours yourself yourselves
     """.split()
 )
-
-
-def _quote(term: str) -> str:
-    return '"' + term.replace('"', '""') + '"'
-
-
-def any_of(terms: Iterable[str]) -> str:
-    return " OR ".join(_quote(t) for t in terms)
-
-
-def all_of(terms: Iterable[str]) -> str:
-    return " AND ".join(_quote(t) for t in terms)
-
-
-def scope_expression(scopes: list[str | None] | None) -> str:
-    """The scope tokens of these projects (None inside: the globals; '' when the list is None: every project)."""
-    if scopes is None:
-        return ""
-    return any_of(dict.fromkeys(sql.scope_token(p) for p in scopes))
-
-
-def in_text(expression: str, scope: str = "") -> str:
-    """Match the expression in the text columns only (never the scope tokens), within the scope if given."""
-    restricted = f"{{content tags}} : ({expression})"
-    return f"{restricted} AND scope : ({scope})" if scope else restricted
 
 
 def words(text: str) -> list[str]:
@@ -156,7 +131,7 @@ def verbatim_phrase(text: str, chunks: list[str]) -> str | None:
 
 @dataclass(frozen=True)
 class KeywordQuery:
-    """The safe pieces of a typed query: a word expression, trigram terms and a verbatim phrase."""
+    """The pieces of a typed query: its words, identifier terms for the trigram index and a verbatim phrase."""
 
     text: str
     terms: tuple[str, ...]
@@ -169,28 +144,19 @@ class KeywordQuery:
         return bool(self.terms) and all(is_stopword(t) for t in self.terms)
 
     @property
-    def word_expression(self) -> str:
-        """`"t1" OR "t2" ...` for the porter index; empty when nothing searchable was typed.
+    def word_query(self) -> keyword.TextQuery:
+        """Any of the units, for the word index (only when `terms` holds any).
 
         A query of nothing but stopwords is searched as the phrase it is ("to be or not to be", "the who"):
         an OR of such words would score nearly every row and find nothing in particular."""
         if self.only_stopwords:
-            return _quote(" ".join(w.lower() for w in _WORD.findall(self.text)[:MAX_TERMS]))
-        return any_of(self.units)
+            return keyword.Term(" ".join(w.lower() for w in _WORD.findall(self.text)[:MAX_TERMS]))
+        return keyword.any_of(self.units)
 
     @property
     def units(self) -> tuple[str, ...]:
         """What the word index is asked for: each content word, and each multi-word identifier as a phrase."""
         return (*self.terms, *self.phrases)
-
-    @property
-    def substring_expression(self) -> str:
-        """Identifier terms OR'd for the trigram index (each quoted term is a contiguous-substring match)."""
-        return any_of(self.substrings)
-
-    @property
-    def phrase_expression(self) -> str:
-        return _quote(self.phrase) if self.phrase else ""
 
     @property
     def empty(self) -> bool:
@@ -199,7 +165,7 @@ class KeywordQuery:
 
 def parse(text: str) -> KeywordQuery:
     text = (text or "")[:MAX_QUERY_CHARS]
-    # NUL cannot travel inside an FTS5 string; nobody means it.
+    # NUL cannot travel inside a query to either database; nobody means it.
     text = text.replace("\x00", " ")
     chunks = _identifier_chunks(text)
     phrase = verbatim_phrase(text, chunks)

@@ -38,6 +38,7 @@ from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts, conversations, fusion, query_text, tuning
 from memoryhub.storage import sql, vector_index
 from memoryhub.storage.filters import MemoryFilter
+from memoryhub.storage.keyword import InScope, Query, Term, all_of, any_of
 from memoryhub.storage.resets import on_store_replaced
 
 MODES = ("hybrid", "keyword", "semantic")
@@ -67,24 +68,28 @@ class _Signals:
 # --- Keyword side ---------------------------------------------------------------------------------------------
 
 
+# A search's scopes, as `MemoryFilter.scopes()` names them: projects (None inside: the globals), or None for every
+# project. The word index holds each row's scope, so the keyword queries carry them.
+Scopes = tuple[str | None, ...] | None
+
+
 def _keyword(
-    kq: query_text.KeywordQuery, pool: int, where: str, params: list, scope: str, signals: dict[int, _Signals]
+    kq: query_text.KeywordQuery, pool: int, where: str, params: list, scopes: Scopes, signals: dict[int, _Signals]
 ) -> None:
     if kq.terms:
-        for rank, (mid, bm25) in enumerate(_word_hits(kq, pool, where, params, scope), 1):
+        for rank, (mid, bm25) in enumerate(_word_hits(kq, pool, where, params, scopes), 1):
             s = signals.setdefault(mid, _Signals())
             s.keyword_rank, s.bm25 = rank, round(bm25, 4)
     # The trigram index finds `UserId` inside `getUserId`; an identifier the word index holds whole is found
     # there already, and a trigram phrase walks the long doclists of common trigrams (20-30 ms at 100k).
-    inside = [s for s in kq.substrings if not _held_whole(s, scope)]
+    inside = [s for s in kq.substrings if not _held_whole(s, scopes)]
     if inside:
-        expression = query_text.any_of(inside)
-        hits = sql.fts_search(expression, pool, where, params, table=sql.TRIGRAM_TABLE)
+        hits = sql.fts_search(any_of(inside), pool, where, params, table=sql.TRIGRAM_TABLE)
         for rank, (mid, _) in enumerate(hits, 1):
             signals.setdefault(mid, _Signals()).substring_rank = rank
 
 
-def _word_hits(kq: query_text.KeywordQuery, pool: int, where: str, params: list, scope: str):
+def _word_hits(kq: query_text.KeywordQuery, pool: int, where: str, params: list, scopes: Scopes):
     """BM25 hits for the query's words, without scoring most of a large store when its words are common.
 
     FTS5 computes bm25 for every row that matches before it can sort (2-10 microseconds a row here), so an OR
@@ -96,41 +101,41 @@ def _word_hits(kq: query_text.KeywordQuery, pool: int, where: str, params: list,
       its newest `keyword_common_docs` rows. Both lists score the same words, so they merge by bm25.
     A store where no word passes the limit (every store under that size) is searched exactly as plain BM25.
     """
-    plain = query_text.in_text(kq.word_expression, scope)
+    plain = InScope(kq.word_query, scopes)
     limit = tuning.DEFAULTS.keyword_common_docs
     # A scope of at most 3 x limit memories costs little to score whole: asking how common each word is would
     # cost more (each answer walks up to `limit` entries of the word's doclist).
-    if kq.only_stopwords or not _scope_larger_than(scope, 3 * limit):
+    if kq.only_stopwords or not _scope_larger_than(scopes, 3 * limit):
         return sql.fts_search(plain, pool, where, params)
-    common = [unit for unit in kq.units if _is_common(unit, scope, limit)]
+    common = [unit for unit in kq.units if _is_common(unit, scopes, limit)]
     if not common:
         return sql.fts_search(plain, pool, where, params)
     rare = [unit for unit in kq.units if unit not in common]
     if rare:
-        return sql.fts_search(query_text.in_text(query_text.any_of(rare), scope), pool, where, params)
+        return sql.fts_search(InScope(any_of(rare), scopes), pool, where, params)
     hits: dict[int, float] = {}
-    for expression in dict.fromkeys([query_text.all_of(common), kq.word_expression]):
-        scoped = query_text.in_text(expression, scope)
+    for query in dict.fromkeys([all_of(common), kq.word_query]):
+        scoped = InScope(query, scopes)
         hits.update(sql.fts_search(scoped, pool, where, params, min_rowid=sql.fts_nth_newest(scoped, limit)))
         if len(hits) >= pool:
             break
     return sorted(hits.items(), key=lambda hit: (hit[1], hit[0]))[:pool]
 
 
-_frequencies: dict[tuple[str, str, int], tuple[float, bool]] = {}
+_frequencies: dict[tuple[str, Query, int], tuple[float, bool]] = {}
 
 
-def _more_than(expression: str, count: int) -> bool:
+def _more_than(query: Query, count: int) -> bool:
     """Whether more than `count` memories match. Remembered for a minute: word frequencies and scope sizes move
     slowly, and the answer only chooses how to search, never what may be found."""
-    key = (str(sql.connection.settings_dict.get("NAME")), expression, count)
+    key = (str(sql.connection.settings_dict.get("NAME")), query, count)
     now = time.monotonic()
     known = _frequencies.get(key)
     if known and now - known[0] < 60.0:
         return known[1]
     if len(_frequencies) > 50_000:
         _frequencies.clear()
-    answer = sql.fts_nth_newest(expression, count + 1) is not None
+    answer = sql.fts_nth_newest(query, count + 1) is not None
     _frequencies[key] = (now, answer)
     return answer
 
@@ -142,17 +147,17 @@ def forget_cached_plans() -> None:
     _totals.clear()
 
 
-def _is_common(unit: str, scope: str, limit: int) -> bool:
-    return _more_than(query_text.in_text(query_text.any_of([unit]), scope), limit)
+def _is_common(unit: str, scopes: Scopes, limit: int) -> bool:
+    return _more_than(InScope(Term(unit), scopes), limit)
 
 
-def _held_whole(identifier: str, scope: str) -> bool:
-    return _more_than(query_text.in_text(query_text.any_of([identifier]), scope), 0)
+def _held_whole(identifier: str, scopes: Scopes) -> bool:
+    return _more_than(InScope(Term(identifier), scopes), 0)
 
 
-def _scope_larger_than(scope: str, count: int) -> bool:
-    """Every row holds one scope token, so this counts the scope's rows (all projects: assumed large)."""
-    return _more_than(f"scope : ({scope})", count) if scope else True
+def _scope_larger_than(scopes: Scopes, count: int) -> bool:
+    """The word index knows every row's scope, so this counts the scope's rows (all projects: assumed large)."""
+    return _more_than(InScope(None, scopes), count) if scopes is not None else True
 
 
 # --- Semantic side --------------------------------------------------------------------------------------------
@@ -346,7 +351,7 @@ def similar_in_scope(
     kq = query_text.parse(content)
     words: list[int] = []
     if kq.terms:
-        words = [mid for mid, _ in _word_hits(kq, limit, where, params, query_text.scope_expression(scope.scopes))]
+        words = [mid for mid, _ in _word_hits(kq, limit, where, params, _scopes(scope))]
     if vector is None:
         return words, {}
     found, _ = _nearest(vector, model_id, limit, *sql.both((where, params), sql.of_model(model_id)), scope)
@@ -393,6 +398,10 @@ class SearchScope:
     projects: list | None
     status: str | tuple[str, ...] | None
     narrower: bool  # filters the copy cannot see (category, tier, source, tags, dates)
+
+
+def _scopes(scope: SearchScope) -> Scopes:
+    return None if scope.scopes is None else tuple(scope.scopes)
 
 
 def _visible_projects(scopes: list[str | None] | None, allowed: Sequence[str] | None) -> list | None:
@@ -528,8 +537,7 @@ def candidates(
     rows: dict[int, _Row] = {}
     context: dict[int, str] = {}
     if mode in ("hybrid", "keyword"):
-        scope_match = query_text.scope_expression(scope.scopes)
-        _keyword(kq, pool, where, params, scope_match, signals)
+        _keyword(kq, pool, where, params, _scopes(scope), signals)
         # While the worker still embeds: the keyword candidates' rows and word coverage.
         rows = _rows(list(signals))
         context = conversations.implicit_context(list(rows))

@@ -1,10 +1,11 @@
 """The one storage interface: what each database's implementation offers (`memoryhub.storage.sqlite`, the default
 SQLite file; `memoryhub.storage.postgres`, a team's PostgreSQL), with typed arguments.
 
-`memoryhub.storage.sql` is the implementation chosen once, from the configured engine, when it is first imported;
-the domain calls `sql.<name>` and never asks which database it is on. Each implementation is a module that
-satisfies `Store` (a type checker reads a module as a protocol's instance); tests/test_it_runs_on_postgresql.py
-holds both to it name by name and signature by signature, so neither can drift from the other or from this.
+`memoryhub.storage.stores.for_connection()` is the implementation for a connection, and `memoryhub.storage.sql` asks
+it at each call: the domain calls `sql.<name>` and never asks which database it is on. Each implementation is a
+module that satisfies `Store` (a type checker reads a module as a protocol's instance);
+tests/test_it_runs_on_postgresql.py holds both to it name by name and signature by signature, so neither can drift
+from the other or from this.
 Where the databases differ in what they can do, a flag says so (`FILTERED_KNN`) and the extra is listed in
 `OPTIONAL`.
 """
@@ -19,11 +20,13 @@ import numpy as np
 from django.db.models.expressions import RawSQL
 
 from memoryhub.storage.filters import MemoryFilter
+from memoryhub.storage.keyword import Query
 from memoryhub.storage.portable import Condition, FusionRow, RowScope, StoredVector
 
 
 class Store(Protocol):
-    # Constants: table names, flags and the statements migrations run.
+    # Constants: the database, table names and flags.
+    VENDOR: str
     FILTERED_KNN: bool
     MEMORY_TABLE: str
     FTS_TABLE: str
@@ -31,20 +34,12 @@ class Store(Protocol):
     DEFAULT_DIMENSIONS: int
     FTS_SOURCE_VIEW: str
     GLOBAL_SCOPE_TOKEN: str
-    FTS_CREATE_V1: list[str]
-    FTS_DROP_V1: list[str]
-    FTS_SCOPE_UP: list[str]
-    FTS_SCOPE_DOWN: list[str]
     FTS_RANK: str
     CHANGE_TABLE: str
     STORE_META_TABLE: str
-    CHANGE_LOG_UP: list[str]
-    CHANGE_LOG_DOWN: list[str]
-    SUPERSESSION_UP: list[str]
-    SUPERSESSION_DOWN: list[str]
     EVERYTHING: str
 
-    # The schema: tables, and the statements migrations run.
+    # The schema: the vector table of a vector size (the migrations carry the rest, written out in each).
     def vec_table(self, dimensions: int) -> str: ...
     def scope_token(self, project: str | None) -> str: ...
     def vec_create_statements(self, dimensions: int) -> list[str]: ...
@@ -74,18 +69,18 @@ class Store(Protocol):
     def renew_generation(self, conn: Any = None) -> None: ...
     def change_token(self) -> tuple[int, int]: ...
 
-    # Words: the full-text indexes.
-    def fts_match(self, match_expression: str, limit: int, table: str = "memory_fts") -> list[tuple[int, float]]: ...
+    # Words: the full-text indexes, asked with the domain's keyword query (memoryhub/storage/keyword.py).
+    def fts_match(self, query: Query, limit: int, table: str = "memory_fts") -> list[tuple[int, float]]: ...
     def fts_search(
         self,
-        match_expression: str,
+        query: Query,
         limit: int,
         where_sql: str = "TRUE",
         where_params: Sequence = (),
         table: str = "memory_fts",
         min_rowid: int | None = None,
     ) -> list[tuple[int, float]]: ...
-    def fts_nth_newest(self, match_expression: str, n: int) -> int | None: ...
+    def fts_nth_newest(self, query: Query, n: int) -> int | None: ...
     def fts_integrity_check(self) -> None: ...
     def fts_rebuild(self) -> None: ...
     def fts_ids(self) -> set[int]: ...

@@ -1,6 +1,6 @@
 """The PostgreSQL implementation of the storage functions: a generated tsvector column with GIN (words), pg_trgm
 (substrings), pgvector with HNSW (meaning), advisory locks for writers on several servers, and the checks.
-`memoryhub.storage.sql` imports these names from here when MEMORYHUB_DATABASE_URL names a PostgreSQL database."""
+`memoryhub.storage.stores` serves these names when MEMORYHUB_DATABASE_URL names a PostgreSQL database."""
 
 # Every name of the storage interface (memoryhub/storage/interface.py), each from the module that defines it
 # (go-to-definition follows).
@@ -64,17 +64,9 @@ from memoryhub.storage.postgres.queries import (
     tag_condition,
 )
 from memoryhub.storage.postgres.schema import (
-    CHANGE_LOG_DOWN,
-    CHANGE_LOG_UP,
-    FTS_CREATE_V1,
-    FTS_DROP_V1,
     FTS_RANK,
-    FTS_SCOPE_DOWN,
-    FTS_SCOPE_UP,
     FTS_SOURCE_VIEW,
     FTS_TABLE,
-    SUPERSESSION_DOWN,
-    SUPERSESSION_UP,
     TRIGRAM_TABLE,
     ensure_vec_table,
     existing_vec_dimensions,
@@ -98,6 +90,9 @@ from memoryhub.storage.postgres.vectors import (
     to_blob,
     write_vector,
 )
+
+# The databases this serves, as Django names their vendor.
+VENDOR = "postgresql"
 
 # The interface's names, listed once there (go-to-definition follows the imports above).
 __all__ = ["connection", *NAMES, *OPTIONAL]

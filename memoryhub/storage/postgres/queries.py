@@ -1,7 +1,7 @@
 """Search and bookkeeping queries on PostgreSQL: the same functions as memoryhub/storage/sqlite/queries.py.
 
-Match expressions arrive in the domain's one query language and are translated by `match`; the word index is
-the memory row's generated tsvector column, the trigram index a pg_trgm GIN index on its content.
+Keyword queries arrive as the domain's typed tree (memoryhub/storage/keyword.py) and are rendered by `keyword`; the
+word index is the memory row's generated tsvector column, the trigram index a pg_trgm GIN index on its content.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from django.db import connection
 from django.db.models.expressions import RawSQL
 
 from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
+from memoryhub.storage.keyword import Query
 from memoryhub.storage.portable import FusionRow
-from memoryhub.storage.postgres.match import condition, parse, score
+from memoryhub.storage.postgres.keyword import condition, score
 from memoryhub.storage.postgres.schema import CHANGE_TABLE, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
 
 # pgvector ranks under any WHERE by itself (HNSW with iterative scans): search needs no in-process vector copy.
@@ -38,19 +39,18 @@ def serialize_writes(key: str) -> None:
         cursor.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [_ADVISORY_CLASS, key])
 
 
-def _fts_parts(match_expression: str, table: str) -> tuple[str, list, str, list]:
+def _fts_parts(query: Query, table: str) -> tuple[str, list, str, list]:
     if table not in (FTS_TABLE, TRIGRAM_TABLE):
         raise ValueError(table)
-    tree = parse(match_expression)
     trigram = table == TRIGRAM_TABLE
-    where, where_params = condition(tree, "m", trigram)
-    rank, rank_params = score(tree, "m", trigram)
+    where, where_params = condition(query, "m", trigram)
+    rank, rank_params = score(query, "m", trigram)
     return where, where_params, rank, rank_params
 
 
-def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:
-    """Rows matching an expression, best first: [(memory_id, score)], lower is better (as FTS5's bm25)."""
-    return fts_search(match_expression, limit, table=table)
+def fts_match(query: Query, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:
+    """Rows matching a keyword query, best first: [(memory_id, score)], lower is better (as FTS5's bm25)."""
+    return fts_search(query, limit, table=table)
 
 
 def tag_condition(column: str) -> str:
@@ -73,16 +73,16 @@ def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool 
 
 
 def fts_search(
-    match_expression: str,
+    query: Query,
     limit: int,
     where_sql: str = "TRUE",
     where_params: Sequence = (),
     table: str = FTS_TABLE,
     min_rowid: int | None = None,
 ) -> list[tuple[int, float]]:
-    """Rows matching the expression and passing `where_sql` (alias `m`), from `min_rowid` on if given:
+    """Rows matching the keyword query and passing `where_sql` (alias `m`), from `min_rowid` on if given:
     [(memory_id, score)], best (lowest) first."""
-    condition, condition_params, rank, rank_params = _fts_parts(match_expression, table)
+    condition, condition_params, rank, rank_params = _fts_parts(query, table)
     bound, bound_params = ("", []) if min_rowid is None else ("AND m.id >= %s", [int(min_rowid)])
     with connection.cursor() as cursor:
         cursor.execute(
@@ -94,9 +94,9 @@ def fts_search(
         return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
 
 
-def fts_nth_newest(match_expression: str, n: int) -> int | None:
-    """The id of the n-th newest row matching the expression, None when fewer match (no scoring)."""
-    condition, params, _, _ = _fts_parts(match_expression, FTS_TABLE)
+def fts_nth_newest(query: Query, n: int) -> int | None:
+    """The id of the n-th newest row matching the keyword query, None when fewer match (no scoring)."""
+    condition, params, _, _ = _fts_parts(query, FTS_TABLE)
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT m.id FROM {MEMORY_TABLE} m WHERE {condition} ORDER BY m.id DESC LIMIT 1 OFFSET %s",

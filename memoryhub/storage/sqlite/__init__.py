@@ -1,6 +1,6 @@
 """The SQLite implementation of the storage functions: FTS5 word and trigram indexes, sqlite-vec's vec0 tables,
-the triggers that keep both in step with the memory rows, and the checks. `memoryhub.storage.sql` imports these
-names from here when the store is a SQLite file (the default)."""
+the triggers that keep both in step with the memory rows, and the checks. `memoryhub.storage.stores` serves these
+names when the store is a SQLite file (the default)."""
 
 # Every name of the storage interface (memoryhub/storage/interface.py), each from the module that defines it
 # (go-to-definition follows).
@@ -64,17 +64,9 @@ from memoryhub.storage.sqlite.queries import (
     tag_condition,
 )
 from memoryhub.storage.sqlite.schema import (
-    CHANGE_LOG_DOWN,
-    CHANGE_LOG_UP,
-    FTS_CREATE_V1,
-    FTS_DROP_V1,
     FTS_RANK,
-    FTS_SCOPE_DOWN,
-    FTS_SCOPE_UP,
     FTS_SOURCE_VIEW,
     FTS_TABLE,
-    SUPERSESSION_DOWN,
-    SUPERSESSION_UP,
     TRIGRAM_TABLE,
     ensure_vec_table,
     existing_vec_dimensions,
@@ -97,6 +89,9 @@ from memoryhub.storage.sqlite.vectors import (
     to_blob,
     write_vector,
 )
+
+# The databases this serves, as Django names their vendor.
+VENDOR = "sqlite"
 
 # The interface's names, listed once there (go-to-definition follows the imports above).
 __all__ = ["connection", *NAMES]

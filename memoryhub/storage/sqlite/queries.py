@@ -10,22 +10,23 @@ from django.db import connection
 from django.db.models.expressions import RawSQL
 
 from memoryhub.storage.filters import MemoryFilter, memory_filter, tag_filter
+from memoryhub.storage.keyword import Query
 from memoryhub.storage.portable import FusionRow
-from memoryhub.storage.sqlite.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE
+from memoryhub.storage.sqlite.keyword import match_expression
+from memoryhub.storage.sqlite.schema import FTS_RANK, FTS_TABLE, MEMORY_TABLE
 
 
-def fts_match(match_expression: str, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:
+def fts_match(query: Query, limit: int, table: str = FTS_TABLE) -> list[tuple[int, float]]:
     """BM25 over the FTS index alone (no join on the rows, so an entry whose row is gone still shows: the store
-    tests use it to see what the index holds) for an already-safe MATCH expression: [(memory_id, bm25)], best
-    first. bm25() is lower-is-better; the content column weighs more than tags.
+    tests use it to see what the index holds) for a keyword query: [(memory_id, bm25)], best first. bm25() is
+    lower-is-better; the content column weighs more than tags.
     """
-    if table not in (FTS_TABLE, TRIGRAM_TABLE):
-        raise ValueError(table)
+    expression = match_expression(query, table)
     rank = FTS_RANK if table == FTS_TABLE else f"bm25({table})"
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT rowid, {rank} AS score FROM {table} WHERE {table} MATCH %s ORDER BY score LIMIT %s",
-            [match_expression, int(limit)],
+            [expression, int(limit)],
         )
         return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
 
@@ -61,22 +62,21 @@ def memory_filter_sql(memory_filter_value: MemoryFilter, *, include_scope: bool 
 
 
 def fts_search(
-    match_expression: str,
+    query: Query,
     limit: int,
     where_sql: str = "TRUE",
     where_params: Sequence = (),
     table: str = FTS_TABLE,
     min_rowid: int | None = None,
 ) -> list[tuple[int, float]]:
-    """BM25 over an FTS index for a safe MATCH expression, restricted to memory rows passing `where_sql` (alias
+    """BM25 over an FTS index for a keyword query, restricted to memory rows passing `where_sql` (alias
     `m`) and, given `min_rowid`, to rows from that id on: [(memory_id, bm25)], best (most negative) first.
 
     CROSS JOIN fixes the order: the MATCH runs once and each hit looks up its row. With a plain JOIN the planner
     may walk the memory rows (by a status index) and run the MATCH once per row: seconds instead of milliseconds.
     A rowid bound is handed to FTS5 itself, which then starts its doclists there and scores nothing older.
     """
-    if table not in (FTS_TABLE, TRIGRAM_TABLE):
-        raise ValueError(table)
+    expression = match_expression(query, table)
     rank = FTS_RANK if table == FTS_TABLE else f"bm25({table})"
     bound, bound_params = ("", []) if min_rowid is None else (f"AND {table}.rowid >= %s", [int(min_rowid)])
     with connection.cursor() as cursor:
@@ -85,13 +85,13 @@ def fts_search(
                 FROM {table} CROSS JOIN {MEMORY_TABLE} m ON m.id = {table}.rowid
                 WHERE {table} MATCH %s {bound} AND {where_sql}
                 ORDER BY score, {table}.rowid LIMIT %s""",
-            [match_expression, *bound_params, *where_params, int(limit)],
+            [expression, *bound_params, *where_params, int(limit)],
         )
         return [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
 
 
-def fts_nth_newest(match_expression: str, n: int) -> int | None:
-    """The id of the n-th newest row of the word index matching the expression, None when fewer match.
+def fts_nth_newest(query: Query, n: int) -> int | None:
+    """The id of the n-th newest row of the word index matching the query, None when fewer match.
 
     Walks the doclists newest first and stops at the n-th: no scoring, no row lookups, well under a
     millisecond for a few thousand. How keyword search tells a common word from a rare one, and where it
@@ -99,7 +99,7 @@ def fts_nth_newest(match_expression: str, n: int) -> int | None:
     with connection.cursor() as cursor:
         cursor.execute(
             f"SELECT rowid FROM {FTS_TABLE} WHERE {FTS_TABLE} MATCH %s ORDER BY rowid DESC LIMIT 1 OFFSET %s",
-            [match_expression, max(0, int(n) - 1)],
+            [match_expression(query), max(0, int(n) - 1)],
         )
         row = cursor.fetchone()
         return None if row is None else int(row[0])
