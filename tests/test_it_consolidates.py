@@ -9,7 +9,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 
-from memoryhub.bench.consolidation import generate, score
+from bench.consolidation import generate, score
 from memoryhub.consolidation.proposals import (
     accept_proposal,
     merge_memories,

@@ -9,6 +9,8 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from bench.commands import command
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 TOPICS = [
@@ -33,7 +35,7 @@ def test_eval_locomo_cv_prints_held_out_beside_in_sample(tmp_path):
     for n, speakers in enumerate([("Ana", "Ben"), ("Cleo", "Dev")]):
         (folder / f"{n}.json").write_text(json.dumps(conversation(speakers, n)))
     out = StringIO()
-    call_command("eval_locomo", str(folder), "--cv", stdout=out)
+    call_command(command("locomo"), str(folder), "--cv", stdout=out)
     text = out.getvalue()
     assert "held-out (cross-validated)" in text
     hybrid = next(line for line in text.splitlines() if line.startswith("hybrid, tuned"))
@@ -48,7 +50,7 @@ def test_eval_locomo_runs_with_conversation_ranking_on_and_off(tmp_path, switch)
     folder.mkdir()
     (folder / "0.json").write_text(json.dumps(conversation(("Ana", "Ben"), 0)))
     out = StringIO()
-    call_command("eval_locomo", str(folder), "--modes", "keyword", "--stored", "session",
+    call_command(command("locomo"), str(folder), "--modes", "keyword", "--stored", "session",
                  "--conversation-ranking", switch, stdout=out)  # fmt: skip
     text = out.getvalue()
     assert f"conversation ranking: {switch}" in text
@@ -61,7 +63,7 @@ def test_eval_locomo_prints_each_mode_for_plain_and_session_turns_side_by_side(t
     folder.mkdir()
     (folder / "0.json").write_text(json.dumps(conversation(("Ana", "Ben"), 0)))
     out = StringIO()
-    call_command("eval_locomo", str(folder), "--stored", "both", stdout=out)
+    call_command(command("locomo"), str(folder), "--stored", "both", stdout=out)
     text = out.getvalue()
     table = text.split("side by side (hit@1 / hit@10 / MRR):")[1].splitlines()[1:]
     assert table[0].split() == ["mode", "session", "plain"]
@@ -72,7 +74,7 @@ def test_eval_locomo_prints_each_mode_for_plain_and_session_turns_side_by_side(t
 
 def test_eval_recall_prints_block_hit_rates_and_the_floor_table():
     out = StringIO()
-    call_command("eval_recall", "--others", "40", "--made-up", "10", stdout=out)
+    call_command(command("recall"), "--others", "40", "--made-up", "10", stdout=out)
     text = out.getvalue()
     assert "400 chars:" in text and "800 chars:" in text
     assert "<- setting" in text

@@ -1,5 +1,5 @@
 """The update rules on their own (a pure decision from two texts and their similarity), and the labelled set and
-its measurement through the API (`manage.py eval_updates`)."""
+its measurement through the API (`python -m bench updates`)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from rest_framework.test import APIClient
 
+from bench.commands.updates import Command
+from bench.updates_set import DEV, HELD_OUT
 from memoryhub.agents.tokens import create_token
-from memoryhub.bench.updates_set import DEV, HELD_OUT
 from memoryhub.embeddings import get_embedder
-from memoryhub.management.commands.eval_updates import Command
 from memoryhub.memories.updates import Neighbour, Verdict, change_cue, judge_pair, judge_update
 
 

@@ -12,12 +12,12 @@ from collections import Counter
 import pytest
 from rest_framework.test import APIClient
 
+from bench.commands.gate import run_fold_pair
+from bench.fold_set import ADDS, DEV, HELD_OUT, SAME
 from memoryhub.agents.tokens import Agent, create_token
 from memoryhub.agents.tools import call_tool
-from memoryhub.bench.fold_set import ADDS, DEV, HELD_OUT, SAME
 from memoryhub.consolidation.llm import ChatClient
 from memoryhub.consolidation.proposals import run_consolidation
-from memoryhub.management.commands.eval_gate import run_fold_pair
 from memoryhub.memories.details import added_details, dropped_details
 from memoryhub.memories.importers import ImportItem, import_from
 from memoryhub.memories.store import create_memory

@@ -1,5 +1,5 @@
-"""The gate keeps durable writes and refuses chatter, measured on the labelled set (memoryhub/bench/gate_set.py):
-durable kept >= 97%, noise refused >= 85%, secrets refused 100%; the rates printed by `manage.py eval_gate`."""
+"""The gate keeps durable writes and refuses chatter, measured on the labelled set (bench/gate_set.py):
+durable kept >= 97%, noise refused >= 85%, secrets refused 100%; the rates printed by `python -m bench gate`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import io
 import pytest
 from django.core.management import call_command
 
-from memoryhub.bench.gate_set import DURABLE, NOISE, secret_writes
-from memoryhub.management.commands.eval_gate import judge
+from bench.commands import command
+from bench.commands.gate import judge
+from bench.gate_set import DURABLE, NOISE, secret_writes
 from memoryhub.memories.gate import gate_write
 from memoryhub.memories.noise import noise_reason
 from memoryhub.models import GateLogEntry, Memory
@@ -89,7 +90,7 @@ def test_a_standup_or_a_lunch_is_noise_only_as_chatter(text, noise):
 
 def test_eval_gate_prints_the_rates():
     out = io.StringIO()
-    call_command("eval_gate", no_fold=True, stdout=out)  # the rules alone; the fold pairs need a store
+    call_command(command("gate"), no_fold=True, stdout=out)  # the rules alone; the fold pairs need a store
     text = out.getvalue()
     kept = sum(judge(t) is None for t in DURABLE)
     assert f"durable kept     {kept:>4} / {len(DURABLE):<4}" in text
@@ -126,7 +127,8 @@ def test_an_llm_judges_only_what_the_rules_are_unsure_of_and_its_failures_leave_
 def test_the_benchmark_corpus_and_the_demo_memories_pass_the_rules():
     """Thousands of generated durable memories (identifiers, paths, error messages): none is judged noise or a
     secret, so the rules do not key on words such as 'merge', 'media' or 'token'."""
-    from memoryhub.bench import corpus, demo
+    from bench import corpus
+    from memoryhub.memories import demo
 
     texts = [m["content"] for m in corpus.memories(2000)] + [m["content"] for m in demo.DEMO_MEMORIES]
     refused = [(text, judge(text)) for text in texts if judge(text)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "bench", "consolidation", "embeddings", "memories", "people", "retrieval", "settings", "storage"}
+PACKAGES = {"agents", "consolidation", "embeddings", "memories", "people", "retrieval", "settings", "storage"}
 
 
 # The floors, bottom first (docs/architecture.md draws the same table). A module may import from its own package and
@@ -23,7 +23,7 @@ FLOORS: list[set[str]] = [
     {"memoryhub.embeddings", "memoryhub.models"},
     {"memoryhub.memories"},
     {"memoryhub.retrieval"},
-    {"memoryhub.consolidation", "memoryhub.bench"},
+    {"memoryhub.consolidation"},
     {"memoryhub.agents"},
     {"memoryhub.people"},
     # The wiring: start-up hands what lower floors need down to them (apps), the WSGI entry, URLs, middleware.
@@ -191,11 +191,68 @@ def test_only_project_files_sit_at_the_top_of_memoryhub():
 def test_the_dashboard_and_the_api_run_no_sql_of_their_own():
     for app in ("ui", "api"):
         for path in (ROOT / app).rglob("*.py"):
-            if "management" in path.parts:  # benchmark commands build stores directly
-                continue
             imported = _imports(path)
             assert "memoryhub.storage.sql" not in imported and "memoryhub.storage" not in imported, path
             assert "django.db.connection" not in imported, path
+
+
+# The lab (bench/, beside the product as scripts/ is) may import the product; the product never imports the lab,
+# and no benchmark or evaluation lives inside it: no module that imports `bench`, no `bench` package, no
+# `bench_*` or `eval_*` management command for `manage.py help` to list.
+LAB = "bench"
+
+
+def lab_in_the_product(files: dict[str, str]) -> list[str]:
+    """Each product file (path relative to the checkout -> its text) that is benchmark or evaluation code."""
+    found = []
+    for path, source in sorted(files.items()):
+        parts = Path(path).parts
+        module = ".".join(Path(path).with_suffix("").parts).removesuffix(".__init__")
+        if LAB in parts[1:-1] or Path(path).stem == LAB:
+            found.append(f"{path}: a bench package inside the product")
+        if "commands" in parts and re.match(r"(bench|eval)_", parts[-1]):
+            found.append(f"{path}: a benchmark or evaluation command")
+        for line, target in _imported_modules(source, module, path.endswith("__init__.py")):
+            if target == LAB or target.startswith(f"{LAB}."):
+                found.append(f"{path}:{line} imports {target}")
+    return found
+
+
+def test_the_lab_sits_outside_the_product():
+    files = {
+        str(path.relative_to(ROOT)): path.read_text()
+        for app in ("memoryhub", "api", "ui")
+        for path in (ROOT / app).rglob("*.py")
+    }
+    assert lab_in_the_product(files) == []
+    assert (ROOT / LAB / "__main__.py").is_file() and not (ROOT / "memoryhub" / LAB).exists()
+    # The check sees benchmark code planted in the product: a module importing the lab (at the top or inside a
+    # function), a command named for a benchmark or an evaluation, a bench package.
+    planted = {
+        "memoryhub/memories/noise.py": "def words():\n    from bench.gate_set import NOISE\n",
+        "memoryhub/retrieval/speed.py": "import bench.measure\n",
+        "memoryhub/management/commands/bench_embed.py": "from memoryhub.embeddings import get_embedder\n",
+        "memoryhub/management/commands/eval_gate.py": "",
+        "ui/management/commands/bench_ui.py": "",
+        "memoryhub/bench/corpus.py": "import random\n",
+        "api/bench.py": "",
+        "memoryhub/memories/demo.py": "from memoryhub.memories.categories import guess_category\n",
+    }
+    assert lab_in_the_product(planted) == [
+        "api/bench.py: a bench package inside the product",
+        "memoryhub/bench/corpus.py: a bench package inside the product",
+        "memoryhub/management/commands/bench_embed.py: a benchmark or evaluation command",
+        "memoryhub/management/commands/eval_gate.py: a benchmark or evaluation command",
+        "memoryhub/memories/noise.py:2 imports bench.gate_set.NOISE",
+        "memoryhub/retrieval/speed.py:1 imports bench.measure",
+        "ui/management/commands/bench_ui.py: a benchmark or evaluation command",
+    ]
+
+
+def test_the_lab_lists_no_command_in_manage_py_help():
+    from django.core.management import get_commands
+
+    assert sorted(name for name in get_commands() if re.match(r"(bench|eval)_", name)) == []
 
 
 # SQL in a string: a statement's keywords, a condition on the memory table's alias `m`, a NULL test or a

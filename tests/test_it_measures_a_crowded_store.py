@@ -1,5 +1,5 @@
-"""The crowded-store set (memoryhub/bench/crowded_set.py) has the shape it promises, passes the gate's pure checks,
-and its evaluation (memoryhub/bench/crowded_eval.py) counts right through the real API, in process and over HTTP."""
+"""The crowded-store set (bench/crowded_set.py) has the shape it promises, passes the gate's pure checks,
+and its evaluation (bench/crowded_eval.py) counts right through the real API, in process and over HTTP."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from collections import Counter
 
 import pytest
 
+from bench import crowded_eval
+from bench import crowded_set as cs
+from bench.crowded_set import Addition, Change, CrowdedHalf, Fact
 from memoryhub.agents.tokens import create_token
-from memoryhub.bench import crowded_eval
-from memoryhub.bench import crowded_set as cs
-from memoryhub.bench.crowded_set import Addition, Change, CrowdedHalf, Fact
 from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import find_secrets
 from memoryhub.models import Memory

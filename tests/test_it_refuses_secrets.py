@@ -8,9 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench.gate_set import secret_writes
 from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
-from memoryhub.bench.gate_set import secret_writes
 from memoryhub.memories.secrets import Finding, find_secrets, merge_spans, redact
 from memoryhub.memories.store import create_memory
 from memoryhub.models import GateLogEntry, Memory, Proposal

@@ -2,8 +2,8 @@
 tag, a metadata key, the project) are refused on every write route, and nothing of them is kept or echoed: not in
 the answer, its `fields` keys, the gate log, usage records, a 403's message, or the database files and backups.
 
-The secrets come from the held-out set (memoryhub/bench/secret_holdout.py), written before the detector was tuned;
-the labelled gate set (memoryhub/bench/gate_set.py) must keep every durable write it kept before."""
+The secrets come from the held-out set (bench/secret_holdout.py), written before the detector was tuned;
+the labelled gate set (bench/gate_set.py) must keep every durable write it kept before."""
 
 from __future__ import annotations
 
@@ -14,11 +14,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from bench import secret_holdout as held
+from bench.commands.gate import judge
+from bench.gate_set import DURABLE, secret_writes
 from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
-from memoryhub.bench import secret_holdout as held
-from memoryhub.bench.gate_set import DURABLE, secret_writes
-from memoryhub.management.commands.eval_gate import judge
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds, redact, secrets_in_fields
 from memoryhub.memories.store import create_memory
 from memoryhub.models import GateLogEntry, Memory, Proposal, UsageRecord

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from memoryhub.bench.gate_set import secret_writes
+from bench.gate_set import secret_writes
 from memoryhub.memories.scrub import scrub_store
 from memoryhub.memories.secrets import find_secrets
 from memoryhub.memories.store import create_memory, record_event, snapshot

@@ -5,7 +5,7 @@ thinking aloud, command output, stack traces and log lines, questions, plans for
 short to be a fact. Kept: every fact, decision, gotcha, preference and procedure, however short; so the rules look
 at how a text is said (who did what when, a question mark, a log prefix), never at what it is about, and a text
 that states something durable ("... because ...", "never ...", "use X") is kept even when it starts like a
-diary line. Measured on memoryhub/bench/gate_set.py (`manage.py eval_gate`).
+diary line. Measured on bench/gate_set.py (`python -m bench gate`).
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ question about it needs:
 
 Both read only metadata a writer chose to send, so memories without it rank as they would with the switch off;
 on conversations the tuning never saw, turns stored with session and date rank well above the same turns stored
-plain (docs/search.md has the figures; `eval_locomo --conversation-ranking on|off` measures both ways). Off,
+plain (docs/search.md has the figures; `python -m bench locomo --conversation-ranking on|off` measures both ways). Off,
 nothing here reads the store: the two lookups answer empty and fusion ranks as if no memory were a turn.
 """
 

@@ -41,7 +41,7 @@ _SPACES = re.compile(r"\s+")
 # The ranking's cosine scale (tuned with the fusion weights): unrelated sentences sit near 0.1, paraphrases above 0.7.
 RANK_COSINE_ZERO = 0.1
 RANK_COSINE_FULL = 0.7
-# The floor's meaning channel, measured with eval_recall on MiniLM (all-MiniLM-L6-v2): the nearest of a few
+# The floor's meaning channel, measured with `python -m bench recall` on MiniLM (all-MiniLM-L6-v2): the nearest of a few
 # thousand memories to a made-up query of real words sits at 0.2-0.35 (rarely up to 0.45 when one of its words
 # names a tool the store knows); the memory that answers a question at 0.3-0.7. Meaning strength is 0 at
 # MEANING_ZERO and 1 at MEANING_FULL.

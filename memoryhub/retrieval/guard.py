@@ -28,9 +28,9 @@ from typing import Any
 # How much closer in meaning (on the meaning channel, 0 at cosine 0.25 and 1 at 0.55, see fusion.MEANING_ZERO)
 # a memory must be to rise above a strong keyword hit holding at least as many of the query's words: 0.4 is a
 # cosine 0.12 higher, the step from a related memory to a paraphrase. Chosen on the agent-memory store of
-# eval_recall, where answers found by meaning alone start to lose places at 0.6 and none does up to 0.5, and on
-# the tune conversations (LoCoMo 26, 41, 43), where a larger margin makes hybrid lose fewer questions to keyword
-# search alone (67 of 480 unguarded, 46 at 0.4, plain turns). Not by the best mean there: those conversations
+# `python -m bench recall`, where answers found by meaning alone start to lose places at 0.6 and none does up to
+# 0.5, and on the tune conversations (LoCoMo 26, 41, 43), where a larger margin makes hybrid lose fewer questions
+# to keyword search alone (67 of 480 unguarded, 46 at 0.4, plain turns). Not by the best mean there: those conversations
 # were in-sample for the fusion weights already, and their means are flat from 0 to 0.6 (docs/search.md).
 MARGIN = 0.4
 # A keyword hit is strong, and keeps its place, when it holds at least half of the query's content words. One

@@ -1,12 +1,12 @@
 """How search ranks and plans: the weights and limits measured on our evaluation sets, in one table.
 
 These are not settings. An operator chooses paths, hosts, keys, the model and the relevance floor
-(`MEMORYHUB_SEARCH_MIN_SCORE`, docs/settings.md); the values here were chosen by measuring (`eval_locomo --cv`,
-`eval_recall`, `bench_search`; the figures and what was tried are in docs/search.md), and changing one is a
-change to the code, measured the same way. `fusion.Params.from_defaults()` is the one reader of the fusion part;
-evaluation grids vary a copy of it. The in-process vector copy's own limits sit beside it in storage
-(`memoryhub/storage/vector_index.py`: EXACT_KNN_MAX, QUANTIZED_RESCORE, COPY_INT8_ABOVE), which cannot read
-upward.
+(`MEMORYHUB_SEARCH_MIN_SCORE`, docs/settings.md); the values here were chosen by measuring (`python -m bench
+locomo --cv`, `python -m bench recall`, `python -m bench search`; the figures and what was tried are in
+docs/search.md), and changing one is a change to the code, measured the same way. `fusion.Params.from_defaults()`
+is the one reader of the fusion part; evaluation grids vary a copy of it. The in-process vector copy's own limits
+sit beside it in storage (`memoryhub/storage/vector_index.py`: EXACT_KNN_MAX, QUANTIZED_RESCORE, COPY_INT8_ABOVE),
+which cannot read upward.
 
 Read through the module (`tuning.DEFAULTS.search_pool`), never copied at import: a test changes a value by
 replacing DEFAULTS (the `tuned` fixture in tests/conftest.py).
@@ -31,7 +31,7 @@ class Tuning:
     # An identifier found inside a longer one (`UserId` in `getUserId`) is as good a witness as a whole word.
     substring_weight: float = 1.0
     # The share of the query's words a memory holds counts as much as its ranks; more fits conversations but costs
-    # the coding-agent questions of eval_recall their first places.
+    # the coding-agent questions of `python -m bench recall` their first places.
     coverage_weight: float = 1.0
     # Half of a score is absolute closeness, so "first of nothing good" does not look like a good match.
     score_absolute: float = 0.5
@@ -67,7 +67,7 @@ DEFAULTS = Tuning()
 
 @contextmanager
 def tuned(**values: float) -> Iterator[Tuning]:
-    """Evaluations: search with some of these values changed until the block ends (`eval_locomo --baseline`)."""
+    """Evaluations: search with some of these values changed until the block ends (`bench locomo --baseline`)."""
     global DEFAULTS
     before = DEFAULTS
     DEFAULTS = replace(before, **values)

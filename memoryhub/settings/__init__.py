@@ -250,7 +250,7 @@ MEMORYHUB_REINFORCE_STEP = envfloat("MEMORYHUB_REINFORCE_STEP", 0.05, minimum=0.
 
 # Two memories of one scope are linked when their vectors are at least SIMILARITY close, they do not name
 # different things, and they share WORD_OVERLAP of the smaller one's words (weighed by rarity) or the vectors
-# alone reach STRONG_SIMILARITY. Tuned with `manage.py bench_consolidate`. Proposals per run are capped so a pass
+# alone reach STRONG_SIMILARITY. Tuned with `python -m bench consolidate`. Proposals per run are capped so a pass
 # with an LLM stays bounded.
 MEMORYHUB_CONSOLIDATE_SIMILARITY = envfloat("MEMORYHUB_CONSOLIDATE_SIMILARITY", 0.7, minimum=0.0, maximum=1.0)
 MEMORYHUB_CONSOLIDATE_STRONG_SIMILARITY = envfloat(

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from memoryhub.bench import secret_holdout as held
+from bench import secret_holdout as held
 from memoryhub.models import Memory, Proposal
 from tests.ui.conftest import HX, remember
 

@@ -9,7 +9,7 @@ ranks of its evidence turns are scored:
 - hit@k: the share of questions with at least one evidence turn in the first k;
 - MRR: 1 / rank of the first evidence turn within the first 10 (0 when none), averaged.
 
-`--cv` tunes fusion leaving one conversation out (memoryhub/bench/locomo_cv.py): each question is retrieved
+`--cv` tunes fusion leaving one conversation out (bench/locomo_cv.py): each question is retrieved
 once and a coarse grid of settings is re-fused in memory; the setting best on the other conversations is
 measured on the held-out one, and that cross-validated figure is printed beside the in-sample one.
 
@@ -34,7 +34,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from memoryhub.bench import locomo_cv
+from bench import locomo_cv
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory

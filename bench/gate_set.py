@@ -7,7 +7,7 @@ acknowledgements, thinking aloud, command output and log lines, questions, plans
 holding a credential of each kind the gate covers, built from pieces at run time (obviously fake, correctly
 shaped) so no literal here looks like a leaked key.
 
-`tests/test_it_keeps_noise_out.py` asserts the rates; `manage.py eval_gate` prints them.
+`tests/test_it_keeps_noise_out.py` asserts the rates; `python -m bench gate` prints them.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ or merged into the stored one). Writes that add nothing (`SAME`): an exact repea
 punctuation, a reorder, synonyms, another phrasing; each must be answered `duplicate`, naming the stored memory.
 
 Written before the gate's fold rule was read or changed, then split once with a seeded generator: `DEV` to tune
-on, `HELD_OUT` measured at the end only. `eval_gate` reports both.
+on, `HELD_OUT` measured at the end only. `python -m bench gate` reports both.
 """
 
 from __future__ import annotations

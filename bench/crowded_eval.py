@@ -1,13 +1,13 @@
 """The crowded-store evaluation: how supersession behaves in a store full of facts, measured through the REST API.
 
-For one half of memoryhub/bench/crowded_set.py: every fact is written with `POST memories`, then the changes and
+For one half of bench/crowded_set.py: every fact is written with `POST memories`, then the changes and
 the additions, interleaved in an order shuffled with `WRITE_SEED`. Then the state is read back only through the
 API, as an agent or a person would: the superseded memories of each scope (and who replaced them), the pending
 conflict proposals, `POST search` and `POST recall` with each item's question. `measure_half` returns the figures
 (`HalfReport`); `print_report` and `print_misses` write them out.
 
 The API is reached through `Api`, a small adapter: `InProcessApi` (Django's test client on the current database,
-a scratch store in `eval_updates`) or `HttpApi` (httpx against a running server). A live server cannot give a
+a scratch store in `python -m bench updates`) or `HttpApi` (httpx against a running server). A live server cannot give a
 scratch store, so there every scope is a project named with a run id (`Scopes.live`): "crowd-<8 hex>-ledger", and
 the globals, which cannot be isolated from the person's own, are written as the project "crowd-<8 hex>-me" (so
 there a project's searches do not see them, and they are searched from that project).
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from memoryhub.bench.crowded_set import GLOBAL, Addition, Change, CrowdedHalf, Fact
+from bench.crowded_set import GLOBAL, Addition, Change, CrowdedHalf, Fact
 
 WRITE_SEED = 7  # the order the changes and additions are written in
 TOP = 3  # a still-true fact counts as found when its question puts it this high
@@ -321,7 +321,7 @@ def _rate(hits: int, total: int) -> str:
 
 
 def report_lines(report: HalfReport, half: CrowdedHalf) -> list[str]:
-    """The figures of one half, as printed by `eval_updates --store`."""
+    """The figures of one half, as printed by `python -m bench updates --store`."""
     cue = sum(1 for c in half.changes if c.cue)
     globals_ = sum(1 for f in half.facts if f.project is None)
     lines = [

@@ -2,13 +2,13 @@
 `memories/import` (embeddings included), then hybrid searches over HTTP starting the moment the import returns.
 
 Every figure is printed beside the model alone on this machine, measured in the same run in this process: the
-import's own texts 32 at a time as bench_embed does, and handed over as the import hands them (512 at a time,
-which the model sorts by length: on texts of mixed lengths much faster), before and after the import; the
+import's own texts 32 at a time as `python -m bench embed` does, and handed over as the import hands them (512 at
+a time, which the model sorts by length: on texts of mixed lengths much faster), before and after the import; the
 searches' own queries embedded one by one. Then the ratios: ingest rate / the model's rate handed over as the
 import does, hybrid p50 minus the query's embedding, and p95 right after the import / p95 at rest.
 
-    python manage.py bench_ingest                      # 10k memories in requests of 1000, one client
-    python manage.py bench_ingest --clients 2          # two requests in flight: one embeds while one writes
+    python -m bench ingest                      # 10k memories in requests of 1000, one client
+    python -m bench ingest --clients 2          # two requests in flight: one embeds while one writes
 
 The store is a fresh file in a temporary directory (the configured store is never touched), deleted afterwards.
 """
@@ -28,8 +28,8 @@ import httpx
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.bench import corpus as bench_corpus
-from memoryhub.bench.measure import (
+from bench import corpus as bench_corpus
+from bench.measure import (
     MODEL_BATCH,
     ModelSpeed,
     ServerDidNotStart,

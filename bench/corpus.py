@@ -204,7 +204,7 @@ def queries(count: int, corpus: list[dict], seed: int = 11) -> list[tuple[str, s
     return out
 
 
-# --- Coding-agent memories with the questions they answer (eval_recall, the relevance floor) ---------------------
+# --- Coding-agent memories with the questions they answer (`python -m bench recall`, the relevance floor) ---------
 
 AGENT_PROJECT = "acme-web"
 # (memory an agent stored, a question a later turn asks that it answers). Questions are phrased as a person asks

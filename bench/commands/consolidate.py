@@ -9,7 +9,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand
 from django.db import connection
 
-from memoryhub.bench.consolidation import generate, score
+from bench.consolidation import generate, score
 from memoryhub.consolidation.proposals import run_consolidation
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory, Proposal

@@ -5,7 +5,7 @@ Generated at run time (never stored as literals): Django secret keys in quantity
 people paste them, and secrets placed where a label belongs: tags, metadata keys, the project name. BENIGN_TAGS
 are labels people really use, some of them code-ish, that must stay allowed.
 
-`tests/test_it_refuses_secrets_in_every_field.py` asserts the rates; `manage.py eval_gate --holdout` prints them.
+`tests/test_it_refuses_secrets_in_every_field.py` asserts the rates; `python -m bench gate --holdout` prints them.
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.urls import Resolver404, resolve
 
-from memoryhub.bench import corpus as bench_corpus
-from memoryhub.bench.measure import (
+from bench import corpus as bench_corpus
+from bench.measure import (
     ServerDidNotStart,
     cpu_note,
     memory_note,

@@ -1,5 +1,5 @@
-"""Measure the write gate on the labelled sets: keep, refuse and secret rates (memoryhub/bench/gate_set.py), and
-what it folds (memoryhub/bench/fold_set.py).
+"""Measure the write gate on the labelled sets: keep, refuse and secret rates (bench/gate_set.py), and
+what it folds (bench/fold_set.py).
 
 The fold pairs go through the REST API in a scratch store (the user's store is never touched), each pair in a
 project of its own: the stored memory is written, then the second write, both with `POST memories`. Printed for the
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from django.core.management.base import BaseCommand
 from rest_framework.test import APIClient
 
+from bench import secret_holdout as held
+from bench.fold_set import DEV, HELD_OUT, FoldPair
+from bench.gate_set import DURABLE, NOISE, secret_writes
 from memoryhub.agents.tokens import create_token
-from memoryhub.bench import secret_holdout as held
-from memoryhub.bench.fold_set import DEV, HELD_OUT, FoldPair
-from memoryhub.bench.gate_set import DURABLE, NOISE, secret_writes
 from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds
 from memoryhub.models import Memory, Status

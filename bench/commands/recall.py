@@ -2,7 +2,7 @@
 
 A scratch store of coding-agent memories (each answering one question a later turn asks, mostly in other
 words) among a few thousand generated memories of the same and other projects, with confirmed preferences and
-project facts that compete for the block (memoryhub/bench/corpus.py). Printed:
+project facts that compete for the block (bench/corpus.py). Printed:
 
 - search: hit@1/3/10 of the answers, with and without the floor;
 - recall: how often the answer is inside the block at 400 and 800 characters, over every question and over
@@ -19,7 +19,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from memoryhub.bench import corpus
+from bench import corpus
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall

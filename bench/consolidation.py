@@ -1,6 +1,6 @@
 """Synthetic memory stores with planted duplicate clusters, and how well consolidation finds them.
 
-Used by `manage.py bench_consolidate` (10k memories) and by a small test. The distinct memories are made to be
+Used by `python -m bench consolidate` (10k memories) and by a small test. The distinct memories are made to be
 hard to tell apart on purpose: one template per kind of fact, shared common values (many services listen on
 8080, many keep data in PostgreSQL), several facts about the same service, and the very same fact stored in two
 projects (which must never merge). A planted cluster is one fact written 2 to 4 ways: other phrasings, a remark

@@ -13,7 +13,7 @@ of two things; `LOOK_ALIKES`). Then two kinds of later writes:
 
 Each item carries the question a person would ask to find it (for a change: the question the new value answers).
 The data was written first; the split into a dev half and a held-out half (three projects each, and half of the
-globals) was drawn afterwards with a fixed seed (`half("dev")`, `half("held out")`). `manage.py eval_updates
+globals) was drawn afterwards with a fixed seed (`half("dev")`, `half("held out")`). `python -m bench updates
 --store` measures both.
 """
 

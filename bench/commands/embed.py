@@ -1,12 +1,13 @@
 """Embedding throughput (texts/s at batch 32) and single-query latency (p50/p95) of the active model: the
-yardstick bench_ingest and bench_search measure again in their own runs and print beside their figures."""
+yardstick `python -m bench ingest` and `python -m bench search` measure again in their own runs and print beside
+their figures."""
 
 import statistics
 import time
 
 from django.core.management.base import BaseCommand
 
-from memoryhub.bench.measure import MODEL_BATCH, cpu_note, model_rate, percentile, query_times_ms
+from bench.measure import MODEL_BATCH, cpu_note, model_rate, percentile, query_times_ms
 from memoryhub.embeddings import get_embedder
 
 SAMPLE = [

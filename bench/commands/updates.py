@@ -1,5 +1,5 @@
 """How the store keeps up with change, measured through the REST API on the labelled pairs of
-memoryhub/bench/updates_set.py, in a scratch store (the user's store is never touched).
+bench/updates_set.py, in a scratch store (the user's store is never touched).
 
 Each pair gets a project of its own (with `--crowded`, every pair of a kind shares one project, so each write
 also meets the other pairs' facts): the older fact is written, then the newer one, both with `POST memories`;
@@ -13,8 +13,8 @@ pairs (the rules were tuned on them) and the held-out pairs (written first, neve
   proposed together;
 - paraphrases of one value (`same`): treated as an update (superseded or proposed); folded as a duplicate.
 
-With `--store` (or `--store-only`, which skips the pairs), the crowded store of memoryhub/bench/crowded_set.py is
-measured too (memoryhub/bench/crowded_eval.py): each half in a scratch store of its own, or, with `--url` and
+With `--store` (or `--store-only`, which skips the pairs), the crowded store of bench/crowded_set.py is
+measured too (bench/crowded_eval.py): each half in a scratch store of its own, or, with `--url` and
 `--token`, on a running server in projects named with a run id.
 """
 
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from django.core.management.base import BaseCommand, CommandError
 from rest_framework.test import APIClient
 
+from bench import crowded_eval
+from bench.crowded_set import HALVES, half
+from bench.updates_set import DEV, HELD_OUT, UpdatePair
 from memoryhub.agents.tokens import create_token
-from memoryhub.bench import crowded_eval
-from memoryhub.bench.crowded_set import HALVES, half
-from memoryhub.bench.updates_set import DEV, HELD_OUT, UpdatePair
 from memoryhub.models import Memory, Proposal, ProposalKind, ProposalStatus, Status
 from memoryhub.storage.resets import forget_store_caches
 from memoryhub.storage.scratch import scratch_database
@@ -57,7 +57,7 @@ class Command(BaseCommand):
         parser.add_argument("--crowded", action="store_true", help="one project per kind of pair, not per pair")
 
         parser.add_argument(
-            "--store", action="store_true", help="also measure the crowded store (memoryhub/bench/crowded_set.py)"
+            "--store", action="store_true", help="also measure the crowded store (bench/crowded_set.py)"
         )
         parser.add_argument("--store-only", action="store_true", help="measure the crowded store, not the pairs")
         parser.add_argument(
@@ -96,7 +96,7 @@ class Command(BaseCommand):
 
     def _store(self, *, misses: bool, url: str | None, token: str | None) -> None:
         """The crowded store, each half on its own; misses are listed for the dev half only."""
-        self.stdout.write("\n=== the crowded store (memoryhub/bench/crowded_set.py)")
+        self.stdout.write("\n=== the crowded store (bench/crowded_set.py)")
         for name in HALVES:
             part = half(name)
             if url:

@@ -55,13 +55,13 @@ def cpu_note() -> str:
 class ModelSpeed:
     """The active model alone on this machine, the yardstick every ingest and search figure is read against."""
 
-    texts_per_s: float  # embedding throughput, `MODEL_BATCH` texts at a time, as bench_embed measures it
+    texts_per_s: float  # embedding throughput, `MODEL_BATCH` texts at a time, as `python -m bench embed` measures it
     sorted_per_s: float  # handed `IMPORT_EMBED_CHUNK` at a time, as an import hands them (sorted by length inside)
     query_p50_ms: float  # one query embedded alone
     query_p95_ms: float
 
     def line(self) -> str:
-        return (f"model alone: {self.texts_per_s:.0f} texts/s (batch {MODEL_BATCH}, as bench_embed), "
+        return (f"model alone: {self.texts_per_s:.0f} texts/s (batch {MODEL_BATCH}, as `python -m bench embed`), "
                 f"{self.sorted_per_s:.0f} texts/s handed {IMPORT_EMBED_CHUNK} at a time as an import hands them; "
                 f"a query embedded in p50 {self.query_p50_ms:.1f} / p95 {self.query_p95_ms:.1f} ms")  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""python manage.py bench_ui [--count 10000] [--requests 60] [--keep PATH]: how fast the dashboard's list answers.
+"""python -m bench ui [--count 10000] [--requests 60] [--keep PATH]: how fast the dashboard's list answers.
 
 Builds a scratch store (never the configured one) of realistic memories with their real vectors, logs a user in
 with Django's test client (the whole middleware stack and template rendering, no network), and prints p50/p95
@@ -19,8 +19,8 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 from django.test import Client
 
-from memoryhub.bench import corpus as bench_corpus
-from memoryhub.bench.measure import percentile
+from bench import corpus as bench_corpus
+from bench.measure import percentile
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import clean_fields
 from memoryhub.models import Memory

@@ -1,4 +1,4 @@
-"""Leave-one-conversation-out tuning of fusion on LoCoMo (`eval_locomo --cv`).
+"""Leave-one-conversation-out tuning of fusion on LoCoMo (`python -m bench locomo --cv`).
 
 Each question is retrieved once (hybrid candidates: word, substring and meaning lists with their ranks, BM25
 and distances; fusion.py then orders them), and every setting of a small grid re-fuses those candidates in

@@ -6,7 +6,7 @@ the region), and a paraphrase of the same value (`same`: a duplicate, not an upd
 question a person would ask, one per fact for look-alikes.
 
 `HELD_OUT` was written first, in another domain mix, before any rule; the rules were tuned on `DEV` alone, and
-`eval_updates` reports both.
+`python -m bench updates` reports both.
 """
 
 from __future__ import annotations
