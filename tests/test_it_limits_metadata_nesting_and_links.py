@@ -53,7 +53,9 @@ def test_the_metadata_limit_holds_on_edit_import_and_tool_calls(curator):
     assert response.status_code == 422 and "metadata" in error_of(response)["fields"]
     response = curator.post("memories/import", {"memories": [{"content": "Beta uses Bazel 7", "metadata": big}]})
     assert response.status_code == 422 and "memories.0.metadata" in error_of(response)["fields"]
-    response = curator.post("tools/call", {"name": "memory_store", "arguments": {"content": FACT, "metadata": big}})
+    response = curator.post(
+        "tools/call", {"name": "memory_store", "arguments": {"content": FACT, "metadata": big, "scope": "global"}}
+    )
     assert response.status_code == 422, response.content
     with pytest.raises(ToolError) as caught:
         call_tool(name="memory_update", arguments={"id": memory.pk, "metadata": big}, agent=Agent(name="curator"))
