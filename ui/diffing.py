@@ -63,3 +63,9 @@ def proposed_segments(proposed: str, sources: list[str]) -> list[Segment]:
         _, in_b = _kept_positions(_words(source), b)
         kept |= in_b
     return _segments(b, kept, "ins")
+
+
+def pair_segments(older: str, newer: str) -> tuple[list[Segment], list[Segment]]:
+    """Two texts side by side, each with the words the other does not have marked (older: del, newer: ins): what
+    changed, in the memories' own words."""
+    return source_segments(older, newer), proposed_segments(newer, [older])

@@ -56,6 +56,7 @@ ROUTES: dict[str, tuple[str, str | None, Action | str]] = {
     "promote": ("POST", "gate", Action.CURATE),
     "supersessions": ("GET", None, Action.READ),
     "restore_supersession": ("POST", "memory", Action.CURATE),
+    "changes": ("GET", None, Action.READ),
     "overview": ("GET", None, Action.READ),
     "activity_index": ("GET", None, Action.READ),
     "activity": ("GET", "project in path", Action.READ),

@@ -198,3 +198,9 @@ def match_channels(explain: dict | None) -> list[str]:
         f"meaning {float(similarity):.0%}" if name == "meaning" and isinstance(similarity, int | float) else name
         for name in channels
     ]
+
+
+@register.filter
+def get_item(mapping: dict, key: str) -> Any:
+    """`{{ counts|get_item:kind }}`: a dict's value by a key held in a variable."""
+    return mapping.get(key, "") if hasattr(mapping, "get") else ""
