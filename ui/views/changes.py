@@ -70,7 +70,7 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         "days": days,
         "since": since,
         "fresh": sum(1 for day in days for item in day["items"] if item["new"]),
-        "counts": count_changes(projects=scopes),
+        "kind_counts": count_changes(projects=scopes),
         "kinds": KINDS,
         "kind": kind,
         "project": project,
