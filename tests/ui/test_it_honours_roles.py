@@ -32,6 +32,7 @@ ROUTES: dict[str, tuple[str, str | None, Action | str]] = {
     "counters": ("GET", None, Action.READ),
     "bulk": ("POST", "selection", Action.CURATE),
     "merge": ("POST", "selection", Action.CURATE),
+    "remove_demo": ("POST", None, ADMIN),
     "new_memory": ("POST", "project", Action.CURATE),
     "memory": ("GET", "memory", Action.READ),
     "row": ("GET", "memory", Action.READ),
