@@ -43,6 +43,7 @@ KINDS: dict[str, str] = {
     "fold": "Folded writes",
     "decay": "Decay archives",
 }
+LABELS = {"supersession": "replaced", "conflict": "conflict", "merge": "merge", "fold": "folded", "decay": "decayed"}
 FOLDED = (GateDecision.DUPLICATE, GateDecision.MERGED)
 
 
@@ -60,6 +61,10 @@ class Change:
     entry: GateLogEntry | None = None  # a folded write
     memory: Memory | None = None  # an archived memory
     event: MemoryEvent | None = None  # the sweep's event that archived it
+
+    @property
+    def label(self) -> str:
+        return LABELS[self.kind]
 
     @property
     def row_id(self) -> str:
@@ -100,7 +105,7 @@ def _proposal_changes(kind: str, projects: Scopes, limit: int) -> list[Change]:
         Change(
             kind=kind,
             pk=p.pk,
-            at=p.decided_at or p.created_at,
+            at=p.created_at,  # when the memory asked (a decision does not move it in the list)
             project=p.project,
             proposal=p,
             sources=[memories[int(i)] for i in p.sources if int(i) in memories],
