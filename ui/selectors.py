@@ -171,7 +171,7 @@ def _search(
 
 def list_memories(filters: MemoryFilters, access: Access) -> MemoryListing:
     listing = _list_memories(filters, access)
-    listing.page.object_list = explain_archived(list(listing.page.object_list))
+    listing.page.object_list = explain_superseded(explain_archived(list(listing.page.object_list)), access)
     return listing
 
 
@@ -226,6 +226,26 @@ def explain_archived(memories: list[Memory]) -> list[Memory]:
         else:
             memory.archived_why = f"by {event.actor.removeprefix('ui:')}" if event.actor else "by hand"
             memory.archived_note = event.note
+    return memories
+
+
+def explain_superseded(memories: list[Memory], access: Access) -> list[Memory]:
+    """Give each superseded memory `successor` (the memory that replaced it, if the person's page can load it) and
+    `superseded_why` (the reason the link was made, from the event that made it), in two queries."""
+    superseded = [m for m in memories if m.status == Status.SUPERSEDED and m.superseded_by_id]
+    if not superseded:
+        return memories
+    successors = memories_for(access).in_bulk([m.superseded_by_id for m in superseded])
+    events = MemoryEvent.objects.filter(memory_id__in=[m.pk for m in superseded], action="superseded").order_by(
+        "memory_id", "-created_at", "-id"
+    )
+    notes: dict[int, str] = {}
+    for memory_id, note in events.values_list("memory_id", "note"):
+        notes.setdefault(memory_id, note)
+    for memory in superseded:
+        memory.successor = successors.get(memory.superseded_by_id)
+        note = notes.get(memory.pk, "")
+        memory.superseded_why = note.split(": ", 1)[1] if ": " in note else ""
     return memories
 
 

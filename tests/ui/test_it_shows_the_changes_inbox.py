@@ -195,3 +195,18 @@ def test_it_shows_only_what_the_person_may_see(decisions):
     assert f"change-conflict-{decisions['conflict'].pk}" in items(html)
     assert 'data-shortcut="newer"' not in html and "Restore the older" not in html  # a viewer decides nothing
     assert client.post(f"/supersessions/{decisions['old']}/restore/").status_code == 403
+
+
+def test_reasons_read_in_the_memories_own_words(ui, decisions):
+    html = ui.get("/supersessions/").content.decode()
+    assert "says it changed" in html and "->" not in html and "<del>8000.</del>" in html
+    listed = ui.get("/", {"status": "superseded"}).content.decode()
+    row = listed[listed.index(f'id="memory-{decisions["old"]}"') :]
+    row = row[: row.index("</tr>")]
+    assert f'Now <a href="/memories/{decisions["new"]}/">' in row and "<ins>9000 since" in row
+    assert "why: says it changed ('now')" in row.replace("&#x27;", "'") and "->" not in row
+    conflict = decisions["conflict"]
+    card = ui.get("/proposals/").content.decode()
+    card = card[card.index(f'id="proposal-{conflict.pk}"') :]
+    card = card[: card.index("</article>")]
+    assert "->" not in card and card.count("written <time") == 2

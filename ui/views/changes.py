@@ -5,6 +5,7 @@ decision's action inline. The actions are the pages' own (restore, decide, undo,
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from django.http import HttpResponse
@@ -20,6 +21,7 @@ CHANGES = "ui/changes.html"
 # The session remembers when the person last opened the inbox (SEEN) and, while they stay on it, the visit before
 # (SINCE): a list that reloads in place after an action keeps marking what was new when the page opened.
 SEEN = "changes_seen_at"
+_ASKED = re.compile(r"^Which is current\? #[0-9]+ \(older\) or #[0-9]+ \(newer\): ")
 SINCE = "changes_since"
 
 
@@ -44,8 +46,19 @@ def _texts(change: Change) -> tuple[str, str, str] | None:
     return None
 
 
+def _why(change: Change) -> str:
+    """The rules' reason in words (their stemmed tokens left out: the texts beside it show what changed)."""
+    if change.supersession is not None:
+        return diffing.plain_reason(change.supersession.reason)
+    if change.kind == "conflict":
+        return diffing.plain_reason(_ASKED.sub("", change.proposal.rationale, count=1))
+    if change.entry is not None:
+        return change.entry.reason
+    return ""
+
+
 def _item(change: Change, since: datetime | None) -> dict:
-    item = {"change": change, "new": since is None or change.at > since}
+    item = {"change": change, "new": since is None or change.at > since, "why": _why(change)}
     texts = _texts(change)
     if texts is not None:
         item["older"], item["newer"] = diffing.pair_segments(texts[0], texts[1])
