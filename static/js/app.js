@@ -200,10 +200,11 @@
     if (event.target.id === "id_q") event.stopPropagation();
   }, true);
 
-  // Keyboard shortcuts on every list page (the memory list, proposals, the gate log, the decay page's table):
-  // "/" search, j/k move, o or Enter open, x select, c confirm, e edit, t tags, a archive/restore or accept,
-  // r reject, n new memory, ? the list of shortcuts. They act on the outlined item (a row or a card, each with a
-  // stable id), through the same buttons a click uses, and never while typing in a field.
+  // Keyboard shortcuts on every list page (the memory list, proposals, changes, the gate log, the decay page's
+  // table): "/" search, j/k move, o or Enter open, x select, c confirm, e edit, t tags, a archive/restore or
+  // accept, r reject, n/b/o answer a conflict, u undo or restore, n new memory, ? the list of shortcuts. They act
+  // on the outlined item (a row or a card, each with a stable id), through the same buttons a click uses, and
+  // never while typing in a field.
   var selectedId = null;
   var ITEMS = "tr.memory-row, [data-nav-item], [data-nav-list] > tr";
 

@@ -103,3 +103,13 @@ def test_the_inbox_triages_on_the_keyboard(tab, transactional_db):
     assert Proposal.objects.get(pk=first_made.pk).status == "pending"
     assert page.url.endswith("/changes/")
     tab.screenshot(f"changes-inbox-{page.viewport_size['width']}")
+
+
+def test_the_outline_shows_on_decay_rows(tab, transactional_db):
+    fading = remember("We once used Jenkins for CI", project="ops", tier="episodic", importance=0.31)
+    page = tab.open("/decay/")
+    _start(page)
+    page.keyboard.press("j")
+    row = page.locator(f"#memory-{fading.pk}")
+    expect(row).to_have_class(SELECTED)
+    expect(row.locator("td").first).to_have_css("background-color", "rgb(238, 242, 255)")
