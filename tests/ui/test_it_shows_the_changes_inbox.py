@@ -210,3 +210,13 @@ def test_reasons_read_in_the_memories_own_words(ui, decisions):
     card = card[card.index(f'id="proposal-{conflict.pk}"') :]
     card = card[: card.index("</article>")]
     assert "->" not in card and card.count("written <time") == 2
+
+
+def test_rejecting_a_conflict_keeps_both_with_undo(ui, decisions):
+    conflict = decisions["conflict"]
+    response = ui.post(f"/proposals/{conflict.pk}/reject/", **HX)
+    assert response.status_code == 200
+    assert "both kept" in response["HX-Trigger"] and f"/proposals/{conflict.pk}/undo/" in response["HX-Trigger"]
+    assert ui.post(f"/proposals/{conflict.pk}/undo/", **HX).status_code == 200
+    conflict.refresh_from_db()
+    assert conflict.status == "pending"

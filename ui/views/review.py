@@ -164,8 +164,14 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     from memoryhub.consolidation.proposals import reject_proposal
 
+    # Rejecting a conflict keeps both (a decision like any other answer to it, and undone the same way).
+    conflict = Proposal.objects.filter(pk=pk, kind=ProposalKind.CONFLICT).exists()
     return _proposal_action(
-        request, pk, lambda p: reject_proposal(proposal=p, actor=actor(request)), f"Proposal #{pk} rejected."
+        request,
+        pk,
+        lambda p: reject_proposal(proposal=p, actor=actor(request)),
+        f"Conflict #{pk} decided: both kept, as two different facts." if conflict else f"Proposal #{pk} rejected.",
+        Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}") if conflict else None,
     )
 
 
