@@ -63,3 +63,20 @@ def proposed_segments(proposed: str, sources: list[str]) -> list[Segment]:
         _, in_b = _kept_positions(_words(source), b)
         kept |= in_b
     return _segments(b, kept, "ins")
+
+
+def pair_segments(older: str, newer: str) -> tuple[list[Segment], list[Segment]]:
+    """Two texts side by side, each with the words the other does not have marked (older: del, newer: ins): what
+    changed, in the memories' own words."""
+    return source_segments(older, newer), proposed_segments(newer, [older])
+
+
+# The update rules end a reason with the words they compared, stemmed and normalised ("'goe' -> 'honeybadger'"):
+# right for a log, unreadable on a page that shows both texts with the changed words marked.
+_COMPARED = re.compile(r"(:\s*)?'[^']*' -> '[^']*'")
+
+
+def plain_reason(reason: str) -> str:
+    """A reason without the rules' stemmed words: "says it changed ('moved')", "the same statement with another
+    value, not said to be a change"."""
+    return " ".join(_COMPARED.sub("", reason).split()).rstrip(" :;,")

@@ -17,6 +17,7 @@ from django.db import OperationalError
 from django.db.models import (
     Avg,
     Count,
+    F,
     Func,
     Max,
     Q,
@@ -50,7 +51,20 @@ from memoryhub.retrieval.search import MemoryFilter, search_memories
 PAGE_SIZE = 25  # a screenful to curate; rendering and the search's k both grow with it
 SEARCH_LIMIT = 100  # the search's own limit; a person reads the first pages of a search, not the thousandth hit
 GLOBAL = "-"  # the project filter's value for memories without a project
-SORTS = {"": "Default", "relevance": "Relevance", "recent": "Newest", "importance": "Importance", "used": "Most used"}
+SORTS = {
+    "": "Default",
+    "relevance": "Relevance",
+    "recent": "Newest",
+    "importance": "Importance",
+    "used": "Most used",
+    "last_used": "Last use",
+}
+# The orders a list takes by a column; never-used memories go last when sorting by last use.
+ORDERINGS = {
+    "used": ("-access_count", F("last_accessed_at").desc(nulls_last=True), "-pk"),
+    "last_used": (F("last_accessed_at").desc(nulls_last=True), "-pk"),
+    "recent": ("-created_at", "-pk"),
+}
 
 
 def memories_for(access: Access, action: Action = Action.READ) -> QuerySet[Memory]:
@@ -171,7 +185,7 @@ def _search(
 
 def list_memories(filters: MemoryFilters, access: Access) -> MemoryListing:
     listing = _list_memories(filters, access)
-    listing.page.object_list = explain_archived(list(listing.page.object_list))
+    listing.page.object_list = explain_superseded(explain_archived(list(listing.page.object_list)), access)
     return listing
 
 
@@ -197,8 +211,7 @@ def _list_memories(filters: MemoryFilters, access: Access) -> MemoryListing:
             return MemoryListing(page=_page_of_ids(ordered, filters.page), total=len(ordered), searched=False)
         page = Paginator(ordered, PAGE_SIZE).get_page(filters.page)
         return MemoryListing(page=page, total=page.paginator.count, searched=False)
-    ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
-    page = Paginator(rows.order_by(*ordering), PAGE_SIZE).get_page(filters.page)
+    page = Paginator(rows.order_by(*ORDERINGS.get(sort, ORDERINGS["recent"])), PAGE_SIZE).get_page(filters.page)
     return MemoryListing(page=page, total=page.paginator.count, searched=False)
 
 
@@ -229,13 +242,32 @@ def explain_archived(memories: list[Memory]) -> list[Memory]:
     return memories
 
 
+def explain_superseded(memories: list[Memory], access: Access) -> list[Memory]:
+    """Give each superseded memory `successor` (the memory that replaced it, if the person's page can load it) and
+    `superseded_why` (the reason the link was made, from the event that made it), in two queries."""
+    superseded = [m for m in memories if m.status == Status.SUPERSEDED and m.superseded_by_id]
+    if not superseded:
+        return memories
+    successors = memories_for(access).in_bulk([m.superseded_by_id for m in superseded])
+    events = MemoryEvent.objects.filter(memory_id__in=[m.pk for m in superseded], action="superseded").order_by(
+        "memory_id", "-created_at", "-id"
+    )
+    notes: dict[int, str] = {}
+    for memory_id, note in events.values_list("memory_id", "note"):
+        notes.setdefault(memory_id, note)
+    for memory in superseded:
+        memory.successor = successors.get(memory.superseded_by_id)
+        note = notes.get(memory.pk, "")
+        memory.superseded_why = note.split(": ", 1)[1] if ": " in note else ""
+    return memories
+
+
 def _reorder(ids: list[int], sort: str) -> list[int]:
     rows = Memory.objects.filter(pk__in=ids)
     if sort == "importance":
         ordered = _by_importance(rows)
         return ordered if isinstance(ordered, list) else list(ordered.values_list("pk", flat=True))
-    ordering = ("-access_count", "-last_accessed_at", "-pk") if sort == "used" else ("-created_at", "-pk")
-    return list(rows.order_by(*ordering).values_list("pk", flat=True))
+    return list(rows.order_by(*ORDERINGS.get(sort, ORDERINGS["recent"])).values_list("pk", flat=True))
 
 
 def filter_choices(access: Access) -> dict[str, list]:

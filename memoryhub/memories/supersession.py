@@ -164,6 +164,8 @@ def queue_conflict(*, older: Memory, newer: Memory, reason: str, actor: str = ""
     # As the two are now: if either's text, project or status changes before a person decides, it goes stale.
     proposal.mark_sources(list(Memory.objects.filter(pk__in=[older.pk, newer.pk])))
     proposal.save()
+    for memory in (older, newer):  # an automatic decision leaves a trace on what it touched, as a supersession does
+        record_event(memory.pk, "conflict_queued", actor=actor, note=f"conflict proposal #{proposal.pk}: {reason}")
     return proposal
 
 
@@ -215,3 +217,40 @@ def decide_conflict(*, proposal: Proposal, choice: str, actor: str) -> Memory:
     proposal.decided_by = actor
     proposal.save(update_fields=["status", "choice", "decided_at", "decided_by"])
     return newer if choice == ConflictChoice.BOTH else keep
+
+
+def undo_conflict_decision(*, proposal: Proposal, actor: str) -> Proposal:
+    """Take a person's answer to a conflict back: the two memories are active and unlinked from each other again
+    (as a conflict leaves them while it waits) and the proposal is pending, to be answered anew."""
+    with transaction.atomic():
+        sql.serialize_writes("curation")
+        current = Proposal.objects.filter(pk=proposal.pk).first()
+        if current is None or current.kind != ProposalKind.CONFLICT:
+            raise ValidationError(f"proposal #{proposal.pk} is not a conflict", code="not_found")
+        if current.status != ProposalStatus.ACCEPTED:
+            raise ValidationError(f"conflict #{current.pk} is {current.status}: nothing to undo", code="invalid_state")
+        ids = [int(i) for i in current.sources[:2]]
+        memories = Memory.objects.in_bulk(ids)
+        if len(memories) < 2:
+            raise ValidationError(
+                f"conflict #{current.pk} cannot be undone: a memory was deleted", code="invalid_state"
+            )
+        note = f"conflict proposal #{current.pk}: {actor or 'someone'} undid the choice {current.choice}"
+        marks = current.source_marks or {}
+        # As they were when the conflict was queued (a write that repeated a superseded fact asks about it as is).
+        was = {pk: marks.get(str(pk), {}).get("status", Status.ACTIVE) for pk in ids}
+        for memory in memories.values():  # first the links this decision made (between the two only) go
+            linked_to_other = memory.superseded_by_id in ids and memory.superseded_by_id != memory.pk
+            if memory.status == Status.SUPERSEDED and linked_to_other and was[memory.pk] != Status.SUPERSEDED:
+                _unlink(memory, actor=actor, note=note)
+        for memory in memories.values():  # then a link the decision took away comes back
+            if memory.status == Status.ACTIVE and was[memory.pk] == Status.SUPERSEDED:
+                other = memories[ids[1] if memory.pk == ids[0] else ids[0]]
+                supersede(older=memory, newer=other, actor=actor, reason=note)
+            record_event(memory.pk, "conflict_reopened", actor=actor, note=note)
+        current.status, current.choice, current.decided_at, current.decided_by = ProposalStatus.PENDING, "", None, ""
+        # As the two are now, so the reopened question is not closed as stale at once.
+        current.mark_sources(list(Memory.objects.filter(pk__in=ids)))
+        current.save(update_fields=["status", "choice", "decided_at", "decided_by", "source_marks"])
+    proposal.refresh_from_db()
+    return proposal

@@ -200,10 +200,11 @@
     if (event.target.id === "id_q") event.stopPropagation();
   }, true);
 
-  // Keyboard shortcuts on every list page (the memory list, proposals, the gate log, the decay page's table):
-  // "/" search, j/k move, o or Enter open, x select, c confirm, e edit, t tags, a archive/restore or accept,
-  // r reject, n new memory, ? the list of shortcuts. They act on the outlined item (a row or a card, each with a
-  // stable id), through the same buttons a click uses, and never while typing in a field.
+  // Keyboard shortcuts on every list page (the memory list, proposals, changes, the gate log, the decay page's
+  // table): "/" search, j/k move, o or Enter open, x select, c confirm, e edit, t tags, a archive/restore or
+  // accept, r reject, n/b/o answer a conflict, u undo or restore, n new memory, ? the list of shortcuts. They act
+  // on the outlined item (a row or a card, each with a stable id), through the same buttons a click uses, and
+  // never while typing in a field.
   var selectedId = null;
   var ITEMS = "tr.memory-row, [data-nav-item], [data-nav-list] > tr";
 
@@ -259,6 +260,47 @@
     });
   }
 
+  // The decision keys and the controls they press, in order of preference.
+  var DECISIONS = {
+    n: ["newer"], b: ["both"], o: ["older"], a: ["archive", "accept"], r: ["reject"], u: ["undo", "restore"],
+  };
+
+  function offered(item, names) {
+    for (var i = 0; i < names.length; i++) {
+      var control = item && item.querySelector("[data-shortcut=" + names[i] + "]");
+      if (control) return control;
+    }
+    return null;
+  }
+
+  // Press the outlined item's control for a decision key, then outline the next item (a memory row's archive
+  // toggles in place instead: a second a takes it back). False when the item does not offer it, so the key keeps
+  // its other meaning (o opens, n is a new memory on the memory list).
+  function decide(names) {
+    var rows = listRows();
+    var current = selectedRow();
+    if (!current || rows.indexOf(current) < 0) {
+      // Nothing outlined: outline the first item that offers it, and act only on the next press (what a key
+      // decides is always what the person sees outlined).
+      current = rows.find(function (row) { return offered(row, names); });
+      if (!current) return false;
+      selectedId = current.id;
+      markSelected();
+      current.scrollIntoView({ block: "nearest" });
+      return true;
+    } else if (!offered(current, names)) {
+      return false;
+    }
+    var id = current.id;
+    whenSettled(function () {
+      var control = offered(document.getElementById(id), names);
+      if (!control) return;
+      control.click();
+      if (selectedId === id && !control.closest("tr.memory-row")) moveSelection(1);
+    });
+    return true;
+  }
+
   var SHORTCUTS = {
     j: function () { moveSelection(1); },
     k: function () { moveSelection(-1); },
@@ -271,8 +313,6 @@
     c: function () { act(["confirm"], null); },
     e: function () { act(["edit"], "textarea"); },
     t: function () { act(["retag"], null); },
-    a: function () { act(["archive", "accept"], null); },
-    r: function () { act(["reject"], null); },
     n: function () {
       var create = document.querySelector("[data-shortcut-new]");
       if (create) create.click();
@@ -306,11 +346,10 @@
       if (help) { event.preventDefault(); help.showModal(); }
       return;
     }
-    // The conflict queue: n, b and o answer the first conflict waiting (keep the newer, both, the older).
-    var conflictKeys = { n: "newer", b: "both", o: "older" };
-    var conflictChoice = conflictKeys[event.key] &&
-      document.querySelector(".conflict-choices [data-shortcut=" + conflictKeys[event.key] + "]");
-    if (conflictChoice) { event.preventDefault(); conflictChoice.click(); return; }
+    // A decision (a conflict's n, b or o; a, r; u) acts on the outlined item only, never on the first one of the
+    // page; with nothing outlined, the first item that offers it is outlined first. Then the outline moves on.
+    var decision = DECISIONS[event.key];
+    if (decision && decide(decision)) { event.preventDefault(); return; }
     var action = SHORTCUTS[event.key];
     if (!action || (event.key === "Enter" && !selectedRow())) return;
     if (!listRows().length && event.key !== "n") return;

@@ -113,6 +113,15 @@ def test_sorting_by_use_and_by_recency(ui, store):
     assert recent == sorted(recent, reverse=True)
 
 
+def test_the_last_use_column_sorts_by_last_use(ui, store):
+    now = timezone.now()
+    Memory.objects.filter(pk=store["pytest"].pk).update(access_count=9, last_accessed_at=now - timedelta(days=20))
+    Memory.objects.filter(pk=store["deploy"].pk).update(access_count=1, last_accessed_at=now - timedelta(hours=1))
+    html = ui.get("/?sort=last_used").content.decode()
+    assert "sort=last_used" in html
+    assert row_ids(html)[:2] == [store["deploy"].pk, store["pytest"].pk]  # the latest use first, not the most uses
+
+
 def test_the_list_is_paged_and_page_links_keep_the_filters(ui, db):
     for n in range(30):
         remember(f"Service number {n} listens on port {9000 + n}", project="ports")

@@ -49,7 +49,8 @@ def test_it_lists_an_automatic_supersession_with_both_texts_and_the_reason(ui, l
     assert rows(html) == [links["ledger"][0].pk, old.pk]  # newest first
     row = html[html.index(f'id="supersession-{old.pk}"') :]
     row = row[: row.index("</tr>")]
-    assert OLD in row and NEW in row
+    text = re.sub(r"<[^>]+>", "", row)  # the changed words are marked (<del>, <ins>) inside the texts
+    assert OLD in text and NEW in text and "<del>8000.</del>" in row
     assert "says it changed" in row and '<span class="badge badge-info"' in row
     assert f'href="/memories/{old.pk}/"' in row and f'href="/memories/{new.pk}/"' in row
     assert "codex" in row  # who wrote the newer

@@ -69,7 +69,7 @@ def test_the_conflict_queue_offers_three_answers_and_each_is_one_post(ui, db):
         assert f'name="choice" value="{choice}" data-shortcut="{choice}"' in card
     response = ui.post(f"/proposals/{proposal.pk}/accept/", {"choice": "older"}, **HX)
     assert response.status_code == 200
-    assert "Decided: keep older." in response.content.decode()
+    assert "Decided: keep the older." in response.content.decode()
     newer.refresh_from_db()
     assert (newer.status, newer.superseded_by_id) == (Status.SUPERSEDED, older.pk)
     assert Proposal.objects.get(pk=proposal.pk).choice == "older"

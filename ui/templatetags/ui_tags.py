@@ -13,7 +13,7 @@ from django.utils.safestring import mark_safe
 
 from memoryhub.memories.demo import DEMO_PROJECTS, demo_present
 from memoryhub.people.roles import Access, Action, access_for
-from ui import selectors
+from ui import diffing, selectors
 
 register = template.Library()
 
@@ -198,3 +198,27 @@ def match_channels(explain: dict | None) -> list[str]:
         f"meaning {float(similarity):.0%}" if name == "meaning" and isinstance(similarity, int | float) else name
         for name in channels
     ]
+
+
+@register.filter
+def get_item(mapping: dict, key: str) -> Any:
+    """`{{ counts|get_item:kind }}`: a dict's value by a key held in a variable."""
+    return mapping.get(key, "") if hasattr(mapping, "get") else ""
+
+
+@register.filter
+def plain_reason(reason: str) -> str:
+    """A rules' reason in words (ui.diffing.plain_reason): no stemmed tokens on a page."""
+    return diffing.plain_reason(reason or "")
+
+
+@register.filter
+def words_dropped(text: str, other: str) -> list:
+    """`text` with the words `other` does not have marked as deleted (the older of two texts)."""
+    return diffing.source_segments(text or "", other or "")
+
+
+@register.filter
+def words_added(text: str, other: str) -> list:
+    """`text` with the words `other` does not have marked as inserted (the newer of two texts)."""
+    return diffing.proposed_segments(text or "", [other or ""])

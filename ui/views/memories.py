@@ -122,7 +122,7 @@ def _row(request: HtmxHttpRequest, memory: Memory, *, status: int = 200) -> Http
     if request.POST.get("view") == "decay" or request.GET.get("view") == "decay":
         row = decay_figures.DecayRow(memory, memory.effective_importance, days_until_below(memory))
         return render_view(request, "ui/decay.html", "soon_row", {"row": row}, status=status)
-    selectors.explain_archived([memory])
+    selectors.explain_superseded(selectors.explain_archived([memory]), request.access)
     return render_view(request, LIST, "row", {"memory": memory}, status=status)
 
 

@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryhub.embeddings import EmbeddingError
-from memoryhub.models import GateDecision, GateLogEntry, Memory, Proposal, ProposalStatus
+from memoryhub.models import ConflictChoice, GateDecision, GateLogEntry, Memory, Proposal, ProposalKind, ProposalStatus
 from memoryhub.people.roles import Access, Action
 from ui import diffing, selectors
 from ui.forms import AcceptProposalForm, RunConsolidationForm
@@ -121,6 +121,12 @@ def _proposal_action(
     return _card_response(request, proposal, notice(result) if callable(notice) else notice, undo)
 
 
+def conflict_notice(pk: int, choice: str, kept: Memory) -> str:
+    if choice == ConflictChoice.BOTH:
+        return f"Conflict #{pk} decided: both kept, as two different facts."
+    return f"Conflict #{pk} decided: keep the {choice} (memory #{kept.pk} is current)."
+
+
 @dashboard_view
 @require_POST
 def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
@@ -140,7 +146,8 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
             request,
             pk,
             lambda p: accept_proposal(proposal=p, choice=choice, actor=actor(request)),
-            lambda kept: f"Conflict #{pk} decided: keep {choice} (memory #{kept.pk} is current).",
+            lambda kept: conflict_notice(pk, choice, kept),
+            Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}"),
         )
     return _proposal_action(
         request,
@@ -157,8 +164,14 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     from memoryhub.consolidation.proposals import reject_proposal
 
+    # Rejecting a conflict keeps both (a decision like any other answer to it, and undone the same way).
+    conflict = Proposal.objects.filter(pk=pk, kind=ProposalKind.CONFLICT).exists()
     return _proposal_action(
-        request, pk, lambda p: reject_proposal(proposal=p, actor=actor(request)), f"Proposal #{pk} rejected."
+        request,
+        pk,
+        lambda p: reject_proposal(proposal=p, actor=actor(request)),
+        f"Conflict #{pk} decided: both kept, as two different facts." if conflict else f"Proposal #{pk} rejected.",
+        Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}") if conflict else None,
     )
 
 
@@ -207,10 +220,24 @@ def _queue_context(access: Access, status: str, page_number, problems: list[str]
 @dashboard_view
 @require_POST
 def undo(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    """Undo a decision: a merge is taken apart; a conflict's answer is taken back and the question is open again."""
     from memoryhub.consolidation.proposals import undo_proposal
+    from memoryhub.memories.supersession import undo_conflict_decision
+
+    def take_back(proposal: Proposal) -> Proposal:
+        if proposal.kind == ProposalKind.CONFLICT:
+            return undo_conflict_decision(proposal=proposal, actor=actor(request))
+        return undo_proposal(proposal=proposal, actor=actor(request))
 
     return _proposal_action(
-        request, pk, lambda p: undo_proposal(proposal=p, actor=actor(request)), f"Merge of proposal #{pk} undone."
+        request,
+        pk,
+        take_back,
+        lambda p: (
+            f"Conflict #{pk} open again: both memories are as they were."
+            if p.kind == ProposalKind.CONFLICT
+            else f"Merge of proposal #{pk} undone."
+        ),
     )
 
 
