@@ -13,12 +13,12 @@ What the domain calls:
 What `serve` calls: `start()` and `stop()` around serving, `serve_workers(...)` for `serve --workers N`.
 """
 
-from memoryhub.runtime.background import after_response, flush
+from memoryhub.runtime.background import after_response
 from memoryhub.runtime.lifecycle import start, stop
 from memoryhub.runtime.threads import LOCKS, alongside, lock, on_write_lane
 from memoryhub.runtime.turns import searching, serve_workers, write_turn, yield_to_searches
 
 __all__ = [
-    "LOCKS", "after_response", "alongside", "flush", "lock", "on_write_lane", "searching", "serve_workers", "start",
+    "LOCKS", "after_response", "alongside", "lock", "on_write_lane", "searching", "serve_workers", "start",
     "stop", "write_turn", "yield_to_searches",
 ]  # fmt: skip

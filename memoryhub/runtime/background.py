@@ -100,12 +100,6 @@ def start_thread() -> None:
             _thread.start()
 
 
-def flush() -> None:
-    """Wait until everything queued so far has run (tests, shutdown)."""
-    if _thread is not None:
-        _queue.join()
-
-
 def stop_thread() -> None:
     """Run what is queued, then end the thread; `after_response` runs work inline again."""
     global _thread
