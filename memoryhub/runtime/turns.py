@@ -13,7 +13,7 @@ write steps aside: as it takes its turn, and before its other heavy step, it wai
 is running, for at most MEMORYHUB_WRITE_YIELD_MS, so writes are delayed, never starved. Under `serve --workers`
 the searches counted are those of every worker (they share the cores): one slot per worker in shared memory, each
 holding its own process's count. Measured on 2 cores, 2 workers, 4 searching and 3 writing clients: counting only
-the process's own searches made search p50 1.19x and p95 1.44x what counting every worker's gives.
+the process's own searches made search p50 1.19x (two runs) and p95 1.05x-1.44x what counting every worker's gives.
 """
 
 from __future__ import annotations
