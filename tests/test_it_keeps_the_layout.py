@@ -10,7 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "consolidation", "embeddings", "memories", "people", "retrieval", "settings", "storage"}
+PACKAGES = {"agents", "consolidation", "embeddings", "memories", "people", "retrieval", "runtime", "settings",
+            "storage"}  # fmt: skip
 
 
 # The floors, bottom first (docs/architecture.md draws the same table). A module may import from its own package and
@@ -19,6 +20,7 @@ PACKAGES = {"agents", "consolidation", "embeddings", "memories", "people", "retr
 FLOORS: list[set[str]] = [
     {"memoryhub.startup"},  # the one error every entry point catches
     {"memoryhub.settings"},
+    {"memoryhub.runtime"},  # threads, locks, pools, processes: below every package that needs one
     {"memoryhub.storage"},
     {"memoryhub.embeddings", "memoryhub.models"},
     {"memoryhub.memories"},
@@ -361,3 +363,58 @@ def test_no_function_in_memories_retrieval_or_agents_is_longer_than_the_limit():
                     if length > LONGEST_LINES:
                         found[f"{path.relative_to(ROOT)}:{node.name}"] = length
     assert found == {}
+
+
+# Threads, locks, pools and processes are made in memoryhub/runtime/ alone (with its start and stop); the domain asks
+# it for a turn, a lock or a lane. What counts as making one: a call to one of these, from one of these modules.
+CONCURRENCY_MODULES = {"threading", "_thread", "multiprocessing", "concurrent.futures", "os"}
+MAKERS = {
+    "Lock", "RLock", "Condition", "Semaphore", "BoundedSemaphore", "Event", "Barrier", "Thread", "Timer",
+    "ThreadPoolExecutor", "ProcessPoolExecutor", "Process", "Pool", "Array", "Value", "Queue", "Manager",
+    "get_context", "start_new_thread", "allocate_lock", "fork", "forkpty",
+}  # fmt: skip
+NO_CONCURRENCY = ["memoryhub/memories", "memoryhub/retrieval", "memoryhub/storage", "memoryhub/embeddings",
+                  "memoryhub/consolidation"]  # fmt: skip
+
+
+def concurrency_made(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each thread, lock, pool or process the text makes: `threading.Lock()`, `Lock()` imported from
+    threading, `multiprocessing.get_context("fork").Array(...)`, `os.fork()`."""
+    tree = ast.parse(source)
+    origin: dict[str, str] = {}  # a name in this text -> the module it comes from
+    real: dict[str, str] = {}  # a name imported under another -> its own
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            origin |= {(alias.asname or alias.name).split(".")[0]: alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            origin |= {alias.asname or alias.name: node.module for alias in node.names}
+            real |= {alias.asname: alias.name for alias in node.names if alias.asname}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        root = node.func
+        name = getattr(root, "id", "")
+        last = root.attr if isinstance(root, ast.Attribute) else real.get(name, name)
+        while isinstance(root, ast.Attribute | ast.Call):
+            root = root.value if isinstance(root, ast.Attribute) else root.func
+        if isinstance(root, ast.Name) and origin.get(root.id) in CONCURRENCY_MODULES and last in MAKERS:
+            found.append((node.lineno, last))
+    return found
+
+
+def test_threads_locks_pools_and_processes_are_made_only_in_the_runtime():
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {name}"
+        for folder in NO_CONCURRENCY
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        for line, name in concurrency_made(path.read_text())
+    ]
+    assert found == []
+    # The check sees one when there is one, however it is spelled.
+    assert concurrency_made("import threading\n\n_lock = threading.Lock()\n") == [(3, "Lock")]
+    assert concurrency_made("from threading import Thread as T\nT(target=print).start()\n") == [(2, "Thread")]
+    assert concurrency_made("import multiprocessing\nS = multiprocessing.get_context('fork').Array('i', 2)\n")
+    assert concurrency_made("from concurrent.futures import ThreadPoolExecutor\nP = ThreadPoolExecutor(2)\n")
+    assert concurrency_made("import os\npid = os.fork()\n") == [(2, "fork")]
+    assert concurrency_made("from memoryhub import runtime\n_lock = runtime.lock('copy')\n") == []

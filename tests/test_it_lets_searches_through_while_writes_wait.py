@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from django.db import connection
 
+from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
-from memoryhub.memories import gate, priority
+from memoryhub.memories import gate
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval.search import MemoryFilter, search_memories
@@ -45,7 +46,7 @@ class Background(threading.Thread):
 def test_a_search_answers_while_a_write_waits_for_its_turn_at_the_gate():
     import_memories(items=[{"content": text, "project": "p"} for text in FACTS], source="test")
     assert write_lane.uses_lane(get_embedder())  # the bundled model: writes take turns
-    with gate._write_turn:  # another write holds the turn
+    with runtime.write_turn(exclusive=True):  # another write holds the turn
         write = Background(lambda: gate.gate_write(content="The mobile release ships on Thursdays", project="p"))
         write.start()
         hits = search_memories(query="when is the staging cluster rebuilt", within=MemoryFilter(visible_from="p"))
@@ -62,7 +63,8 @@ def test_a_search_embeds_while_the_write_lane_is_busy_and_writes_queue_behind_it
         busy.set()
         release.wait(timeout=120)
 
-    held = write_lane._lane().submit(hold_the_lane)
+    held = Background(lambda: runtime.on_write_lane(hold_the_lane))
+    held.start()
     try:
         assert busy.wait(timeout=60)
         text = "The nightly export is compressed before upload"
@@ -73,7 +75,7 @@ def test_a_search_embeds_while_the_write_lane_is_busy_and_writes_queue_behind_it
         assert queued.is_alive() and queued.result is None  # waits for the lane
     finally:
         release.set()
-    held.result(timeout=60)
+    held.join(timeout=60)
     queued.join(timeout=120)
     assert queued.error is None
     # The lane's own copy of the model gives the vectors the shared one gives.
@@ -82,7 +84,7 @@ def test_a_search_embeds_while_the_write_lane_is_busy_and_writes_queue_behind_it
 
 @pytest.mark.skipif(not hasattr(os, "setpriority"), reason="per-thread priority is a Linux feature")
 def test_the_write_lane_runs_at_a_lower_priority(settings):
-    nice = write_lane._lane().submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
+    nice = runtime.on_write_lane(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
     mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
     assert nice == min(19, mine + settings.MEMORYHUB_WRITE_EMBED_NICE) > mine
 
@@ -91,7 +93,7 @@ def test_a_write_steps_aside_while_a_search_runs(settings):
     settings.MEMORYHUB_WRITE_YIELD_MS = 600_000  # long enough that only the search's end lets the write go on
     import_memories(items=[{"content": text, "project": "p"} for text in FACTS], source="test")
     before = Memory.objects.count()
-    with priority.searching():  # a search in flight
+    with runtime.searching():  # a search in flight
         write = Background(lambda: gate.gate_write(content="The login page caches avatars for a day", project="p"))
         write.start()
         hits = search_memories(
@@ -105,7 +107,7 @@ def test_a_write_steps_aside_while_a_search_runs(settings):
 
 def test_a_write_waits_for_searches_only_a_bounded_moment(settings):
     settings.MEMORYHUB_WRITE_YIELD_MS = 1
-    with priority.searching():  # a search that never ends does not hold writes back
+    with runtime.searching():  # a search that never ends does not hold writes back
         write = Background(lambda: gate.gate_write(content="The mobile release needs two approvals", project="p"))
         write.start()
         write.join(timeout=120)

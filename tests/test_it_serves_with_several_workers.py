@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memoryhub.management import prefork
+from memoryhub.runtime import prefork
 from tests.live_server import LiveServer, create_token, migrated_store, query_store
 
 

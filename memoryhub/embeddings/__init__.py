@@ -6,7 +6,6 @@ to any OpenAI-compatible `/v1/embeddings` endpoint (Ollama, LM Studio, llama.cpp
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 from typing import Protocol
 
@@ -14,6 +13,7 @@ import httpx
 import numpy as np
 from django.conf import settings
 
+from memoryhub import runtime
 from memoryhub.embeddings import minilm
 
 
@@ -117,7 +117,7 @@ class OpenAICompatibleEmbedder:
         return _normalise(vectors)
 
 
-_lock = threading.Lock()
+_lock = runtime.lock("embedder")  # the model is built once per process
 _active: Embedder | None = None
 
 

@@ -5,7 +5,8 @@ Why: on a small machine every write and every search embeds its text with the sa
 and searching at once used to run up to eight embeddings side by side; a search then waited for the CPU behind
 the writes' embeddings, and its p95 grew several times over its p95 at rest. Here:
 
-- writes, edits and imports embed on one thread of their own (so one at a time, in the order they came),
+- writes, edits and imports embed on the runtime's write lane, one thread of their own (so one at a time, in the
+  order they came; `runtime.on_write_lane`),
 - that thread, and the threads of its own onnxruntime session (created on it, so they inherit its priority),
   run MEMORYHUB_WRITE_EMBED_NICE steps of `nice` below the server: the kernel gives a search's embedding the
   CPU first, and a write's embedding still gets all of it when no search runs (a lone import is as fast),
@@ -13,7 +14,7 @@ the writes' embeddings, and its p95 grew several times over its p95 at rest. Her
 
 Only onnxruntime runs at the lower priority, and it releases the interpreter lock while it runs: a thread of low
 priority holding that lock (Python code) could keep every search waiting for its next time slice. The gate's
-Python work is kept from crowding searches differently, by one write at a time (memories/gate.py).
+Python work is kept from crowding searches differently, by one write at a time (runtime/turns.py).
 
 Only the bundled local model gets a lane: a remote embedding provider spends no CPU here, and an embedder set by
 a test or a command is used as it is, on the caller's thread.
@@ -21,48 +22,16 @@ a test or a command is used as it is, on the caller's thread.
 
 from __future__ import annotations
 
-import logging
-import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
-from django.conf import settings
 
-from memoryhub import embeddings
+from memoryhub import embeddings, runtime
 
-logger = logging.getLogger(__name__)
-
-_lock = threading.Lock()
-_executor: ThreadPoolExecutor | None = None
 _twins: dict[int, embeddings.Embedder] = {}  # id of the process's embedder -> the lane's copy of it
 
 
-def _lower_priority() -> None:
-    """Runs once on the lane's thread: Linux gives each thread its own nice value, and threads it starts (the
-    onnxruntime session's) inherit it."""
-    nice = int(settings.MEMORYHUB_WRITE_EMBED_NICE)
-    if nice <= 0 or not hasattr(os, "setpriority"):
-        return
-    me = threading.get_native_id()
-    try:
-        # Relative to the thread that started the lane, so a server already run under `nice` stays below it too.
-        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + nice))
-    except OSError as exc:  # not Linux, or a sandbox that forbids it: the lane still serialises
-        logger.info("the write lane runs at normal priority: %s", exc)
-
-
-def _lane() -> ThreadPoolExecutor:
-    global _executor
-    with _lock:
-        if _executor is None:
-            _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryhub-write-embedding",
-                                           initializer=_lower_priority)  # fmt: skip
-        return _executor
-
-
 def _twin(active: embeddings.LocalMiniLM) -> embeddings.Embedder:
-    """The lane's own copy of the local model, built on the lane's thread (see _lower_priority)."""
+    """The lane's own copy of the local model, built on the lane's thread (so its threads run at the lane's
+    priority); only the lane's thread reads or changes `_twins`."""
     twin = _twins.get(id(active))
     if twin is None:
         _twins.clear()  # another embedder became active: the old twin is of no use
@@ -79,7 +48,7 @@ def embed_for_storage(texts: list[str]) -> np.ndarray:
     active = embeddings.get_embedder()
     if not uses_lane(active):
         return active.embed(texts)
-    return _lane().submit(lambda: _twin(active).embed(texts)).result()
+    return runtime.on_write_lane(lambda: _twin(active).embed(texts))
 
 
 def warm_up() -> None:

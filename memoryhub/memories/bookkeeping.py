@@ -1,54 +1,27 @@
-"""Bookkeeping off the request: a search's reinforcement and the usage record of an agent call, written by one
-background thread of the server after the answer has gone, many requests' worth in one transaction.
-
-Why: every agent search wrote twice before it answered (the results' use counts, the usage record), and each
-write queues for the process's single writer slot behind whatever a memory write holds it for (the gate's
-duplicate check runs inside its transaction). Under eight agents writing and searching at once, a quarter of a
-search's time went to that queue. Nothing in a search's answer depends on these writes.
-
-What it costs: the counts land a moment later (usually milliseconds), and a process killed outright (SIGKILL,
-an out-of-memory kill) loses what was still queued: the last moments' use counts and usage records, as a power
-cut already could under bookkeeping_write's synchronous=NORMAL; never a memory. `serve` stops the thread on
-SIGTERM/SIGINT after writing everything queued.
-
-Off unless `start()` was called (only `serve` calls it): commands, tests and the MCP server write their
-bookkeeping inline, as before, inside whatever transaction they are in.
+"""Bookkeeping off the request: a search's reinforcement and the usage record of an agent call are written after
+the answer has gone (`runtime.after_response`, which says why and what it costs), each in a bookkeeping
+transaction (`store.bookkeeping_write`: no wait for the disk). Inline, as before, where the runtime was not started
+(commands, tests, the MCP server).
 """
 
 from __future__ import annotations
 
-import logging
-import queue
-import threading
 from collections.abc import Callable
 from typing import Literal
 
-from django.db import close_old_connections, connection
 from django.utils import timezone
 
-from memoryhub.memories import priority
+from memoryhub import runtime
 from memoryhub.memories.secrets import redact_label
 from memoryhub.memories.store import bookkeeping_write, reinforce
 from memoryhub.models import UsageRecord
 
-logger = logging.getLogger(__name__)
-
 Work = Callable[[], None]
-_BATCH = 200  # queued items written per transaction at most
-
-_queue: queue.Queue[Work | None] = queue.Queue()
-_thread: threading.Thread | None = None
-_lock = threading.Lock()
 
 
 def later(work: Work) -> None:
-    """Run `work` (a few bookkeeping writes) inside bookkeeping_write(): on the background thread when the server
-    started it, otherwise now."""
-    if _thread is None:
-        with bookkeeping_write():
-            work()
-        return
-    _queue.put(work)
+    """Run `work` (a few bookkeeping writes) inside bookkeeping_write(), after the response."""
+    runtime.after_response(work, within=bookkeeping_write)
 
 
 def reinforce_later(memory_ids: list[int]) -> None:
@@ -81,85 +54,3 @@ def record_usage(
         "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
     }  # fmt: skip
     later(lambda: UsageRecord.objects.create(**fields))
-
-
-def _run_batch(batch: list[Work]) -> None:
-    try:
-        with bookkeeping_write():
-            for work in batch:
-                work()
-        return
-    except Exception:  # noqa: BLE001 - one bad item must not lose the others: write them one by one
-        logger.warning("a batch of bookkeeping writes failed; retrying them one at a time", exc_info=True)
-    for work in batch:
-        try:
-            with bookkeeping_write():
-                work()
-        except Exception:  # noqa: BLE001 - bookkeeping never takes the server down
-            logger.exception("a bookkeeping write failed and was dropped")
-
-
-def _drain(limit: int) -> list[Work | None]:
-    out: list[Work | None] = []
-    while len(out) < limit:
-        try:
-            out.append(_queue.get_nowait())
-        except queue.Empty:
-            break
-    return out
-
-
-def _worker() -> None:
-    stopping = False
-    while not stopping:
-        taken = [_queue.get()]
-        taken += _drain(_BATCH + 1 - len(taken))
-        batch = [work for work in taken if work is not None]
-        stopping = len(batch) < len(taken)
-        if batch:
-            priority.yield_to_searches()  # the counts can wait a moment longer; queued items join this batch
-            taken += _drain(_BATCH + 1 - len(taken))
-            batch = [work for work in taken if work is not None]
-            stopping = len(batch) < len(taken)
-            close_old_connections()  # as a request would: a connection past its age or gone bad is replaced
-            _run_batch(batch)
-        for _ in taken:
-            _queue.task_done()
-    connection.close()
-
-
-def start() -> None:
-    """From now on, `later` queues its work for the background thread (idempotent)."""
-    global _thread
-    with _lock:
-        if _thread is None:
-            _thread = threading.Thread(target=_worker, name="memoryhub-bookkeeping", daemon=True)
-            _thread.start()
-
-
-def flush() -> None:
-    """Wait until everything queued so far is written (tests, shutdown)."""
-    if _thread is not None:
-        _queue.join()
-
-
-def stop() -> None:
-    """Write what is queued, then end the thread; `later` writes inline again."""
-    global _thread
-    with _lock:
-        thread, _thread = _thread, None
-    if thread is not None:
-        _queue.put(None)
-        thread.join()
-    # Work queued by a request that saw the thread still running, after the thread took its last batch.
-    rest: list[Work] = []
-    while True:
-        try:
-            work = _queue.get_nowait()
-        except queue.Empty:
-            break
-        _queue.task_done()
-        if work is not None:
-            rest.append(work)
-    if rest:
-        _run_batch(rest)

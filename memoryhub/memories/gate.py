@@ -9,9 +9,7 @@ warning when the text seems to hold several facts. Refused, folded and warned wr
 
 from __future__ import annotations
 
-import contextlib
 import re
-import threading
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -20,9 +18,9 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
-from memoryhub.memories import priority
 from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.details import NEGATIONS, added_details
 from memoryhub.memories.noise import judge_noise, noise_reason, words
@@ -197,29 +195,12 @@ def _fold(memory: Memory, fields: dict[str, Any], explicit: set[str]) -> dict[st
 
 # --- the gate ------------------------------------------------------------------------------------------------
 
-# Check-then-create must not interleave in one process, or two identical posts both pass the duplicate check.
-_write_lock = threading.Lock()
-
 
 def _log(decision: str, *, reason: str, kind: str, content: str, payload: dict, project, source, memory=None):
     return GateLogEntry.objects.create(
         decision=decision, reason=reason, kind=kind, content=content, payload=payload, project=project,
         source=source, memory=memory,
     )  # fmt: skip
-
-
-# One write at a time through the whole gate (its checks, the embedding, the duplicate check, the insert) when
-# the model runs here: a search waits for the CPU behind at most one write instead of behind every write in
-# flight. Measured with 8 agents (30% writes) at 10k memories: search p50/p95 68/156 -> 33/69 ms at the same
-# throughput; the writes wait in line instead. A remote embedder spends no CPU here, so its writes keep
-# embedding side by side and only check-then-create is serialised (`_write_lock`).
-_write_turn: Any = threading.Lock()
-
-
-def share_write_turn(lock: Any) -> None:
-    """Several server processes (`serve --workers`): take turns on a lock the workers share."""
-    global _write_turn
-    _write_turn = lock
 
 
 def gate_write(
@@ -236,9 +217,8 @@ def gate_write(
 ) -> GateResult:
     """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written).
     `valid_from`: when the fact became true (ISO 8601; default: now)."""
-    turn = _write_turn if write_lane.uses_lane(get_embedder()) else contextlib.nullcontext()
-    with turn:
-        priority.yield_to_searches()  # before the checks and the embedding
+    # One write at a time through the gate when the model runs here, after the searches running (runtime/turns.py).
+    with runtime.write_turn(exclusive=write_lane.uses_lane(get_embedder())):
         return _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
                            metadata=metadata, importance=importance, source=source,
                            valid_from=valid_from)  # fmt: skip
@@ -272,11 +252,11 @@ def _gate_write(
     embedder = get_embedder()
     vector = embed_for_storage([text])[0]
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
-    priority.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
-    # The twin is looked for inside the write transaction, which writers enter one at a time in every server
-    # process (SQLite: IMMEDIATE takes the write lock at BEGIN; PostgreSQL: the twin check's advisory lock), so a
-    # second process waits here instead of storing the same fact beside it.
-    with _write_lock, transaction.atomic():
+    runtime.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
+    # The twin is looked for inside the write transaction, which writers enter one at a time, in this process and in
+    # every other (SQLite: IMMEDIATE takes the write lock at BEGIN, behind the process's writer slot; PostgreSQL: the
+    # twin check's advisory lock), so a second write waits here instead of storing the same fact beside it.
+    with transaction.atomic():
         sql.serialize_writes("twin-check")
         candidates = similar_in_scope(
             content=text, vector=vector, model_id=embedder.model_id, project=project, limit=50

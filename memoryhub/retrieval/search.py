@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +30,8 @@ import numpy as np
 from django.conf import settings
 from django.utils import timezone
 
+from memoryhub import runtime
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories import priority
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
@@ -186,9 +186,7 @@ def _vector_total(model_id: str) -> int:
 # The query's embedding is computed on a worker thread while the keyword side runs its SQL on the caller's
 # (ONNX and SQLite both release the GIL): a hybrid search then costs the longer of the two, not their sum. On
 # a large store the worker also ranks the in-process vector copy (numpy, no database) right after embedding.
-# As many workers as the server has request threads (8 by default): with a remote embedding provider each query
-# waits on the network, and a smaller pool would queue one request's search behind another's embedding.
-_embedding_threads = ThreadPoolExecutor(max_workers=8, thread_name_prefix="memoryhub-query-embedding")
+# The worker is one of the runtime's query embedding pool (`runtime.alongside`).
 
 
 @dataclass
@@ -218,7 +216,7 @@ def _start_semantic(query: str, pool: int, scope: SearchScope) -> Future:
     view = None
     if not sql.FILTERED_KNN and not scope.narrower and _vector_total(embedder.model_id) > vector_index.EXACT_KNN_MAX:
         view = vector_index.view(embedder.model_id, embedder.dimensions)
-    return _embedding_threads.submit(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope)
+    return runtime.alongside(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope)
 
 
 def _semantic(
@@ -462,7 +460,7 @@ def search_memories(
     memory_filter = within
     where, params, scope = _plan(memory_filter)
     floor = _relevance_floor(min_score)
-    with priority.searching():  # writes of this process step aside meanwhile (memories/priority.py)
+    with runtime.searching():  # writes of this process step aside meanwhile (runtime/turns.py)
         found = candidates(query, scope, where, params, mode=mode, k=k)
         rows = found.rows
         # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.

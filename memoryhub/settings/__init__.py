@@ -166,11 +166,11 @@ MEMORYHUB_EMBED_DIMENSIONS = envint("MEMORYHUB_EMBED_DIMENSIONS", 0, minimum=0)
 MEMORYHUB_EMBED_TIMEOUT = envfloat("MEMORYHUB_EMBED_TIMEOUT", 30.0, minimum=0.1)
 # Where the int8 ONNX build of the bundled model is cached (made from the pip package's weights, never downloaded).
 MEMORYHUB_MODEL_CACHE = envstr("MEMORYHUB_MODEL_CACHE", str(Path.home() / ".cache" / "memoryhub"))
-# The niceness of the thread that embeds texts about to be stored (embeddings/write_lane.py): searches get the
+# The niceness of the thread that embeds texts about to be stored (runtime's write lane): searches get the
 # CPU before writes. 0: the same priority (writes still embed one at a time).
 MEMORYHUB_WRITE_EMBED_NICE = envint("MEMORYHUB_WRITE_EMBED_NICE", 10, minimum=0, maximum=19)
 # How long a write waits, before each of its two heavy steps, for the searches running in its process to finish
-# (memories/priority.py). 0: writes never wait for searches.
+# (runtime/turns.py). 0: writes never wait for searches.
 MEMORYHUB_WRITE_YIELD_MS = envint("MEMORYHUB_WRITE_YIELD_MS", 100, minimum=0, maximum=10_000)
 
 # --- Search (memoryhub/retrieval/) ------------------------------------------------------------------------------

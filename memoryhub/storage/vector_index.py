@@ -27,11 +27,11 @@ copy of the store.
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from memoryhub import runtime
 from memoryhub.storage import sql
 from memoryhub.storage.resets import on_store_replaced
 
@@ -48,7 +48,7 @@ QUANTIZED_RESCORE = 2000
 # of that for a cosine off by less than 0.005.
 COPY_INT8_ABOVE = 200_000
 
-_lock = threading.Lock()
+_lock = runtime.lock("vector copy")
 
 
 @dataclass

@@ -3,10 +3,11 @@
 Loopback by default: the API holds what agents learned and the dashboard edits it. One process with several
 threads by default, because SQLite allows one writer at a time anyway (WAL lets readers run beside it) and the
 embedding model is loaded once per process; `--workers N` runs N such processes on one port
-(management/prefork.py) for machines where one process's interpreter lock is the limit.
+(runtime/prefork.py) for machines where one process's interpreter lock is the limit.
 
-Each process writes the bookkeeping of agent searches (use counts, usage records) on a background thread after
-answering (memories/bookkeeping.py); SIGTERM and Ctrl-C stop it cleanly, writing what is queued first.
+Each process starts the runtime (memoryhub/runtime/): the bookkeeping of agent searches (use counts, usage
+records) is then written on a background thread after answering; SIGTERM and Ctrl-C stop it cleanly, writing what
+is queued first.
 """
 
 from __future__ import annotations
@@ -15,15 +16,14 @@ import ipaddress
 import logging
 import os
 import signal
-import tempfile
 
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 from waitress import serve
 
-from memoryhub.management.prefork import Prefork, SharedLock, listening_socket, raise_system_exit
-from memoryhub.memories import bookkeeping, gate, priority
+from memoryhub import runtime
+from memoryhub.runtime.prefork import listening_socket, raise_system_exit
 from memoryhub.storage import sql
 
 logger = logging.getLogger(__name__)
@@ -87,24 +87,12 @@ class Command(BaseCommand):
             for connection in connections.all():
                 if hasattr(connection, "close_pool"):
                     connection.close_pool()  # PostgreSQL: the pool's sockets too, or the workers would share them
-
-            # Writes step aside for the searches of every worker (memories/priority.py), and take turns at the gate
-            # as one (gate._write_turn) on a lock file the workers each open after the fork.
-            priority.share_between_processes(workers)
-            turn = tempfile.NamedTemporaryFile(prefix="memoryhub-write-turn-")  # noqa: SIM115 - open while serving
             self.stdout.write(
                 f"MemoryHub serving on http://{host}:{port}/ with {workers} processes of {threads} threads (waitress)"
             )
-
-            def run(index: int) -> None:
-
-                priority.worker_started(index)
-                gate.share_write_turn(SharedLock(turn.name))
-                self._worker({"sockets": [sock]}, threads, no_preload)
-
-            prefork = Prefork(workers, run, report=lambda line: self.stderr.write(line), on_death=priority.worker_died)
-            code = prefork.run()
-            turn.close()
+            code = runtime.serve_workers(
+                workers, lambda index: self._worker({"sockets": [sock]}, threads, no_preload), report=self.stderr.write
+            )
             sock.close()
             if code:
                 raise SystemExit(code)
@@ -126,7 +114,7 @@ class Command(BaseCommand):
             get_embedder()
             write_lane.warm_up()  # the write lane's own copy of the model (embeddings/write_lane.py)
         self.stdout.flush()
-        bookkeeping.start()
+        runtime.start()
         try:
             serve(
                 application,
@@ -141,4 +129,4 @@ class Command(BaseCommand):
                 _quiet=listen.get("sockets") is not None,  # the parent said where; N workers need not repeat it
             )
         finally:
-            bookkeeping.stop()
+            runtime.stop()

@@ -14,8 +14,8 @@ writer at once. Other processes (a management command beside the server) still m
 from __future__ import annotations
 
 import sys
-import threading
 
+from memoryhub import runtime
 from memoryhub.storage.backend.driver import DRIVER, load_vec, owner_only
 
 if DRIVER.__name__ != "sqlite3":
@@ -24,7 +24,7 @@ if DRIVER.__name__ != "sqlite3":
 
 from django.db.backends.sqlite3 import base as sqlite_base  # noqa: E402
 
-_WRITE_LOCK = threading.Lock()
+_WRITE_LOCK = runtime.lock("sqlite writer slot")
 _WRITE_VERBS = ("INSERT", "UPDATE", "DELETE", "REPLACE")
 
 

@@ -1,0 +1,122 @@
+"""Work after the response: a search's reinforcement and the usage record of an agent call, written by one
+background thread of the server after the answer has gone, many requests' worth in one transaction.
+
+Why: every agent search wrote twice before it answered (the results' use counts, the usage record), and each
+write queues for the process's single writer slot behind whatever a memory write holds it for (the gate's
+duplicate check runs inside its transaction). Under eight agents writing and searching at once, a quarter of a
+search's time went to that queue. Nothing in a search's answer depends on these writes.
+
+What it costs: the counts land a moment later (usually milliseconds), and a process killed outright (SIGKILL,
+an out-of-memory kill) loses what was still queued: the last moments' use counts and usage records, as a power
+cut already could under a bookkeeping transaction's synchronous=NORMAL; never a memory. `serve` stops the thread
+on SIGTERM/SIGINT after writing everything queued.
+
+Off until `runtime.start()` (only `serve` calls it): commands, tests and the MCP server run the work inline, as
+before, inside whatever transaction they are in.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+from django.db import close_old_connections, connection
+
+from memoryhub.runtime.turns import yield_to_searches
+
+logger = logging.getLogger(__name__)
+
+Work = Callable[[], None]
+Within = Callable[[], AbstractContextManager]
+_BATCH = 200  # queued items written per transaction at most
+
+_queue: queue.Queue[tuple[Work, Within] | None] = queue.Queue()
+_thread: threading.Thread | None = None
+_lock = threading.Lock()
+
+
+def after_response(work: Work, *, within: Within) -> None:
+    """Run `work` inside `within()` (a transaction): on the background thread once the runtime started, batched
+    with other work of the same `within`; otherwise now."""
+    if _thread is None:
+        with within():
+            work()
+        return
+    _queue.put((work, within))
+
+
+def _run_batch(batch: list[tuple[Work, Within]]) -> None:
+    for within in dict.fromkeys(w for _, w in batch):
+        items = [work for work, w in batch if w is within]
+        try:
+            with within():
+                for work in items:
+                    work()
+            continue
+        except Exception:  # noqa: BLE001 - one bad item must not lose the others: run them one by one
+            logger.warning("a batch of work after the response failed; retrying it one at a time", exc_info=True)
+        for work in items:
+            try:
+                with within():
+                    work()
+            except Exception:  # noqa: BLE001 - bookkeeping never takes the server down
+                logger.exception("work after the response failed and was dropped")
+
+
+def _drain(taken: list) -> list:
+    while len(taken) < _BATCH + 1:
+        try:
+            taken.append(_queue.get_nowait())
+        except queue.Empty:
+            break
+    return taken
+
+
+def _worker() -> None:
+    stopping = False
+    while not stopping:
+        taken = _drain([_queue.get()])
+        if any(item is not None for item in taken):
+            yield_to_searches()  # the counts can wait a moment longer; queued items join this batch
+            taken = _drain(taken)
+        batch = [item for item in taken if item is not None]
+        stopping = len(batch) < len(taken)
+        if batch:
+            close_old_connections()  # as a request would: a connection past its age or gone bad is replaced
+            _run_batch(batch)
+        for _ in taken:
+            _queue.task_done()
+    connection.close()
+
+
+def start_thread() -> None:
+    global _thread
+    with _lock:
+        if _thread is None:
+            _thread = threading.Thread(target=_worker, name="memoryhub-after-response", daemon=True)
+            _thread.start()
+
+
+def stop_thread() -> None:
+    """Run what is queued, then end the thread; `after_response` runs work inline again."""
+    global _thread
+    with _lock:
+        thread, _thread = _thread, None
+    if thread is not None:
+        _queue.put(None)
+        thread.join()
+    # Work queued by a request that saw the thread still running, after the thread took its last batch.
+    rest = []
+    while True:
+        try:
+            item = _queue.get_nowait()
+        except queue.Empty:
+            break
+        _queue.task_done()
+        if item is not None:
+            rest.append(item)
+    if rest:
+        _run_batch(rest)

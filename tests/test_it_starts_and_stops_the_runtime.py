@@ -1,0 +1,50 @@
+"""The runtime's start and stop: work after the response runs inline until `start()`, on one background thread after
+it, and all of it before `stop()` returns; `stop()` ends every thread the runtime started, and the next use of a
+lane starts it again."""
+
+from __future__ import annotations
+
+import threading
+from contextlib import nullcontext
+
+from memoryhub import runtime
+
+
+def _runtime_threads() -> set[str]:
+    return {t.name.split("_")[0] for t in threading.enumerate() if t.name.startswith("memoryhub-")}
+
+
+def test_work_after_the_response_runs_inline_until_the_runtime_starts_and_all_of_it_before_it_stops():
+    done: list[int] = []
+    runtime.after_response(lambda: done.append(1), within=nullcontext)
+    assert done == [1]  # not started: now, on the caller's thread
+    runtime.start()
+    try:
+        release = threading.Event()
+        runtime.after_response(lambda: (release.wait(10), done.append(2)), within=nullcontext)
+        runtime.after_response(lambda: done.append(3), within=nullcontext)
+        assert done == [1]  # queued for the background thread
+        release.set()
+    finally:
+        runtime.stop()
+    assert done == [1, 2, 3]
+    runtime.after_response(lambda: done.append(4), within=nullcontext)
+    assert done == [1, 2, 3, 4]
+
+
+def test_stop_ends_every_thread_the_runtime_started_and_the_lanes_start_again_on_use():
+    runtime.start()
+    assert runtime.on_write_lane(lambda: threading.current_thread().name).startswith("memoryhub-write-embedding")
+    assert runtime.alongside(lambda: 7).result() == 7
+    assert {"memoryhub-after-response", "memoryhub-write-embedding", "memoryhub-query-embedding"} <= _runtime_threads()
+    runtime.stop()
+    assert _runtime_threads() == set()
+    assert runtime.on_write_lane(lambda: 5) == 5
+    runtime.stop()
+
+
+def test_every_lock_of_the_process_is_named_in_one_place():
+    import memoryhub.retrieval.search  # noqa: F401  (loads the embedder and the vector copy)
+
+    assert {"embedder", "vector copy"} <= set(runtime.LOCKS)
+    assert runtime.lock("vector copy") is runtime.LOCKS["vector copy"]
