@@ -30,7 +30,7 @@ def bulk_archive(*, memories: list[Memory], actor: str, reason: str = "archived 
     return len(archive(memory_ids=[m.pk for m in memories], actor=actor, note=reason))
 
 
-def bulk_restore(*, memories: list[Memory], actor: str) -> int:
+def bulk_restore(*, memories: list[Memory], actor: str, undo: bool = False) -> int:
     """Restore the archived and superseded ones among `memories` (the one restore, `supersession.restore`)."""
     from memoryhub.memories.supersession import restore
 
@@ -39,7 +39,7 @@ def bulk_restore(*, memories: list[Memory], actor: str) -> int:
         for memory in todo:
             memory.refresh_from_db()  # restoring one superseded memory may have changed another of the selection
             if memory.status in (Status.ARCHIVED, Status.SUPERSEDED):
-                restore(memory=memory, actor=actor)
+                restore(memory=memory, actor=actor, undo=undo)
     return len(todo)
 
 

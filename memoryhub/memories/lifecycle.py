@@ -158,8 +158,9 @@ def archive_memory(*, memory: Memory, actor: str, reason: str = "") -> Memory:
     return _reloaded(memory)
 
 
-def restore_memory(*, memory: Memory, actor: str) -> Memory:
-    """Bring an archived memory back, with a fresh decay clock so the next sweep does not take it again.
+def restore_memory(*, memory: Memory, actor: str, undo: bool = False) -> Memory:
+    """Bring an archived memory back, with a fresh decay clock so the next sweep does not take it again. An `undo`
+    (the Undo of an archive just made) puts it back exactly as it was: its last use stays where it was.
 
     A memory archived by a merge is restored on its own here (its `merged_into` is cleared); undoing the whole
     merge is `consolidation.undo_proposal`.
@@ -172,7 +173,8 @@ def restore_memory(*, memory: Memory, actor: str) -> Memory:
         before = {"status": current.status, "merged_into": current.merged_into_id}
         current.status = Status.ACTIVE
         current.merged_into = None
-        current.last_accessed_at = now
+        if not undo:
+            current.last_accessed_at = now
         current.save(update_fields=["status", "merged_into", "last_accessed_at"])
         record_event(
             current.pk, "restored", actor=actor, before=before, after={"status": Status.ACTIVE, "merged_into": None}

@@ -118,11 +118,12 @@ def restore_superseded(*, memory: Memory, actor: str) -> Memory:
     return memory
 
 
-def restore(*, memory: Memory, actor: str) -> Memory:
-    """The one restore: a superseded memory as above, an archived one as `lifecycle.restore_memory` does."""
+def restore(*, memory: Memory, actor: str, undo: bool = False) -> Memory:
+    """The one restore: a superseded memory as above, an archived one as `lifecycle.restore_memory` does (`undo`:
+    the Undo of an archive just made, which leaves its last use where it was)."""
     if memory.status == Status.SUPERSEDED:
         return restore_superseded(memory=memory, actor=actor)
-    return restore_memory(memory=memory, actor=actor)
+    return restore_memory(memory=memory, actor=actor, undo=undo)
 
 
 # --- conflicts: a person decides ------------------------------------------------------------------------------

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
+
+from django.utils import timezone
 
 from memoryhub.models import Memory, MemoryEvent
 from memoryhub.retrieval.search import MemoryFilter, search_memories
@@ -51,6 +54,25 @@ def test_archiving_and_restoring_in_place(ui, store):
     assert fresh(memory).status == "active"
     assert ">Archive<" in html
     assert events(memory)[-2:] == ["archived", "restored"]
+
+
+def test_undoing_an_archive_leaves_the_last_use_where_it_was_and_a_restore_restarts_it(ui, store):
+    memory = store["deploy"]
+    long_ago = timezone.now() - timedelta(days=90)
+    Memory.objects.filter(pk=memory.pk).update(last_accessed_at=long_ago)
+    response = ui.post(f"/memories/{memory.pk}/archive/", **HX)
+    assert '"undo": "1"' in response["HX-Trigger"]  # the notice's Undo posts undo=1
+    ui.post(f"/memories/{memory.pk}/restore/", {"undo": "1"}, **HX)
+    assert (fresh(memory).status, fresh(memory).last_accessed_at) == ("active", long_ago)
+    ui.post(f"/memories/{memory.pk}/archive/", **HX)
+    ui.post(f"/memories/{memory.pk}/restore/", **HX)  # a restore, not an undo: a fresh decay clock
+    assert fresh(memory).last_accessed_at > long_ago + timedelta(days=89)
+    # The bulk Undo leaves it too.
+    Memory.objects.filter(pk=memory.pk).update(last_accessed_at=long_ago)
+    ui.post("/memories/bulk/", {"action": "archive", "selected": [memory.pk]}, **HX)
+    assert fresh(memory).status == "archived"
+    ui.post("/memories/bulk/", {"action": "restore", "undo": "1", "selected": [memory.pk]}, **HX)
+    assert (fresh(memory).status, fresh(memory).last_accessed_at) == ("active", long_ago)
 
 
 def test_archiving_an_archived_memory_is_refused_with_a_message(ui, store):

@@ -89,7 +89,8 @@ def bulk(request: HtmxHttpRequest) -> HttpResponse:
             n, verb = services.bulk_archive(memories=memories, actor=who), "archived"
             undo = _bulk_undo(request, memories)
         elif action == "restore":
-            n, verb = services.bulk_restore(memories=memories, actor=who), "restored"
+            undoing = request.POST.get("undo") == "1"  # the Undo of an archive: last use stays where it was
+            n, verb = services.bulk_restore(memories=memories, actor=who, undo=undoing), "restored"
         else:
             n, verb = services.bulk_retag(memories=memories, changes_for=form.retag_changes, actor=who), "re-tagged"
     except DOMAIN_ERRORS as exc:
@@ -101,6 +102,7 @@ def _bulk_undo(request: HtmxHttpRequest, memories: list[Memory]) -> Undo:
     """Restoring the same selection, through the same bulk view (so the same per-project checks apply)."""
     values = {
         "action": "restore",
+        "undo": "1",
         "selected": [m.pk for m in memories],
         "return_query": request.POST.get("return_query", ""),
     }

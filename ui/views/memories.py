@@ -177,7 +177,7 @@ def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         pk,
         lambda m: archive_memory(memory=m, actor=actor(request), reason="archived from the dashboard"),
         "Memory #{pk} archived.",
-        Undo(reverse("ui:restore", args=[pk]), f"#memory-{pk}"),
+        Undo(reverse("ui:restore", args=[pk]), f"#memory-{pk}", {"undo": "1"}),
     )
 
 
@@ -186,8 +186,12 @@ def archive(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def restore(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     from memoryhub.memories.supersession import restore
 
-    # One restore for archived and superseded memories: a superseded one is unlinked on both sides.
-    return _lifecycle_action(request, pk, lambda m: restore(memory=m, actor=actor(request)), "Memory #{pk} restored.")
+    # One restore for archived and superseded memories: a superseded one is unlinked on both sides. The Undo of an
+    # archive posts undo=1: the memory comes back as it was, its last use untouched.
+    undo = request.POST.get("undo") == "1"
+    return _lifecycle_action(
+        request, pk, lambda m: restore(memory=m, actor=actor(request), undo=undo), "Memory #{pk} restored."
+    )
 
 
 @dashboard_view
