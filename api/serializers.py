@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from memoryhub.memories.exports import iso, memory_as_dict
+from memoryhub.memories.shape import iso, memory_as_dict
 from memoryhub.models import Category, ConflictChoice, ProposalKind, ProposalStatus, Status, Tier
 from memoryhub.retrieval.recall import BUDGET_CHARS_MAX, BUDGET_CHARS_MIN
 from memoryhub.retrieval.search import MODES
@@ -196,6 +196,9 @@ class ExportQuerySerializer(serializers.Serializer):
 
 
 class MemorySerializer(serializers.Serializer):
+    """The full shape of a memory, described for the schema: one field per key of `memory_as_dict`, in its order.
+    Output is `memory_as_dict` itself, never built here."""
+
     id = serializers.IntegerField()
     content = serializers.CharField()
     category = serializers.ChoiceField(choices=[*Category.choices, ("", "")])

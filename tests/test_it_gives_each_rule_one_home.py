@@ -6,7 +6,9 @@
   the same values, for the same reason;
 - another project's memory (memories.selectors.visible_memory): a 404 exactly like a missing one, on every route;
 - usage records (memories.bookkeeping.record_usage): the API, the tool calls and the chat proxy each leave one,
-  written after the answer, with a secret sent as a project redacted.
+  written after the answer, with a secret sent as a project redacted;
+- a memory in an answer (memories.shape.memory_as_dict): the API, the serializer, the export and the proposals give
+  the same dict, and the tools' compact form is its COMPACT_FIELDS, taken from it.
 
 Each part also checks that the routes call the one home, so a second copy written beside it fails here.
 """
@@ -16,6 +18,8 @@ from __future__ import annotations
 import html
 import json
 import math
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,8 +27,11 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 
 import api.auth
+import api.serializers
 import api.views.common
 import api.views.memories
+import api.views.proposals
+import api.views.retrieval
 import memoryhub.agents.proxy
 import memoryhub.agents.tools
 import memoryhub.memories.exports
@@ -34,7 +41,7 @@ import ui.views.memories
 from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories import bookkeeping, gate, selectors, storable
+from memoryhub.memories import bookkeeping, gate, selectors, shape, storable
 from memoryhub.memories.gate import edit_memory
 from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.storable import MAX_JSON_DEPTH, Unstorable, unstorable
@@ -357,3 +364,69 @@ def test_every_usage_record_is_written_by_the_one_function():
     assert memoryhub.agents.tools.record_usage is bookkeeping.record_usage
     assert memoryhub.agents.proxy.record_usage is bookkeeping.record_usage
     assert api.views.common.bookkeeping is bookkeeping
+
+
+# --- a memory in an answer ---------------------------------------------------------------------------------------
+
+
+def _a_memory_with_a_chain() -> Memory:
+    older = create_memory(content="Alpha deploys with Fabric", project="alpha", tags=["deploy"])
+    newer = create_memory(content="Alpha deploys with Ansible", project="alpha", tags=["deploy"],
+                          metadata={"file": "deploy.yml"})  # fmt: skip
+    supersede(older=older, newer=newer, actor="test", reason="moved")
+    return Memory.objects.get(pk=newer.pk)
+
+
+def _same(answer: dict, full: dict) -> None:
+    """Equal, but for the decayed importance, which moves with the clock between two readings."""
+    assert answer.keys() == full.keys()
+    assert answer["effective_importance"] == pytest.approx(full["effective_importance"], abs=1e-6)
+    assert {**answer, "effective_importance": 0} == {**full, "effective_importance": 0}
+
+
+def test_the_api_the_export_the_serializer_and_the_tools_answer_with_the_one_shape():
+    memory = _a_memory_with_a_chain()
+    full = json.loads(json.dumps(shape.memory_as_dict(memory)))
+    assert full["supersedes"] and full["metadata"] == {"file": "deploy.yml"}
+    curator = make_agent("curator")
+    _same(curator.get(f"memories/{memory.pk}").json(), full)
+    exported = curator.get("export")
+    lines = [json.loads(line) for line in b"".join(exported.streaming_content).decode().splitlines()]
+    _same(next(line for line in lines if line["id"] == memory.pk), full)
+    _same(json.loads(json.dumps(api.serializers.MemorySerializer(memory).data)), full)
+    listed = call_tool(name="memory_list", arguments={"project": "alpha"}, agent=Agent(name="claude", projects=None))
+    small = next(m for m in listed["result"]["memories"] if m["id"] == memory.pk)
+    assert list(small) == list(shape.COMPACT_FIELDS)
+    _same(small, {key: full[key] for key in shape.COMPACT_FIELDS})  # each key as the full shape has it
+
+
+def test_the_serializer_describes_the_one_shape_and_delegates_its_output(monkeypatch):
+    memory = _a_memory_with_a_chain()
+    keys = list(shape.memory_as_dict(memory))
+    assert list(api.serializers.MemorySerializer().fields) == keys  # the schema names every key, in order
+    assert list(api.serializers.SearchResultSerializer().fields) == [*keys, "score", "explain"]
+    assert set(shape.COMPACT_FIELDS) < set(keys)
+    monkeypatch.setattr(api.serializers, "memory_as_dict", lambda m: {"from": "the one shape", "id": m.pk})
+    assert api.serializers.MemorySerializer(memory).data == {"from": "the one shape", "id": memory.pk}
+
+
+SHAPE_KEYS = ("embed_model", "access_count", "last_accessed_at", "merged_into", "valid_from", "supersedes")
+
+
+def test_every_answer_builds_a_memory_with_the_one_function():
+    for module in (api.serializers, api.views.memories, api.views.retrieval, api.views.proposals,
+                   memoryhub.memories.exports):  # fmt: skip
+        assert module.memory_as_dict is shape.memory_as_dict, module.__name__
+    assert memoryhub.agents.tools.compact_memory is shape.compact_memory
+    assert memoryhub.agents.tools.write_answer is api.views.memories.write_answer is shape.write_answer
+    for module in (memoryhub.agents.tools, memoryhub.memories.exports, api.serializers):
+        assert not hasattr(module, "compact") and not hasattr(module, "COMPACT_FIELDS"), module.__name__
+    # A second dict of a memory, written out key by key beside the one home, fails here.
+    root = Path(__file__).resolve().parent.parent
+    copies = {}
+    for folder in ("memoryhub", "api", "ui"):
+        for path in (root / folder).rglob("*.py"):
+            found = {key for key in SHAPE_KEYS if re.search(rf"[\"']{key}[\"']\s*:", path.read_text())}
+            if len(found) >= 3:
+                copies[str(path.relative_to(root))] = sorted(found)
+    assert list(copies) == ["memoryhub/memories/shape.py"], copies

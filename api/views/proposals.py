@@ -19,7 +19,7 @@ from api.errors import Conflict, Unavailable
 from api.views.common import errors, parse, parse_query
 from api.views.memories import IdCursorPagination, sqlite_id
 from memoryhub.agents.tokens import AccessDenied, Agent
-from memoryhub.memories.exports import memory_as_dict
+from memoryhub.memories.shape import memory_as_dict
 from memoryhub.models import Proposal
 
 _ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The proposal's id.")

@@ -19,10 +19,10 @@ from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.bookkeeping import record_usage
-from memoryhub.memories.exports import memory_as_dict, write_answer
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.secrets import WriteRefused, refusal_message, secrets_in_fields
 from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
+from memoryhub.memories.shape import compact_memory, write_answer
 from memoryhub.memories.storable import unstorable
 from memoryhub.memories.store import delete_memory, reinforce
 from memoryhub.models import Category, Memory, Status, Tier
@@ -207,16 +207,6 @@ def validate_arguments(name: str, arguments: Any) -> dict[str, Any]:
 # --- shared selectors ----------------------------------------------------------------------------------------
 
 
-COMPACT_FIELDS = ("id", "content", "category", "tier", "project", "tags", "confirmed", "importance",
-                  "effective_importance")  # fmt: skip
-
-
-def compact(memory: Memory, **extra: Any) -> dict[str, Any]:
-    """A memory as a model needs it: the API's shape (`memory_as_dict`) without the bookkeeping fields."""
-    full = memory_as_dict(memory)
-    return {name: full[name] for name in COMPACT_FIELDS} | extra
-
-
 def list_memories(
     *,
     agent: Agent,
@@ -296,7 +286,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         hits = search_memories(query=args["query"], within=within, k=args.get("k", 5),
                                mode=args.get("mode", "hybrid"), reinforce_results=True)  # fmt: skip
         return {
-            "results": [compact(h.memory, score=round(h.score, 4)) for h in hits],
+            "results": [compact_memory(h.memory, score=round(h.score, 4)) for h in hits],
             "scope": scope_of(project, searched=True),
         }
     if name == "memory_store":
@@ -311,19 +301,19 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
             # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
             field_name = next(iter(result.fields), "content")
             raise ToolError(result.reason, status=422, field=field_name, code="rejected_secret")
-        return write_answer(result, shape=compact) | {"scope": scope_of(project, searched=False)}
+        return write_answer(result, shape=compact_memory) | {"scope": scope_of(project, searched=False)}
     if name == "memory_list":
         rows = list_memories(
             agent=agent, project=project, category=args.get("category"), tier=args.get("tier"),
             status=Status.ACTIVE, tag=args.get("tag"),
         )  # fmt: skip
         memories = list(rows[: args.get("limit", 20)])
-        return {"memories": [compact(m) for m in memories], "count": len(memories)}
+        return {"memories": [compact_memory(m) for m in memories], "count": len(memories)}
     memory = get_memory_for(agent, args["id"])
     if name == "memory_refresh":
         reinforce(memory_ids=[memory.pk])
         memory.refresh_from_db()
-        return {"memory": compact(memory)}
+        return {"memory": compact_memory(memory)}
     agent.check_write(memory.project)
     if name == "memory_delete":
         delete_memory(memory=memory, actor=agent.name)
@@ -333,7 +323,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         raise ToolError("memory_update needs at least one of content, category, tier, tags, metadata")
     edit_memory(memory=memory, changes=changes, actor=agent.name)
     memory.refresh_from_db()
-    return {"memory": compact(memory)}
+    return {"memory": compact_memory(memory)}
 
 
 def call_tool(

@@ -1,14 +1,14 @@
-"""A memory as plain data (the API's shape), export as JSON lines or Markdown, and import of exported items.
+"""Export as JSON lines or Markdown, and import of exported items; a history event as plain data.
 
-The export carries every field of the API answer, so an export imported elsewhere restores the same memories
-(new ids; `merged_into` is remapped within the imported set).
+An export line is a memory in the API's shape (`memoryhub.memories.shape.memory_as_dict`): it carries every field
+of the API answer, so an export imported elsewhere restores the same memories (new ids; `merged_into` is remapped
+within the imported set).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Iterator
-from datetime import datetime
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -16,66 +16,12 @@ from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.backup import auto_backup
-from memoryhub.memories.gate import GateResult
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.selectors import visible_memory
+from memoryhub.memories.shape import iso, memory_as_dict
 from memoryhub.memories.store import clean_import_item, store_imported
-from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Category, Memory, MemoryEvent
 from memoryhub.storage import vector_index
-
-
-def iso(value: datetime | None) -> str | None:
-    """ISO 8601 in UTC with a Z, as DRF writes it."""
-    if value is None:
-        return None
-    text = value.isoformat()
-    return text[:-6] + "Z" if text.endswith("+00:00") else text
-
-
-def memory_as_dict(memory: Memory) -> dict[str, Any]:
-    """The one shape of a memory in every API answer, tool result and export line."""
-    return {
-        "id": memory.pk,
-        "content": memory.content,
-        "category": memory.category,
-        "tier": memory.tier,
-        "project": memory.project,
-        "tags": list(memory.tags or []),
-        "metadata": dict(memory.metadata or {}),
-        "source": memory.source,
-        "importance": round(memory.importance, 6),
-        "effective_importance": memory.effective_importance,
-        "confirmed": memory.confirmed,
-        "status": memory.status,
-        "embed_model": memory.embed_model,
-        "created_at": iso(memory.created_at),
-        "updated_at": iso(memory.updated_at),
-        "last_accessed_at": iso(memory.last_accessed_at),
-        "access_count": memory.access_count,
-        "merged_into": memory.merged_into_id,
-        "valid_from": iso(memory.valid_from or memory.created_at),
-        # The supersession chain: what this memory replaced, and what replaced it.
-        "supersedes": list(memory.supersedes_ids if hasattr(memory, "supersedes_ids") else chain_of(memory).supersedes),
-        "superseded_by": memory.superseded_by_id,
-    }
-
-
-def write_answer(result: GateResult, *, shape: Callable[[Memory], dict[str, Any]] = memory_as_dict) -> dict[str, Any]:
-    """The one answer to a write through the gate, on every route (REST, tools, MCP, proxy): what happened, the
-    memory (in `shape`: the API's, or the tools' compact one), why, and what it replaced or put to a person."""
-    answer: dict[str, Any] = {
-        "outcome": result.outcome,
-        "memory": shape(result.memory) if result.memory is not None else None,
-        "reason": result.reason,
-    }
-    if result.warnings:
-        answer["warnings"] = result.warnings
-    if result.supersedes:
-        answer["supersedes"] = list(result.supersedes)
-    if result.conflicts:
-        answer["conflicts"] = list(result.conflicts)
-    return answer
 
 
 def event_as_dict(event: MemoryEvent) -> dict[str, Any]:
