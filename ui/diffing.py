@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
+from memoryhub.memories.details import STOPWORDS
+
 
 @dataclass
 class Segment:
@@ -35,7 +37,9 @@ def _kept_positions(a: list[str], b: list[str]) -> tuple[set[int], set[int]]:
 def _segments(words: list[str], kept: set[int], changed_kind: str) -> list[Segment]:
     out: list[Segment] = []
     for index, word in enumerate(words):
-        kind = "same" if index in kept else changed_kind
+        # "is", "a", "and" or a lone dash carry no fact: marking them drowns the names and numbers that do.
+        carries_nothing = _key(word) in STOPWORDS or not re.search(r"\w", word)
+        kind = "same" if index in kept or carries_nothing else changed_kind
         if out and out[-1].kind == kind:
             out[-1].text += " " + word
         else:

@@ -30,8 +30,9 @@ def test_the_queue_shows_sources_beside_the_proposal_with_the_differences_marked
     html = ui.get("/proposals/").content.decode()
     card = html[html.index(f'id="proposal-{proposal.pk}"') :]
     assert "2 memories say nearly the same thing" in card
-    assert "<del>in</del>" in card  # a word of a source the proposal dropped
-    assert "<ins>on CI)</ins>" in card  # words the proposal added
+    assert "<del>run</del>" in card  # a word of a source the proposal dropped (moved, here)
+    assert "<del>in</del>" not in card and "<del>and</del>" not in card  # words that carry no fact are not marked
+    assert "<ins>CI)</ins>" in card  # words the proposal added
     assert f'name="p{proposal.pk}-content"' in card
     assert ">Accept<" in card and ">Reject<" in card
 

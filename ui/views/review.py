@@ -59,6 +59,7 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
         "differs_in": fact_differences(present) if pending else [],
         "sources": sources,
         "proposed": diffing.proposed_segments(proposal.content, texts),
+        "added": [s.text for s in diffing.proposed_segments(proposal.content, texts) if s.kind == "ins"],
         "form": AcceptProposalForm(initial={"content": proposal.content}, prefix=f"p{proposal.pk}"),
     }
 
