@@ -106,3 +106,19 @@ def test_running_a_pass_proposes_the_planted_duplicates(ui, db):
     assert set(proposal.sources) == {a.pk, b.pk} and proposal.status == "pending"
     assert f'id="proposal-{proposal.pk}"' in html
     assert json.loads(response["HX-Trigger"])["notice"]["text"] == "Consolidation pass done: 1 new proposal."
+
+
+def test_the_tabs_count_each_status_and_kind_and_the_kind_filter_keeps_one(ui, proposal):
+    older = remember("The shop's CI runs on Jenkins", project="shop")
+    newer = remember("The shop's CI runs on Buildkite", project="shop")
+    conflict = Proposal.objects.create(
+        kind="conflict", sources=[older.pk, newer.pk], cluster_key=f"conflict:{older.pk},{newer.pk}", project="shop",
+        content=newer.content, rationale="Which is current?",
+    )  # fmt: skip
+    html = ui.get("/proposals/").content.decode()
+    assert 'pending <span class="count">2</span>' in html
+    assert 'merges <span class="count">1</span>' in html and 'conflicts <span class="count">1</span>' in html
+    only = ui.get("/proposals/?kind=conflict").content.decode()
+    assert f'id="proposal-{conflict.pk}"' in only and f'id="proposal-{proposal.pk}"' not in only
+    assert 'pending <span class="count">1</span>' in only
+    assert "Unknown kind" in ui.get("/proposals/?kind=foo").content.decode()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.core.paginator import Paginator
+from django.db.models import Count
 from django.http import HttpResponse
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -82,7 +83,11 @@ def proposals(request: HtmxHttpRequest) -> HttpResponse:
     if status not in STATUSES:
         problems.append(f"Unknown status “{status}”; showing pending proposals.")
         status = ProposalStatus.PENDING
-    context = _queue_context(request.access, status, request.GET.get("page"), problems)
+    kind = request.GET.get("kind") or ""
+    if kind not in ("", *ProposalKind.values):
+        problems.append(f"Unknown kind “{kind}”; showing every kind.")
+        kind = ""
+    context = _queue_context(request.access, status, request.GET.get("page"), problems, kind=kind)
     return render_view(request, PROPOSALS, "queue", context)
 
 
@@ -202,10 +207,20 @@ def reject_selected(request: HtmxHttpRequest) -> HttpResponse:
     return notify(response, notice)
 
 
-def _queue_context(access: Access, status: str, page_number, problems: list[str]) -> dict:
-    rows = Proposal.objects.all() if status == "all" else Proposal.objects.filter(status=status)
-    page = Paginator(selectors.scoped(access, rows).order_by("-created_at", "-id"), 20).get_page(page_number)
+def _queue_context(access: Access, status: str, page_number, problems: list[str], *, kind: str = "") -> dict:
+    visible = selectors.scoped(access, Proposal.objects.all())
+    of_kind = visible.filter(kind=kind) if kind else visible
+    rows = of_kind if status == "all" else of_kind.filter(status=status)
+    page = Paginator(rows.order_by("-created_at", "-id"), 20).get_page(page_number)
+    by_status = dict(of_kind.values_list("status").annotate(n=Count("id")).values_list("status", "n"))
+    of_status = visible if status == "all" else visible.filter(status=status)
+    by_kind = dict(of_status.values_list("kind").annotate(n=Count("id")).values_list("kind", "n"))
     return {
+        # Counts on the tabs: how many of each status (for the kind chosen), and of each kind (for the status).
+        "status_counts": {s: (sum(by_status.values()) if s == "all" else by_status.get(s, 0)) for s in STATUSES},
+        "kinds": [("", "every kind", sum(by_kind.values()))]
+        + [(k, f"{k}s", by_kind.get(k, 0)) for k in ProposalKind.values],
+        "kind": kind,
         "cards": _cards(list(page.object_list), access),
         "page": page,
         "status": status,
