@@ -492,6 +492,18 @@ def reject_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
     return proposal
 
 
+def reopen_rejected(*, proposal: Proposal, actor: str = "") -> Proposal:
+    """Take a merge's rejection back (its Undo): the proposal is pending again, as it was before the decision."""
+    with transaction.atomic():
+        current = _locked_proposal(proposal, expected=ProposalStatus.REJECTED, verb="reopened")
+        current.status, current.decided_at, current.decided_by = ProposalStatus.PENDING, None, ""
+        current.save(update_fields=["status", "decided_at", "decided_by"])
+        for memory_id in current.sources:
+            record_event(int(memory_id), "merge_reopened", actor=actor, note=f"proposal #{current.pk} reopened")
+    proposal.refresh_from_db()
+    return proposal
+
+
 def undo_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
     """Take an accepted merge apart: the sources come back as they were, the merged memory is archived."""
     if proposal.kind == ProposalKind.CONFLICT:

@@ -122,3 +122,13 @@ def test_the_tabs_count_each_status_and_kind_and_the_kind_filter_keeps_one(ui, p
     assert f'id="proposal-{conflict.pk}"' in only and f'id="proposal-{proposal.pk}"' not in only
     assert 'pending <span class="count">1</span>' in only
     assert "Unknown kind" in ui.get("/proposals/?kind=foo").content.decode()
+
+
+def test_rejecting_a_merge_offers_undo_and_the_undo_makes_it_pending_again(ui, proposal):
+    response = ui.post(f"/proposals/{proposal.pk}/reject/", **HX)
+    assert f"/proposals/{proposal.pk}/undo/" in response["HX-Trigger"]
+    proposal.refresh_from_db()
+    assert proposal.status == "rejected"
+    ui.post(f"/proposals/{proposal.pk}/undo/", **HX)
+    proposal.refresh_from_db()
+    assert (proposal.status, proposal.decided_by) == ("pending", "")

@@ -170,14 +170,14 @@ def accept(request: HtmxHttpRequest, pk: int) -> HttpResponse:
 def reject(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     from memoryhub.consolidation.proposals import reject_proposal
 
-    # Rejecting a conflict keeps both (a decision like any other answer to it, and undone the same way).
+    # Rejecting a conflict keeps both (a decision like any other answer to it); every decision has its Undo.
     conflict = Proposal.objects.filter(pk=pk, kind=ProposalKind.CONFLICT).exists()
     return _proposal_action(
         request,
         pk,
         lambda p: reject_proposal(proposal=p, actor=actor(request)),
         f"Conflict #{pk} decided: both kept, as two different facts." if conflict else f"Proposal #{pk} rejected.",
-        Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}") if conflict else None,
+        Undo(reverse("ui:undo", args=[pk]), f"#proposal-{pk}"),
     )
 
 
@@ -236,13 +236,16 @@ def _queue_context(access: Access, status: str, page_number, problems: list[str]
 @dashboard_view
 @require_POST
 def undo(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    """Undo a decision: a merge is taken apart; a conflict's answer is taken back and the question is open again."""
-    from memoryhub.consolidation.proposals import undo_proposal
+    """Undo a decision: a merge is taken apart, a rejected one is pending again; a conflict's answer is taken back
+    and the question is open again."""
+    from memoryhub.consolidation.proposals import reopen_rejected, undo_proposal
     from memoryhub.memories.supersession import undo_conflict_decision
 
     def take_back(proposal: Proposal) -> Proposal:
         if proposal.kind == ProposalKind.CONFLICT:
             return undo_conflict_decision(proposal=proposal, actor=actor(request))
+        if proposal.status == ProposalStatus.REJECTED:
+            return reopen_rejected(proposal=proposal, actor=actor(request))
         return undo_proposal(proposal=proposal, actor=actor(request))
 
     return _proposal_action(
