@@ -132,3 +132,12 @@ def test_rejecting_a_merge_offers_undo_and_the_undo_makes_it_pending_again(ui, p
     ui.post(f"/proposals/{proposal.pk}/undo/", **HX)
     proposal.refresh_from_db()
     assert (proposal.status, proposal.decided_by) == ("pending", "")
+
+
+def test_a_merge_card_shows_what_a_source_would_lose(ui, proposal):
+    source = Memory.objects.get(pk=proposal.sources[0])
+    Memory.objects.filter(pk=source.pk).update(tags=["testing", "flaky"], confirmed=True, access_count=3)
+    card = ui.get("/proposals/").content.decode()
+    assert "<strong>confirmed</strong>" in card and "used 3 times" in card
+    assert '<del title="not in the proposal\'s tags">flaky</del>' in card
+    assert '<del title="not in the proposal\'s tags">testing</del>' not in card  # the proposal keeps that tag

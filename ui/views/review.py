@@ -48,6 +48,8 @@ def proposal_view_model(proposal: Proposal, memories: dict[int, Memory]) -> dict
                 "id": int(memory_id),
                 "memory": memory,
                 "segments": diffing.source_segments(text, proposal.content) if memory else [],
+                # What a merge would not carry over: tags the proposal lacks (its confirmation and uses are shown).
+                "lost_tags": [t for t in memory.tags if t not in (proposal.tags or [])] if memory else [],
             }
         )
     from memoryhub.memories.details import fact_differences
