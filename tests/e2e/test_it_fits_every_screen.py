@@ -177,21 +177,3 @@ def test_keyboard_shortcuts_act_on_the_selected_row(dashboard, filled):
     page.locator("h1").click()
     page.keyboard.press("?")
     expect(page.get_by_role("heading", name="Keyboard shortcuts")).to_be_visible()
-
-
-def test_every_control_on_a_phone_is_a_thumbs_target(browser, live_server, curator, filled):
-    tab = _tab(browser, live_server, PHONE)
-    try:
-        for path in ("/", "/proposals/", "/changes/"):
-            tab.open(path)
-            small = tab.page.evaluate(
-                """() => [...document.querySelectorAll(
-                        '.container button, .container .btn, .container input[type=checkbox]')]
-                    .filter(e => e.offsetParent !== null)
-                    .map(e => [e.outerHTML.slice(0, 80), e.getBoundingClientRect()])
-                    .filter(([, r]) => r.width < 39.5 || r.height < 39.5)
-                    .map(([html, r]) => `${html} ${Math.round(r.width)}x${Math.round(r.height)}`)"""
-            )
-            assert small == [], f"{path}: {small}"
-    finally:
-        tab.page.context.close()
