@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import IntegrityError, connection
+from django.db import IntegrityError, connection, transaction
 from django.test import Client
 from django.utils import timezone
 
@@ -248,8 +248,10 @@ def test_merging_a_successor_passes_the_chain_to_the_merged_memory_and_undo_give
 def test_a_delete_that_skips_the_rule_fails_instead_of_breaking_the_chain(chain):
     _, new = chain
     Memory.objects.get(pk=new).delete()  # the ORM alone, no domain call: the link is left as it was
-    with pytest.raises(IntegrityError):
-        connection.check_constraints()  # what a commit would do: the deferred foreign key refuses it
+    # What a commit would do: the deferred foreign key refuses it (in a savepoint, so that PostgreSQL's transaction
+    # goes on after the error).
+    with pytest.raises(IntegrityError), transaction.atomic():
+        connection.check_constraints()
     Memory.objects.filter(superseded_by_id=new).delete()  # so the test's own teardown check passes
 
 
