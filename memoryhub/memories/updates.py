@@ -364,13 +364,16 @@ def _kept(old_words: Sequence[str], new_words: Sequence[str], values: set[str], 
     )  # fmt: skip
 
 
+def _said_replaced(text: str) -> set[str]:
+    """The words a write names as what it replaced ("from Lokalise", "no longer Segment", "switched from chi"): what
+    follows the cue up to the end of its clause ("no longer uses Segment; analytics ...": Segment alone)."""
+    found = _NAMES_THE_OLD.findall(normalise_times(text).lower())
+    return {_norm(w) for phrase in found for w in _tokens(re.split(r"[;,:](?:\s|$)", phrase)[0])}
+
+
 def _names_the_old(old_words: Sequence[str], newer: str, topic: frozenset[str]) -> bool:
-    """Does the newer name a word of the older as what it replaced ("from Lokalise", "no longer Segment", "switched
-    from chi")?"""
-    # What follows the cue up to the end of its clause ("no longer uses Segment; analytics ...": Segment alone).
-    phrases = [re.split(r"[;,:](?:\s|$)", phrase)[0] for phrase in _NAMES_THE_OLD.findall(newer.lower())]
-    said = {_norm(w) for phrase in phrases for w in _tokens(phrase)}
-    return bool(set(old_words) - topic - _OWNERS - _STOP & said)
+    """Does the newer name a word of the older as what it replaced?"""
+    return bool(set(old_words) - topic - _OWNERS - _STOP & _said_replaced(newer))
 
 
 def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = frozenset()) -> _Pair:
@@ -610,7 +613,7 @@ def _one_fact_per_slot(text: str, neighbours: Sequence[Neighbour], verdicts: lis
     replacing = [v for v in verdicts if v.verdict == Verdict.SUPERSEDE]
     if len(replacing) < 2:
         return verdicts
-    said = {_norm(w) for phrase in _NAMES_THE_OLD.findall(normalise_times(text).lower()) for w in _tokens(phrase)}
+    said = _said_replaced(text)
     texts = {n.id: n.content for n in neighbours}
     named = {v.memory_id for v in replacing if _values(normalise_times(texts[v.memory_id])) & said}
     out = []
