@@ -51,6 +51,14 @@ SAID_AGAIN = {
                 "The data team refreshes the churn model every Monday."),
     "synonym": ("Big uploads should go through the resumable endpoint.",
                 "Large uploads should go through the resumable endpoint."),
+    "short_form": ("The orders DB is backed up by the ops repo's cron job.",
+                   "The orders database is backed up by the ops repository's cron job."),
+    "ticket_for_issue": ("Every deploy needs an approved change ticket.",
+                         "Every deploy needs an approved change issue."),
+    # Close in meaning but below the gate's plain threshold (0.92 with the bundled model): folded because the two
+    # differ in no fact at all, only in wording.
+    "reworded": ("Invoices are emailed to customers on the first of the month.",
+                 "On the first of each month customers get their invoices by email."),
 }  # fmt: skip
 
 
@@ -97,6 +105,14 @@ def test_a_write_that_adds_nothing_is_a_duplicate_naming_the_memory(agent, kind)
     assert answer["memory"]["id"] == first
     assert answer["reason"].startswith(f"duplicate of memory #{first} (")
     assert Memory.objects.filter(project="alpha").count() == 1
+
+
+def test_a_close_write_that_swaps_one_value_is_never_folded(agent):
+    # Near in meaning and no name added, but one word said instead of another: another fact, not a rewording.
+    write(agent, "The nightly backup of the orders database runs in the morning.")
+    answer = write(agent, "The nightly backup of the orders database runs in the afternoon.")
+    assert answer["outcome"] != "duplicate", answer["reason"]
+    assert in_the_store("afternoon")
 
 
 def test_a_write_that_says_less_adds_nothing(agent):

@@ -41,13 +41,38 @@ STOPWORDS = frozenset(
 )
 
 
-def normalise_word(word: str) -> str:
+# Words that name the same thing in the way people write about software: a short form and its long form, or two
+# everyday words for one act. Each group is read as its first word, so "the DB" and "the database", "a ticket" and
+# "an issue" are one word to every rule here. Only unambiguous pairs: "stage", "min" (minute or minimum), "load"
+# (the noun) and "host" name more than one thing and stay as written.
+SYNONYM_GROUPS = (
+    "database db", "repository repo", "production prod", "environment env", "configuration config cfg conf",
+    "documentation doc", "kubernetes k8s", "issue ticket", "authentication auth authn", "authorization authz",
+    "dependency dep", "application app", "development dev", "message msg", "information info", "package pkg",
+    "directory dir folder", "memory ram", "primary main", "large big huge", "small little tiny", "fast quick",
+    "delete remove purge erase", "fetch retrieve download", "keep retain", "store save", "start begin",
+    "show display", "need require", "help assist", "buy purchase", "javascript js",
+    "typescript ts", "postgresql postgres", "variable var", "function func fn", "parameter param",
+    "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
+    "maximum max", "hour hrs", "website site", "library lib", "credential cred", "setting option",
+)  # fmt: skip
+
+
+def _singular(word: str) -> str:
     # A plural and its singular are the same word for overlap; anything heavier than this is not worth it here.
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+_CANONICAL = {_singular(word): _singular(group.split()[0]) for group in SYNONYM_GROUPS for word in group.split()[1:]}
+
+
+def normalise_word(word: str) -> str:
+    """One spelling for one word: a plural and its singular, a short form and its long form (`SYNONYM_GROUPS`)."""
+    return _CANONICAL.get(_singular(word), _singular(word))
 
 
 @dataclass(frozen=True)
