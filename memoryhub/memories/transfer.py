@@ -43,8 +43,17 @@ def _label(model: type[models.Model]) -> str:
     return model._meta.label
 
 
+class _FullTimeEncoder(DjangoJSONEncoder):
+    """Django's encoder cuts times to milliseconds; a copy keeps every microsecond, so it is the same store."""
+
+    def default(self, o: Any) -> Any:
+        if isinstance(o, datetime):
+            return o.isoformat()
+        return super().default(o)
+
+
 def _write(out: IO[str], record: dict) -> None:
-    out.write(json.dumps(record, cls=DjangoJSONEncoder, ensure_ascii=False) + "\n")
+    out.write(json.dumps(record, cls=_FullTimeEncoder, ensure_ascii=False) + "\n")
 
 
 def dump_store(out: IO[str]) -> dict[str, int]:
