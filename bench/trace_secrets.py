@@ -136,8 +136,8 @@ def _pem(rng):
 
 def _postgres_url(rng):
     password = _pick(rng, _ALNUM, 18)
-    return TraceCase("password in a database URL",
-                     f"analytics reads postgresql://report:{password}@db.internal:5432/warehouse", (password,))  # fmt: skip
+    text = f"analytics reads postgresql://report:{password}@db.internal:5432/warehouse"
+    return TraceCase("password in a database URL", text, (password,))
 
 
 def _plain_password(rng):

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ui.views import bulk, changes, insights, memories, review, supersessions, team, writing
+from ui.views import bulk, changes, insights, login, memories, review, supersessions, team, writing
 
 dashboard_patterns = [
     path("", memories.memory_list, name="memories"),
@@ -48,7 +48,7 @@ dashboard_patterns = [
 
 urlpatterns = [
     # Django's login and logout stay outside the "ui" namespace, so LOGIN_URL = "login" resolves.
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", login.login, name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     # The one-time set-password link a new person gets (memoryhub/people/persons.py): Django's reset machinery.
     path(

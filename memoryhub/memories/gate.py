@@ -27,9 +27,7 @@ from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
     find_secrets,
-    redact,
     redact_label,
-    redact_value,
     refusal_message,
     secrets_in_fields,
 )
@@ -42,6 +40,7 @@ from memoryhub.memories.store import (
     update_memory,
 )
 from memoryhub.memories.supersession import current_successor, queue_conflict
+from memoryhub.memories.traces import redact_refused, redact_refused_value
 from memoryhub.memories.twins import similar_in_scope
 from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
@@ -390,12 +389,12 @@ def _refuse_secret(fields: dict, found: dict[str, list[str]], *, payload: dict, 
     spans = [{"field": "content", "kind": f.kind, "length": f.end - f.start} for f in find_secrets(text)]
     spans += [{"field": path, "kind": k} for path, path_kinds in found.items() if path != "content" for k in path_kinds]
     safe_payload = {k: payload[k] for k in ("category", "tier", "importance")} | {
-        "tags": [redact_label(t) for t in payload["tags"]], "metadata": redact_value(payload["metadata"]),
+        "tags": [redact_label(t) for t in payload["tags"]], "metadata": redact_refused_value(payload["metadata"]),
         "redacted": True, "secrets": spans,
     }  # fmt: skip
     project = redact_label(fields["project"]) if fields.get("project") else fields.get("project")
-    entry = _log(GateDecision.REJECTED, reason=reason, kind="secret", content=redact(text), payload=safe_payload,
-                 project=project, source=source)  # fmt: skip
+    entry = _log(GateDecision.REJECTED, reason=reason, kind="secret", content=redact_refused(text),
+                 payload=safe_payload, project=project, source=source)  # fmt: skip
     fields = {path: [refusal_message(path_kinds)] for path, path_kinds in found.items()}
     return GateResult("rejected", None, reason, kind="secret", log_entry=entry, fields=fields)
 

@@ -2,7 +2,8 @@
 
 `memories.store.scrub_history` redacts the history events of some memories (an edit that replaces a secret calls it);
 `scrub_store` (`python manage.py scrub`) goes through everything the store keeps in text: memories (content,
-tags, metadata, source), their history, the gate log, consolidation proposals and usage records; replaces every
+tags, metadata, source), their history, the gate log (refused secrets' copies redacted again as a refusal redacts
+now, `memories.traces`), consolidation proposals, usage records, tokens and roles (`SCRUBBED`); replaces every
 secret span with `[REDACTED <kind>, <n> chars]`, re-embeds the memories whose text changed, rebuilds the keyword indexes
 (FTS5 keeps its own copy of the words) and vacuums, so no freed page or WAL frame keeps the old bytes
 (`secure_delete` is on for every connection as well).
@@ -16,7 +17,8 @@ from django.db import connection, transaction
 
 from memoryhub.memories.secrets import redact_rows
 from memoryhub.memories.store import record_event, reembed, scrub_history
-from memoryhub.models import GateLogEntry, Memory, Proposal, UsageRecord
+from memoryhub.memories.traces import redact_refused, redact_refused_value
+from memoryhub.models import ApiToken, GateLogEntry, Membership, Memory, MemoryEvent, Proposal, UsageRecord
 from memoryhub.storage import sql
 
 
@@ -27,12 +29,13 @@ class ScrubReport:
     gate_log: int = 0
     proposals: int = 0
     usage: int = 0
+    other: int = 0  # tokens' names and projects, roles' projects
     reembedded: int = 0
     vacuumed: bool = False
 
     @property
     def total(self) -> int:
-        return len(self.memories) + self.events + self.gate_log + self.proposals + self.usage
+        return len(self.memories) + self.events + self.gate_log + self.proposals + self.usage + self.other
 
 
 def scrub_store(*, vacuum: bool = True) -> ScrubReport:
@@ -52,22 +55,14 @@ def scrub_store(*, vacuum: bool = True) -> ScrubReport:
     with transaction.atomic():
         for memory in memories:
             record_event(memory.pk, "scrubbed", actor="scrub", note="a secret was removed from this memory")
-    entries = redact_rows(GateLogEntry.objects.iterator(), ("content", "payload", "project"))
-    with transaction.atomic():
-        for entry in entries:
-            entry.save(update_fields=["content", "payload", "project"])
-    report.gate_log = len(entries)
-    proposals = redact_rows(Proposal.objects.iterator(), ("content", "tags", "rationale"))
-    with transaction.atomic():
-        for proposal in proposals:
-            proposal.save(update_fields=["content", "tags", "rationale"])
-    report.proposals = len(proposals)
+    report.events += _scrub_rows(MemoryEvent, SCRUBBED["memoryhub.MemoryEvent"])
+    report.gate_log = _scrub_refused_entries()
+    report.gate_log += _scrub_rows(GateLogEntry, SCRUBBED["memoryhub.GateLogEntry"])
+    report.proposals = _scrub_rows(Proposal, SCRUBBED["memoryhub.Proposal"])
     # A secret sent as a project used to be counted in the usage records under its own name.
-    usage = redact_rows(UsageRecord.objects.iterator(), ("project",))
-    with transaction.atomic():
-        for record in usage:
-            record.save(update_fields=["project"])
-    report.usage = len(usage)
+    report.usage = _scrub_rows(UsageRecord, SCRUBBED["memoryhub.UsageRecord"])
+    report.other = _scrub_rows(ApiToken, SCRUBBED["memoryhub.ApiToken"])
+    report.other += _scrub_rows(Membership, SCRUBBED["memoryhub.Membership"])
     if memories:
         report.reembedded = reembed()
     if report.total:
@@ -76,6 +71,51 @@ def scrub_store(*, vacuum: bool = True) -> ScrubReport:
         vacuum_store()
         report.vacuumed = True
     return report
+
+
+# Every text column of the store's own tables that may hold what someone typed, by model; the other text columns
+# hold a fixed choice, ids or a digest (NOT_FREE_TEXT). A test holds the two lists to the models, so a new column
+# is scrubbed or named here. `memories` and history `before`/`after` are scrubbed above (they need more than a save).
+SCRUBBED: dict[str, tuple[str, ...]] = {
+    "memoryhub.MemoryEvent": ("actor", "note"),
+    "memoryhub.GateLogEntry": ("content", "payload", "project", "reason", "source"),
+    "memoryhub.Proposal": ("content", "tags", "rationale", "project", "decided_by", "generator", "source_marks"),
+    "memoryhub.UsageRecord": ("agent", "project"),
+    "memoryhub.ApiToken": ("name", "projects"),
+    "memoryhub.Membership": ("project", "granted_by"),
+}
+NOT_FREE_TEXT: dict[str, tuple[str, ...]] = {
+    "memoryhub.Memory": ("category", "tier", "status", "embed_model"),
+    "memoryhub.MemoryEvent": ("action",),
+    "memoryhub.GateLogEntry": ("decision", "kind"),
+    "memoryhub.Proposal": ("status", "kind", "choice", "sources", "cluster_key", "category", "tier"),
+    "memoryhub.UsageRecord": ("kind",),
+    "memoryhub.ApiToken": ("token_hash", "prefix"),
+    "memoryhub.Membership": ("role",),
+}
+
+
+def _scrub_rows(model, names: tuple[str, ...]) -> int:
+    rows = redact_rows(model.objects.iterator(), names)
+    with transaction.atomic():
+        for row in rows:
+            row.save(update_fields=list(names))
+    return len(rows)
+
+
+def _scrub_refused_entries() -> int:
+    """Refused secrets logged before a refusal kept nothing beside the secret (an AWS secret next to its key id):
+    their copies are redacted again the way a refusal redacts now (`memories.traces`)."""
+    changed = []
+    for entry in GateLogEntry.objects.filter(kind="secret").iterator():
+        content, payload = redact_refused(entry.content), redact_refused_value(entry.payload)
+        if (content, payload) != (entry.content, entry.payload):
+            entry.content, entry.payload = content, payload
+            changed.append(entry)
+    with transaction.atomic():
+        for entry in changed:
+            entry.save(update_fields=["content", "payload"])
+    return len(changed)
 
 
 def vacuum_store() -> None:

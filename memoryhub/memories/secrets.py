@@ -344,10 +344,24 @@ def _is_password_word(keyword: str) -> bool:
     return bool(re.search(r"(?i)pass|pwd|secret|credential", keyword))
 
 
+# Characters that show as nothing (zero-width spaces and joiners, the soft hyphen, direction marks, the BOM): a copy
+# from a chat window or a web page may carry one inside a token, which would split it for every rule.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+
+
+def without_invisibles(text: str) -> str:
+    return _INVISIBLE.sub("", text)
+
+
 def find_secrets(text: str) -> list[Finding]:
-    """Every secret in `text`, in order of position (spans may overlap; `merge_spans` joins them)."""
+    """Every secret in `text`, in order of position (spans may overlap; `merge_spans` joins them). Invisible
+    characters are read past: the spans are found in the text without them and cover them in `text`."""
     if not text:
         return []
+    if _INVISIBLE.search(text):
+        kept = [i for i, ch in enumerate(text) if not _INVISIBLE.match(ch)]
+        visible = "".join(text[i] for i in kept)
+        return [Finding(f.kind, kept[f.start], kept[f.end - 1] + 1) for f in find_secrets(visible) if f.end > f.start]
     found: list[Finding] = []
     for kind, pattern in _library_patterns():
         for m in pattern.finditer(text):

@@ -322,6 +322,12 @@ AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AXES_VERBOSE = False
+# Axes keeps a keyed hash of the username typed, never the text (a password typed there would be kept in plain text),
+# and masks it in the form data it stores (memoryhub/people/logins.py).
+AXES_USERNAME_CALLABLE = "memoryhub.people.logins.login_name"
+AXES_SENSITIVE_PARAMETERS = ["username"]
+# One address failing this many logins, whatever the usernames, is refused for AXES_COOLOFF_TIME (password spraying).
+MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT = envint("MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT", 30, minimum=1)
 
 # --- Backups (memoryhub/memories/backup.py) -----------------------------------------------------------------------
 
