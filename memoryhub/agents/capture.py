@@ -33,7 +33,7 @@ from memoryhub.agents.transcripts import bound_turns
 from memoryhub.consolidation.llm import LLMError, get_llm
 from memoryhub.memories.gate import normalised
 from memoryhub.memories.gate_preview import preview_write, write_through_gate
-from memoryhub.memories.secrets import find_secrets, redact
+from memoryhub.memories.traces import shown_safely
 
 logger = logging.getLogger(__name__)
 
@@ -122,7 +122,7 @@ class CapturedItem:
     supersedes: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        shown = redact(self.candidate.content, find_secrets(self.candidate.content))
+        shown = shown_safely(self.candidate.content)
         answer = {"content": shown, "category": self.candidate.category, "rule": self.candidate.rule,
                   "outcome": self.outcome, "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
         return answer | ({"supersedes": self.supersedes} if self.supersedes else {})

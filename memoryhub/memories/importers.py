@@ -37,9 +37,9 @@ from django.core.exceptions import ValidationError
 
 from memoryhub.memories.gate_preview import preview_write, write_through_gate
 from memoryhub.memories.markdown_notes import is_markdown_file, markdown_files, parse_note
-from memoryhub.memories.secrets import find_secrets, redact
 from memoryhub.memories.storable import MAX_JSON_DEPTH  # a file nests no deeper than a memory's metadata may
 from memoryhub.memories.store import parse_import_time
+from memoryhub.memories.traces import shown_safely
 from memoryhub.models import Category, Memory
 
 FORMATS = ("mcp-memory", "mem0", "markdown")
@@ -85,7 +85,7 @@ class ItemOutcome:
     @property
     def shown_content(self) -> str:
         """The item's text for a report: a secret in it is never repeated back."""
-        return redact(self.item.content, find_secrets(self.item.content))
+        return shown_safely(self.item.content)
 
     def as_dict(self) -> dict[str, Any]:
         answer = {"origin": self.item.origin, "content": self.shown_content, "outcome": self.outcome,

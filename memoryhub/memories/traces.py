@@ -66,6 +66,12 @@ def redact_refused(text: str) -> str:
     return "".join(out) + text[position:]
 
 
+def shown_safely(text: str) -> str:
+    """A text as an answer or a report may repeat it: unchanged without a secret, as `redact_refused` keeps it with
+    one (an import's or a capture's item list names each refused item)."""
+    return redact_refused(text) if find_secrets(text) else text
+
+
 def redact_refused_value(value: Any) -> Any:
     """A JSON value (a refused write's metadata) with `redact_refused` applied to every string, keys included; a key
     whose value reads as a secret only beside it (`"password": "hunter2"`) keeps neither."""
