@@ -263,6 +263,9 @@ class EventSerializer(serializers.Serializer):
     memory_id = serializers.IntegerField()
     action = serializers.CharField()
     actor = serializers.CharField()
+    actor_kind = serializers.ChoiceField(
+        choices=["agent", "person", "system"], help_text="agent (an API token), person (a login) or system"
+    )
     before = serializers.DictField(allow_null=True)
     after = serializers.DictField(allow_null=True)
     note = serializers.CharField()

@@ -137,7 +137,7 @@ def test_a_backup_taken_while_an_agent_writes_restores_to_a_consistent_store(sto
 def test_a_restore_under_a_running_server_is_what_the_server_serves_next(store_template, tmp_path, settings):
     settings.MEMORYHUB_BACKUP_DIR = str(tmp_path / "backups")
     db = migrated_store(store_template, tmp_path / "live")
-    token = create_token(db, "agent")
+    token = create_token(db, "agent-1")
     with (
         LiveServer(db, threads=4) as server,
         httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=120) as http,

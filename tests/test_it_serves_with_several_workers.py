@@ -44,7 +44,7 @@ def test_two_workers_answer_share_the_store_and_stop_together(store_template, tm
     try:
         workers = children_of(server.process.pid)
         assert len(workers) == 2
-        token = create_token(db, "agent")
+        token = create_token(db, "agent-1")
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
             written = http.post("/api/v1/memories", json={"content": "The nightly export runs at 02:00 UTC"})
             assert written.status_code == 201

@@ -124,7 +124,7 @@ def test_a_write_the_copy_saw_and_that_was_rolled_back_leaves_no_trace(monkeypat
 @pytest.mark.sqlite_only  # `restore` replaces the SQLite file; PostgreSQL is restored with pg_restore
 def test_a_restore_by_another_process_is_what_the_servers_next_search_ranks(store_template, tmp_path):
     db = migrated_store(store_template, tmp_path / "live")
-    token = create_token(db, "agent")
+    token = create_token(db, "agent-1")
     boot = (
         "from dataclasses import replace; from memoryhub.retrieval import tuning; "
         "from memoryhub.storage import vector_index; vector_index.EXACT_KNN_MAX = 5; "

@@ -17,11 +17,13 @@ from api.auth import AgentAPIMixin, agent_of
 from api.errors import Conflict, error_body
 from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
+from memoryhub.memories.actors import actor_kinds
 from memoryhub.memories.exports import event_as_dict, import_items
 from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.refresh import refresh_memory
 from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.shape import memory_as_dict, write_answer
-from memoryhub.memories.store import delete_memory, reinforce
+from memoryhub.memories.store import delete_memory
 from memoryhub.memories.supersession import restore, with_chains
 from memoryhub.models import Memory, MemoryEvent
 
@@ -194,17 +196,17 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
 
     @extend_schema(
         summary="The agent used this memory: reinforce it",
-        description="Counts the use, restarts its decay clock and adds a small boost. Allowed for read-only tokens, "
-        "as search reinforces what it returns.",
+        description="Counts the use (a usage record) and restarts its decay clock; adds a small boost at most once "
+        "in MEMORYHUB_REFRESH_BOOST_HOURS and never above MEMORYHUB_REFRESH_IMPORTANCE_CAP. Allowed for read-only "
+        "tokens, as search reinforces what it returns.",
         parameters=[_ID_PARAM],
         request=None,
         responses={200: s.MemorySerializer, **errors(403, 404)},
     )
     @action(detail=True, methods=["post"])
     def refresh(self, request, pk=None):
-        memory = self.get_memory(pk)
-        reinforce(memory_ids=[memory.pk])
-        memory.refresh_from_db()
+        timer = Timer()
+        memory = refresh_memory(memory=self.get_memory(pk), agent=agent_of(request).name, latency_ms=timer.ms)
         return Response(memory_as_dict(memory))
 
     @extend_schema(
@@ -236,4 +238,6 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     def history(self, request, pk=None):
         memory = self.get_memory(pk)
         events = MemoryEvent.objects.filter(memory_id=memory.pk).order_by("created_at", "id")
-        return Response({"memory_id": memory.pk, "events": [event_as_dict(e) for e in events]})
+        kinds = actor_kinds({e.actor for e in events})  # agent, person or system: the names never collide
+        answer = [event_as_dict(e) | {"actor_kind": kinds[e.actor]} for e in events]
+        return Response({"memory_id": memory.pk, "events": answer})

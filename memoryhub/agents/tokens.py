@@ -17,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub.memories.actors import check_agent_name
 from memoryhub.memories.secrets import redact_label
 from memoryhub.models import ApiToken
 
@@ -108,6 +109,7 @@ def create_token(*, name: str, projects: list[str] | None = None, read_only: boo
     name = (name or "").strip()
     if not name or len(name) > 200:
         raise ValidationError({"name": "the agent name must be 1 to 200 characters"})
+    check_agent_name(name)  # never a person's username or a reserved word: the history would read it as theirs
     raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         name=name,

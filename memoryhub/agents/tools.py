@@ -20,11 +20,12 @@ from django.core.exceptions import ValidationError
 from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.bookkeeping import record_usage
 from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.refresh import refresh_memory
 from memoryhub.memories.secrets import WriteRefused, refusal_message, secrets_in_fields
 from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
 from memoryhub.memories.shape import compact_memory, write_answer
 from memoryhub.memories.storable import unstorable
-from memoryhub.memories.store import delete_memory, reinforce
+from memoryhub.memories.store import delete_memory
 from memoryhub.models import Category, Memory, Status, Tier
 from memoryhub.retrieval.search import MODES, MemoryFilter, search_memories
 
@@ -311,9 +312,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         return {"memories": [compact_memory(m) for m in memories], "count": len(memories)}
     memory = get_memory_for(agent, args["id"])
     if name == "memory_refresh":
-        reinforce(memory_ids=[memory.pk])
-        memory.refresh_from_db()
-        return {"memory": compact_memory(memory)}
+        return {"memory": compact_memory(refresh_memory(memory=memory, agent=agent.name))}
     agent.check_write(memory.project)
     if name == "memory_delete":
         delete_memory(memory=memory, actor=agent.name)

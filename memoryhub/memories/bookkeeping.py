@@ -32,7 +32,7 @@ def reinforce_later(memory_ids: list[int]) -> None:
 
 
 # What the overview counts: the API's writes, searches and recalls, one memory tool call, one chat proxy request.
-UsageKind = Literal["write", "search", "recall", "tool", "proxy"]
+UsageKind = Literal["write", "search", "recall", "tool", "proxy", "refresh"]
 
 
 def record_usage(

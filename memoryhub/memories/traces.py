@@ -28,6 +28,7 @@ from memoryhub.memories.secrets import (
 # A value on a line: what lies between spaces and the separators people put around values (quotes, `=`, `,`, `;`,
 # brackets). `:` and `/` are kept inside, so a URL is one value and is masked whole when it holds a token.
 _VALUE = re.compile(r"[^\s\"'`=,;()<>\[\]{}|]+")
+_CHUNK = re.compile(r"[^\s\"'`]+")
 # A plain word or a dotted or hyphenated run of them (`hooks.slack.com`, `read-only`, `Deploy`): never a secret's part.
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*(?:[.\-_/:][A-Za-z][a-z]*)*[.:,!?]?")
 
@@ -50,7 +51,8 @@ def redact_refused(text: str) -> str:
     secret_lines |= {text.count("\n", 0, end) for _, end, _ in spans}
     offset = 0
     for number, line in enumerate(text.split("\n")):
-        for m in _VALUE.finditer(line):
+        # Each value between separators, and each whole run between spaces (base64's `==` is a separator above).
+        for m in [*_VALUE.finditer(line), *_CHUNK.finditer(line)]:
             start, end = offset + m.start(), offset + m.end()
             if any(s < end and start < e for s, e, _ in spans):
                 continue

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.db.models import Q, QuerySet
 
+from memoryhub.memories.actors import actor_kinds
 from memoryhub.models import Memory, MemoryEvent
 
 
@@ -44,5 +44,10 @@ def actors_and_actions(project: str) -> tuple[list[str], list[str]]:
 
 
 def people_among(actors: list[str]) -> set[str]:
-    """Which actor names are people (dashboard logins) rather than agents or commands."""
-    return set(get_user_model().objects.filter(username__in=actors).values_list("username", flat=True))
+    """Which actor names are people (dashboard logins) rather than agents or commands (`memories.actors`)."""
+    return {name for name, kind in actor_kinds(actors).items() if kind == "person"}
+
+
+def agents_among(actors: list[str]) -> set[str]:
+    """Which actor names are agents (API tokens)."""
+    return {name for name, kind in actor_kinds(actors).items() if kind == "agent"}

@@ -19,6 +19,7 @@ from django.urls import reverse
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_encode
 
+from memoryhub.memories.actors import check_person_name
 from memoryhub.models import Membership, Role
 from memoryhub.people.roles import Access, Action
 
@@ -46,6 +47,7 @@ def add_person(*, username: str, admin: bool = False, password: str | None = Non
         raise ValidationError({"username": "a username is 1 to 150 characters"})
     if User.objects.filter(username=username).exists():
         raise ValidationError({"username": f"{username!r} already exists"})
+    check_person_name(username)
     user = User(username=username, is_superuser=admin, is_staff=admin)
     if password:
         validate_password(password, user)

@@ -6,7 +6,6 @@ makes is always limited to projects they own; only a hub admin makes a token for
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import create_token, revoke_token
@@ -37,9 +36,6 @@ def make_token(*, by: Access, name: str, projects: list[str], read_only: bool) -
     refused = [p for p in projects if not by.can(Action.TOKENS, p)]
     if refused:
         raise NotAllowed(f"you may not make tokens for {', '.join(repr(p) for p in refused)}")
-    # A token's name is the actor of what it writes; a person's name there would read as that person's change.
-    if get_user_model().objects.filter(username=(name or "").strip()).exists():
-        raise ValidationError({"name": "that is a person's username; give the agent its own name"})
     return create_token(name=name, projects=projects or None, read_only=read_only)
 
 

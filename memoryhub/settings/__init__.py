@@ -245,6 +245,10 @@ MEMORYHUB_DECAY_CATEGORY_RATES = _env_rates(
 MEMORYHUB_CONFIRMED_FLOOR = envfloat("MEMORYHUB_CONFIRMED_FLOOR", 0.5, minimum=0.0, maximum=1.0)
 MEMORYHUB_ARCHIVE_THRESHOLD = envfloat("MEMORYHUB_ARCHIVE_THRESHOLD", 0.3, minimum=0.0, maximum=1.0)
 MEMORYHUB_REINFORCE_STEP = envfloat("MEMORYHUB_REINFORCE_STEP", 0.05, minimum=0.0, maximum=1.0)
+# An agent's refresh lifts importance at most once in this many hours per memory, and never above the cap
+# (memoryhub/memories/refresh.py): a token, read-only ones too, cannot pump a memory by refreshing it over and over.
+MEMORYHUB_REFRESH_BOOST_HOURS = envfloat("MEMORYHUB_REFRESH_BOOST_HOURS", 24.0, minimum=0.0)
+MEMORYHUB_REFRESH_IMPORTANCE_CAP = envfloat("MEMORYHUB_REFRESH_IMPORTANCE_CAP", 0.8, minimum=0.0, maximum=1.0)
 
 # --- Consolidation and its LLM (memoryhub/consolidation/) -------------------------------------------------------
 

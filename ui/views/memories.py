@@ -12,7 +12,7 @@ from memoryhub.memories.gate import edit_memory
 from memoryhub.memories.store import delete_memory
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Memory
-from memoryhub.people.activity import people_among
+from memoryhub.people.activity import agents_among, people_among
 from memoryhub.people.roles import Access, Action
 from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
@@ -98,6 +98,7 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "days_left": days_until_below(memory),
         "events": events,
         "people": people_among(sorted({event.actor for event in events})),
+        "agents": agents_among(sorted({event.actor for event in events})),
         "similar": selectors.similar_memories(memory, request.access),
         "merged_from": list(selectors.memories_for(request.access).filter(merged_into=memory).order_by("pk")),
         "merge_proposal": _merge_proposal(memory),

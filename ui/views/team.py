@@ -67,6 +67,7 @@ def project_activity(request: HtmxHttpRequest, project: str) -> HttpResponse:
         "actors": actors,
         "actions": actions,
         "people": activity.people_among(actors),
+        "agents": activity.agents_among(actors),
     }
     return render_view(request, ACTIVITY, "events", context)
 
