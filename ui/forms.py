@@ -8,6 +8,7 @@ from django.conf import settings
 from memoryhub.memories.secrets import redact_label
 from memoryhub.memories.store import MAX_TAG_LENGTH, MAX_TAGS
 from memoryhub.models import Category, Memory, Status, Tier
+from ui.ids import is_id
 from ui.selectors import SORTS, MemoryFilters
 
 KEEP = "__keep__"  # bulk re-tag: leave this field as each memory has it
@@ -160,8 +161,9 @@ class SelectionForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         # Any integer id is acceptable here; the view keeps those that still exist.
+        # Only ids (ui/ids.py) are choices: `١٢` or a number past the column's range is refused as a bad choice.
         raw = self.data.getlist("selected") if hasattr(self.data, "getlist") else []
-        self.fields["selected"].choices = [(v, v) for v in raw]
+        self.fields["selected"].choices = [(v, v) for v in raw if is_id(v)]
 
     def clean_selected(self):
         values = self.cleaned_data["selected"]

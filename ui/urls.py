@@ -1,7 +1,10 @@
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, register_converter
 
+from ui.ids import IdConverter
 from ui.views import bulk, changes, insights, login, memories, review, supersessions, team, writing
+
+register_converter(IdConverter, "id")  # row ids: ASCII digits in any database's range (ui/ids.py)
 
 dashboard_patterns = [
     path("", memories.memory_list, name="memories"),
@@ -10,36 +13,36 @@ dashboard_patterns = [
     path("memories/merge/", bulk.merge, name="merge"),
     path("demo/remove/", bulk.remove_demo, name="remove_demo"),
     path("memories/new/", writing.new_memory, name="new_memory"),
-    path("memories/<int:pk>/", memories.memory_detail, name="memory"),
-    path("memories/<int:pk>/row/", memories.memory_row, name="row"),
-    path("memories/<int:pk>/edit/", memories.edit, name="edit"),
-    path("memories/<int:pk>/retag/", memories.retag, name="retag"),
-    path("memories/<int:pk>/confirm/", memories.confirm, name="confirm"),
-    path("memories/<int:pk>/archive/", memories.archive, name="archive"),
-    path("memories/<int:pk>/restore/", memories.restore, name="restore"),
-    path("memories/<int:pk>/refresh/", memories.refresh, name="refresh"),
-    path("memories/<int:pk>/delete/", memories.delete, name="delete"),
+    path("memories/<id:pk>/", memories.memory_detail, name="memory"),
+    path("memories/<id:pk>/row/", memories.memory_row, name="row"),
+    path("memories/<id:pk>/edit/", memories.edit, name="edit"),
+    path("memories/<id:pk>/retag/", memories.retag, name="retag"),
+    path("memories/<id:pk>/confirm/", memories.confirm, name="confirm"),
+    path("memories/<id:pk>/archive/", memories.archive, name="archive"),
+    path("memories/<id:pk>/restore/", memories.restore, name="restore"),
+    path("memories/<id:pk>/refresh/", memories.refresh, name="refresh"),
+    path("memories/<id:pk>/delete/", memories.delete, name="delete"),
     path("proposals/", review.proposals, name="proposals"),
     path("proposals/run/", review.run_consolidation_pass, name="run_consolidation"),
     path("proposals/reject/", review.reject_selected, name="reject_selected"),
-    path("proposals/<int:pk>/accept/", review.accept, name="accept"),
-    path("proposals/<int:pk>/reject/", review.reject, name="reject"),
-    path("proposals/<int:pk>/undo/", review.undo, name="undo"),
+    path("proposals/<id:pk>/accept/", review.accept, name="accept"),
+    path("proposals/<id:pk>/reject/", review.reject, name="reject"),
+    path("proposals/<id:pk>/undo/", review.undo, name="undo"),
     path("decay/", insights.decay, name="decay"),
     path("decay/sweep/", insights.decay_sweep, name="decay_sweep"),
     path("decay/sweep/preview/", insights.decay_sweep_preview, name="decay_sweep_preview"),
     path("decay/sweep/undo/", insights.decay_undo_sweep, name="decay_undo_sweep"),
     path("gate/", review.gate_log, name="gate"),
-    path("gate/<int:pk>/promote/", review.promote, name="promote"),
+    path("gate/<id:pk>/promote/", review.promote, name="promote"),
     path("supersessions/", supersessions.supersessions, name="supersessions"),
-    path("supersessions/<int:pk>/restore/", supersessions.restore_supersession, name="restore_supersession"),
+    path("supersessions/<id:pk>/restore/", supersessions.restore_supersession, name="restore_supersession"),
     path("changes/", changes.inbox, name="changes"),
     path("overview/", insights.overview, name="overview"),
     path("activity/", team.activity_index, name="activity_index"),
     path("projects/<str:project>/activity/", team.project_activity, name="activity"),
     path("tokens/", team.token_list, name="tokens"),
     path("tokens/new/", team.token_create, name="token_create"),
-    path("tokens/<int:pk>/revoke/", team.token_revoke, name="token_revoke"),
+    path("tokens/<id:pk>/revoke/", team.token_revoke, name="token_revoke"),
     path("people/", team.people, name="people"),
     path("people/new/", team.person_create, name="person_create"),
     path("people/grant/", team.grant, name="grant"),

@@ -70,6 +70,11 @@ def _clean_project(project: str) -> str:
     return project
 
 
+class NoSuchPerson(ValidationError):
+    """A grant named a username nobody has. The dashboard answers an owner as for a grant made (whether a username
+    exists is a hub admin's to know); the command line, run by an operator, says so."""
+
+
 def grant_role(*, username: str, role: str, project: str, by: Access) -> Membership:
     """Give a person a role in a project (replacing the one they had there)."""
     project = _clean_project(project)
@@ -78,7 +83,7 @@ def grant_role(*, username: str, role: str, project: str, by: Access) -> Members
         raise ValidationError({"role": f"a role is one of {', '.join(Role.values)}"})
     user = get_user_model().objects.filter(username=username).first()
     if user is None:
-        raise ValidationError({"username": f"there is no person {username!r}"})
+        raise NoSuchPerson({"username": f"there is no person {username!r}"})
     with transaction.atomic():
         membership, _ = Membership.objects.update_or_create(
             user=user, project=project, defaults={"role": role, "granted_by": by.username}

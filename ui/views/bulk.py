@@ -14,6 +14,7 @@ from memoryhub.models import Memory
 from memoryhub.people.roles import Action
 from ui import selectors, services
 from ui.forms import BulkForm, MergeForm
+from ui.ids import is_id, parse_ids
 from ui.views.common import (
     DOMAIN_ERRORS,
     SELECTION_DONE,
@@ -148,7 +149,7 @@ def _merge_dialog(
 @require_POST
 def merge(request: HtmxHttpRequest) -> HttpResponse:
     form = MergeForm(request.POST)
-    ids = [int(v) for v in request.POST.getlist("selected") if v.isdigit()]
+    ids = parse_ids(v for v in request.POST.getlist("selected") if is_id(v)) or []  # the form names any other
     memories, missing = _selected_memories(request, ids)
     if not form.is_valid():
         forget_secret_inputs(form)

@@ -13,6 +13,7 @@ from memoryhub.models import ConflictChoice, GateDecision, GateLogEntry, Memory,
 from memoryhub.people.roles import Access, Action
 from ui import diffing, selectors
 from ui.forms import AcceptProposalForm, RunConsolidationForm
+from ui.ids import parse_ids
 from ui.views.common import (
     DOMAIN_ERRORS,
     HtmxHttpRequest,
@@ -190,9 +191,8 @@ def reject_selected(request: HtmxHttpRequest) -> HttpResponse:
     """Bulk reject: every pending proposal ticked in the queue; the queue comes back without them."""
     from memoryhub.consolidation.proposals import reject_proposals
 
-    try:
-        ids = [int(i) for i in request.POST.getlist("selected")]
-    except ValueError:
+    ids = parse_ids(request.POST.getlist("selected"))
+    if ids is None:
         return refuse(request, "Nothing was rejected: a selected proposal id is not a number.", status=422)
     if not ids:
         return refuse(request, "Nothing was rejected: tick the proposals to reject first.", status=422)

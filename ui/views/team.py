@@ -177,11 +177,19 @@ def grant(request: HtmxHttpRequest) -> HttpResponse:
     if not form.is_valid():
         return refuse(request, "No role was given: " + error_text_from_form(form), status=422)
     data = form.cleaned_data
+    # An owner hears the same answer whether or not the username exists (no way to probe for logins); an admin, who
+    # sees every person anyway, hears which.
+    notice = f"If {data['username']} has a login, they are now {data['role']} of {data['project']}."
     try:
         persons.grant_role(username=data["username"], role=data["role"], project=data["project"], by=request.access)
+    except persons.NoSuchPerson as exc:
+        if request.access.is_admin:
+            return refuse(request, f"No role was given. {error_text(exc)}", status=422)
     except ValidationError as exc:
         return refuse(request, f"No role was given. {error_text(exc)}", status=422)
-    notice = f"{data['username']} is now {data['role']} of {data['project']}."
+    else:
+        if request.access.is_admin:
+            notice = f"{data['username']} is now {data['role']} of {data['project']}."
     return done(request, notice, reverse("ui:people"))
 
 
