@@ -1,4 +1,5 @@
-"""Failed dashboard logins are limited per username and address (django-axes), with a clear message."""
+"""Failed dashboard logins are limited per username and address (django-axes) and per address across usernames,
+with a clear message; the records keep a hash of the username typed, never the text."""
 
 from __future__ import annotations
 
@@ -47,3 +48,21 @@ def test_a_success_resets_the_count(settings):
     for _ in range(settings.AXES_FAILURE_LIMIT - 1):
         login(Client(), "wrong")
     assert login(Client(), "the-right-password").status_code == 302
+
+
+def test_one_address_spraying_one_password_over_many_usernames_is_locked_out(settings):
+    settings.MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT = 8
+    get_user_model().objects.create_user("curator", password="the-right-password")
+    for n in range(settings.MEMORYHUB_LOGIN_ADDRESS_FAILURE_LIMIT):  # each name under its own limit of 5
+        assert login(Client(), "Summer2026!", username=f"user{n}").status_code == 200
+    locked = login(Client(), "the-right-password")
+    assert locked.status_code == 429 and "Too many failed logins" in locked.content.decode()
+    assert login(Client(), "the-right-password", address="10.0.0.2").status_code == 302  # another address
+
+
+def test_the_login_records_keep_no_username_as_typed():
+    from axes.models import AccessAttempt
+
+    login(Client(), "wrong", username="Tr0ub4dor&3-typed-as-a-name")
+    attempt = AccessAttempt.objects.get()
+    assert "Tr0ub4dor" not in attempt.username + attempt.post_data + attempt.get_data
