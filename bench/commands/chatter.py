@@ -28,7 +28,8 @@ class Command(BaseCommand):
         for name, chatter, facts in (("dev", CHATTER_DEV, FACTS_DEV), ("held out", CHATTER_HELD_OUT, FACTS_HELD_OUT)):
             refused, kept, through, lost = rates(chatter, facts)
             self.stdout.write(f"{name}:")
-            self.stdout.write(f"  chatter refused {refused:4d} / {len(chatter):<4d} {100 * refused / len(chatter):5.1f}%")
+            share = 100 * refused / len(chatter)
+            self.stdout.write(f"  chatter refused {refused:4d} / {len(chatter):<4d} {share:5.1f}%")
             self.stdout.write(f"  facts kept      {kept:4d} / {len(facts):<4d} {100 * kept / len(facts):5.1f}%")
             if verbose and name == "dev":
                 for text in through:

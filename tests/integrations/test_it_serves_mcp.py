@@ -227,7 +227,7 @@ def test_slash_mcp_refuses_a_missing_or_wrong_token_and_a_project_outside_the_to
 def test_slash_mcp_refuses_get_delete_and_cross_origin_posts(client):
     from memoryhub.agents.tokens import create_token as make_token
 
-    auth = {"Authorization": f"Bearer {make_token(name='agent')[1]}"}
+    auth = {"Authorization": f"Bearer {make_token(name='mcp-agent')[1]}"}
 
     get = client.get("/mcp", headers=auth)
     delete = client.delete("/mcp", headers=auth)
