@@ -197,6 +197,99 @@ FACTS: list[str] = [
 ]
 
 
+# A second held-out batch, written after the first round of rule changes and before the second, never tuned on:
+# the first held-out half was written by the same hand as the rules, so this batch is the cleaner estimate.
+FRESH_CHATTER: list[str] = [
+    "Alright, the fixture is loading now; moving to the assertions.",
+    "Now that the schema is in, let me regenerate the types.",
+    "Running the linter one more time to be safe.",
+    "Okay! Both endpoints respond with 200 now.",
+    "Tests: 96 passed, 0 failed, 2 skipped (3.4s)",
+    "Rebased onto main, 0 conflicts.",
+    "The deploy finished in 4m 51s.",
+    "Checks: 7/7 successful",
+    "Your branch is up to date with 'origin/main'.",
+    "Error rate is down to 0.2% after the rollback.",
+    "P95 latency right now: 182 ms (was 240 ms an hour ago).",
+    "Still seeing 3 failures in the nightly run.",
+    "Step 2/4: building the Docker image.",
+    "Task 5 of 9 done, moving to task 6.",
+    "[1/3] Resolving packages... [2/3] Fetching packages... [3/3] Linking dependencies...",
+    "All set! The migration ran and the admin shows the new column.",
+    "Let me take a look at the stack trace first.",
+    "Here's the corrected query:
+SELECT count(*) FROM orders WHERE status = 'paid';",
+    "```bash
+npm ci && npm run build
+```",
+    "def handler(event, context):
+    return {'statusCode': 200}",
+    "+    timeout: 30s
+-    timeout: 10s",
+    "export default defineConfig({ plugins: [react()] })",
+    "items = [x for x in items if x.active]",
+    "kubectl rollout restart deployment/api -n prod",
+    "I went ahead and updated the README with the new flags.",
+    "Just pushed the fix; CI should pick it up in a minute.",
+    "Searching for usages of get_user across the repo.",
+    "Opening a PR with these changes now.",
+    "Perfect, that's exactly what we needed.",
+    "Good catch! I've corrected the typo in the config.",
+    "Let me know how it goes on your side.",
+    "That should do it. Ping me if the error comes back.",
+    "Build is green again after the retry.",
+    "Coverage dropped to 81% (-1.2%) with this change.",
+    "5 tests still failing, down from 11.",
+    "Merged #482 into main.",
+    "Wrapping up: docs updated, tests added, changelog entry written.",
+    "Next, I'll look into why the cache misses on cold start.",
+    "Fetching the latest tags from origin.",
+    "Done. The branch is ready for review.",
+]
+FRESH_FACTS: list[str] = [
+    "The orders service publishes events to the orders.v2 topic; v1 consumers were shut down.",
+    "Staging uses a separate Stripe account in test mode.",
+    "The admin panel is only reachable over the VPN.",
+    "Python dependencies are locked with uv; requirements.txt is generated from uv.lock.",
+    "The cron for invoice e-mails runs at 06:00 Europe/Berlin.",
+    "Image uploads are resized to 3 sizes: 320, 768 and 1600 px wide.",
+    "A flaky test gets a ticket and the flaky marker, never a silent retry.",
+    "The user wants every new endpoint documented in the OpenAPI schema.",
+    "Prefer feature flags to long-lived branches.",
+    "SQLAlchemy sessions are scoped per request in the API and per task in the worker.",
+    "Redis is used only as a cache; nothing in it must be needed after a restart.",
+    "The monthly report counts only paid orders, not refunded ones.",
+    "Run database migrations with alembic upgrade head before starting the API locally.",
+    "The search service needs 4 GB of heap; below that it falls over during reindexing.",
+    "The team writes ADRs in docs/adr for every architectural decision.",
+    "Use the company npm registry at npm.internal for private packages.",
+    "The payment webhook retries for 3 days, so handlers must be idempotent.",
+    "Chrome is the only browser the internal tools support.",
+    "The legacy PHP app still serves /blog until the migration in Q3.",
+    "The user reviews code in the GitHub web UI, not locally.",
+    "Our Kubernetes namespaces are named <team>-<env>, e.g. payments-prod.",
+    "Secrets for local development come from direnv and a .envrc that is git-ignored.",
+    "E-mails are sent through Postmark; SES is only a fallback.",
+    "The analytics pipeline drops events older than 72 hours.",
+    "We use trunk-based development with short-lived branches.",
+    "The CSV export is capped at 100,000 rows; larger exports go through the async job.",
+    "Every public function in the SDK needs a docstring with an example.",
+    "Avoid ORM signals for business logic; call services explicitly.",
+    "The test database is created from migrations, not from a dump.",
+    "Latency SLO for the search API is p95 under 300 ms.",
+    "Pull requests need a linked Jira ticket or the check fails.",
+    "The worker reads its concurrency from WORKER_CONCURRENCY, default 4.",
+    "Mobile releases go through TestFlight for 2 days before the store.",
+    "The on-call phone number is in PagerDuty, not in the wiki.",
+    "GraphQL resolvers must not call other services synchronously in a loop.",
+    "Localization strings are managed in Crowdin and synced nightly.",
+    "The user prefers dark mode screenshots in docs.",
+    "The billing cron must never run twice at once; it takes a Postgres advisory lock.",
+    "The backend returns errors as RFC 7807 problem+json.",
+    "Terraform changes are applied only from CI, never from laptops.",
+]
+
+
 def halves(items: list[str]) -> tuple[list[str], list[str]]:
     """(dev, held out): alternate items, so both halves hold every voice."""
     return items[0::2], items[1::2]

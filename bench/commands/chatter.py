@@ -7,7 +7,14 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from bench.chatter_set import CHATTER_DEV, CHATTER_HELD_OUT, FACTS_DEV, FACTS_HELD_OUT
+from bench.chatter_set import (
+    CHATTER_DEV,
+    CHATTER_HELD_OUT,
+    FACTS_DEV,
+    FACTS_HELD_OUT,
+    FRESH_CHATTER,
+    FRESH_FACTS,
+)
 from bench.commands.gate import judge
 
 
@@ -25,7 +32,12 @@ class Command(BaseCommand):
         parser.add_argument("--verbose", action="store_true", help="list the dev half's misses")
 
     def handle(self, *args, verbose: bool, **options):
-        for name, chatter, facts in (("dev", CHATTER_DEV, FACTS_DEV), ("held out", CHATTER_HELD_OUT, FACTS_HELD_OUT)):
+        halves = (
+            ("dev", CHATTER_DEV, FACTS_DEV),
+            ("held out", CHATTER_HELD_OUT, FACTS_HELD_OUT),
+            ("held out, second batch", FRESH_CHATTER, FRESH_FACTS),
+        )
+        for name, chatter, facts in halves:
             refused, kept, through, lost = rates(chatter, facts)
             self.stdout.write(f"{name}:")
             share = 100 * refused / len(chatter)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from django.conf import settings
 
 from memoryhub.memories.categories import guess_category
+from memoryhub.memories.chatter import agent_chatter
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -263,6 +264,10 @@ def _rules(text: str) -> str | None:
     reasons = [_chatter(sentence) for sentence in _sentences(stripped)]
     if reasons and all(reasons):
         return reasons[0]
+    # What coding agents say in their own turns (pasted code, status read-outs, narration): memories/chatter.py.
+    reason = agent_chatter(stripped, durable=durable, judge=_chatter, sentences=_sentences)
+    if reason:
+        return reason
     count = len(words(stripped))
     short = len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS
     # "Use pnpm." is a whole preference: short imperatives and contrasts are kept.

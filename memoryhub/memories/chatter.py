@@ -1,0 +1,157 @@
+"""Agent chatter the sentence rules of `noise` let through: what a coding agent says in its own turns.
+
+Measured on bench/chatter_set.py (`python -m bench chatter`), written apart from the rules' own labelled set:
+- code pasted as a reply (a fenced block, a diff, lines of code under a short "Here's the updated function:");
+- status read-outs: tallies (`step 4 of 7`, `7/10 done`), outcome counts (`312 passed, 4 skipped`), a branch ahead
+  of or behind another, a build's number and colour, deltas (`+0.4%`), check marks, `so far`, `in progress`;
+- narration behind a discourse marker ("Now I'm going to...", "Next up: wiring...", "Excellent, the benchmark
+  finished"), tool announcements ("Reading src/app.ts to get context"), work reported done ("Applied the patch",
+  "the fix is pushed to your branch"), and the pleasantries that close a turn ("Feel free to ask").
+
+A text that states something durable (`noise._DURABLE_SIGNAL`: because, never, must, prefer...) is judged by the
+sentence rules alone, so "Coverage must stay above 85%" is kept; only pasted code is refused whatever it says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+_STATUS = "it is a status read-out or progress tally, not a fact; store what you learned that will still be true later"
+_CODE = "it is code pasted as a reply, not a fact; store what the code does or decides, in a sentence"
+_NARRATION = (
+    "it narrates the session; store the lasting fact, decision or gotcha instead (true on its own, for any agent "
+    "reading it later)"
+)
+_CLOSING = "it is an acknowledgement or a closing remark, not a fact"
+
+# --- pasted code ----------------------------------------------------------------------------------------------
+
+_CODE_LINE = re.compile(
+    r"^\s*(?:```|@@ |def |class |return\b|elif |else:|try:|except\b|import |from \S+ import |const |let |var |"
+    r"function\b|export |print\(|raise |await |async |SELECT |INSERT |UPDATE \w+ SET|DELETE FROM|@\w+|"
+    r"(?:if|for|while|with)\b.*:\s*$)|"
+    r"^\s{4,}\S|^\t+\S|"  # indented
+    r"^[+-](?![+-])\s*\S.*[^.]$|"  # a diff line (not a sentence in a bullet)
+    r"^\s*[\w.\[\]'\"]+\s*(?:[+\-*/]?=|=>)\s*[^=\s].*[^.]$|"  # an assignment
+    r"^\s*[\w.]+\(.*\)\s*;?\s*$|"  # a bare call
+    r"[;{}]\s*$"
+)
+_INTRO = re.compile(r"^[^\n]{0,60}:\s*$")  # "Here's the updated function:", "Updated code:"
+
+
+def _pasted_code(text: str) -> bool:
+    lines = [line for line in text.splitlines() if line.strip()]
+    if lines and _INTRO.match(lines[0]) and len(lines) > 1:
+        lines = lines[1:]
+    return bool(lines) and all(_CODE_LINE.search(line) for line in lines)
+
+
+# --- status read-outs -----------------------------------------------------------------------------------------
+
+_PROGRESS_WORD = (
+    r"(?:steps?|tasks?|jobs?|tests?|items?|phases?|subtasks?|checks?|retry|retries|attempts?|done|complete[d]?|"
+    r"finished|passed|passing|fixed|remaining|checked|green|failing|failed)"
+)
+_READOUT = re.compile(
+    # Tallies: "step 4 of 7", "7/10 tasks done", "3 of the 8 failing tests", "(2/4)".
+    r"\b\d+\s*(?:/|of|out of)\s*(?:the\s+)?\d+\b[^.]{0,40}?\b" + _PROGRESS_WORD + r"\b|"
+    r"\b" + _PROGRESS_WORD + r"\b[^.]{0,30}?\(?\b\d+\s*(?:/|of)\s*\d+\b|"
+    # Outcome counts: "312 passed", "0 errors and 3 warnings", "18 queued, 3 running".
+    r"\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded)\b"
+    r"[^.]{0,40}?\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded)\b|"
+    # A branch's position: "ahead of 'origin/main' by 3 commits", "5 commits behind main".
+    r"\b(?:ahead of|behind)\b[^.\n]{0,40}?\bby \d+ commits?\b|\b\d+ commits? (?:ahead of|behind)\b|"
+    # A build's number and result, a delta, a live trend.
+    r"\b(?:build|run|job|pipeline|workflow|deploy(?:ment)?)\s+#\d+\b|\([+\-\u2212]\d[\d.,]*\s*%?\)|"
+    r"\b(?:and|now|still) (?:falling|rising|climbing|dropping|growing|holding)\b|\bstable for \d+|"
+    r"\bso far\b|\bin progress\b|\bresults? (?:below|above)\b|"
+    r"^\W*(?:iteration|attempt|round|retry)\s*#?\d+\b|"
+    r"^\W*(?:step|phase)\s*\d+\b[^.]{0,30}?\b(?:done|complete[d]?|finished|started|starting|underway)\b|"
+    r"\b(?:all|everything)(?: is)? green\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_MARKS = re.compile(r"[\u2713\u2714\u2705\u274c\u2717\u23f3\u2b1c\u2610\u2611]|\[[x ]\]", re.IGNORECASE)
+
+# --- narration ------------------------------------------------------------------------------------------------
+
+# What starts a turn before the narration itself: "Now", "Next up:", "First,", "Okay,", "Excellent,".
+_MARKER = re.compile(
+    r"^\W*(?:(?:now|next(?: up)?|first(?:ly)?|then|finally|okay|ok|alright|all right|great|good|perfect|"
+    r"excellent|awesome|nice|done|so|right|cool|sure)\b\s*[,:!.\-\u2013\u2014]*\s*)+",
+    re.IGNORECASE,
+)
+# A sentence led by an -ing word and no verb of its own: "Reading src/app.ts to get context", "Calling the tool".
+_ING_LEAD = re.compile(
+    r"^\W*(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
+    r"ping|sing|bring|wing|swing)\b)[a-z]+ing\b",
+    re.IGNORECASE,
+)
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|must|should|can|cannot|can't|could|would|will|won't|"
+    r"may|might|needs?|uses?|requires?|takes?|runs|goes|means|keeps|makes|gets|sets|breaks|fails|works|locks|"
+    r"returns|stores|lives|holds|sends|reads|writes|starts|stops|blocks|adds|costs|depends|expects)\b",
+    re.IGNORECASE,
+)
+# Work reported done, in the past tense with no subject: "Applied the patch", "Moved the helper to utils".
+_DONE = re.compile(
+    r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|edited|rewrote|rebased|re-?ran|"
+    r"installed|configured|switched|regenerated|committed|reverted|dropped|split|extracted|wired|hooked up|"
+    r"patched|tweaked|adjusted|cleaned|restored|reproduced|confirmed|verified)\b",
+    re.IGNORECASE,
+)
+# "The fix is pushed to your branch", "the changes are committed": work on the person's branch, reported done.
+_HANDED_OVER = re.compile(
+    r"\b(?:is|are|has been|have been)\s+(?:now\s+)?(?:pushed|committed|in place|ready for (?:your )?review|"
+    r"applied|done)\b|\byour (?:branch|pr|pull request|changes|request|review)\b",
+    re.IGNORECASE,
+)
+_CLOSING_WORDS = re.compile(
+    r"^\W*(?:happy to help|glad (?:to help|it|that|i could)|(?:i )?hope (?:this|that|it) helps|feel free|"
+    r"let me know|don'?t hesitate|no problem|you'?re welcome|anything else|is there anything|enjoy)\b",
+    re.IGNORECASE,
+)
+_EVENT = re.compile(
+    r"\b(?:finished|passed|worked|succeeded|went through|is done|are done|came back|completed|applied cleanly|"
+    r"is happy|are happy|looks good|look good)\b",
+    re.IGNORECASE,
+)
+
+
+def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str | None:
+    """Why one sentence is chatter, with `judge` (the noise rules' own sentence judge) asked first, then again
+    after the discourse marker in front, then these rules."""
+    reason = judge(sentence)
+    if reason:
+        return reason
+    marker = _MARKER.match(sentence)
+    rest = sentence[marker.end() :] if marker else sentence
+    if marker and rest.strip():
+        reason = judge(rest)
+        if reason:
+            return reason
+        if _EVENT.search(rest):  # "Excellent, the benchmark finished", "Good, the linter is happy now"
+            return _NARRATION
+    if _READOUT.search(sentence) or len(_MARKS.findall(sentence)) >= 2:
+        return _STATUS
+    if _CLOSING_WORDS.match(sentence):
+        return _CLOSING
+    if _DONE.match(rest) or _HANDED_OVER.search(rest):
+        return _NARRATION
+    if _ING_LEAD.match(rest) and not _VERB.search(rest):
+        return _NARRATION
+    return None
+
+
+def agent_chatter(text: str, *, durable: bool, judge: Callable[[str], str | None],
+                  sentences: Callable[[str], list[str]]) -> str | None:  # fmt: skip
+    """Why `text` is agent chatter (see the module docstring), or None. `durable`: the text states something
+    durable (then only pasted code is refused here); `judge` and `sentences` are the noise rules' own."""
+    if _pasted_code(text):
+        return _CODE
+    if durable:
+        return None
+    if len(_MARKS.findall(text)) >= 2:
+        return _STATUS
+    reasons = [_sentence_chatter(s, judge) for s in sentences(text)]
+    return reasons[0] if reasons and all(reasons) else None
