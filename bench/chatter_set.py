@@ -217,15 +217,10 @@ FRESH_CHATTER: list[str] = [
     "[1/3] Resolving packages... [2/3] Fetching packages... [3/3] Linking dependencies...",
     "All set! The migration ran and the admin shows the new column.",
     "Let me take a look at the stack trace first.",
-    "Here's the corrected query:
-SELECT count(*) FROM orders WHERE status = 'paid';",
-    "```bash
-npm ci && npm run build
-```",
-    "def handler(event, context):
-    return {'statusCode': 200}",
-    "+    timeout: 30s
--    timeout: 10s",
+    "Here's the corrected query:\nSELECT count(*) FROM orders WHERE status = 'paid';",
+    "```bash\nnpm ci && npm run build\n```",
+    "def handler(event, context):\n    return {'statusCode': 200}",
+    "+    timeout: 30s\n-    timeout: 10s",
     "export default defineConfig({ plugins: [react()] })",
     "items = [x for x in items if x.active]",
     "kubectl rollout restart deployment/api -n prod",
