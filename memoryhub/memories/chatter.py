@@ -35,7 +35,11 @@ _CODE_LINE = re.compile(
     r"^[+-](?![+-])\s*\S.*[^.]$|"  # a diff line (not a sentence in a bullet)
     r"^\s*[\w.\[\]'\"]+\s*(?:[+\-*/]?=|=>)\s*[^=\s].*[^.]$|"  # an assignment
     r"^\s*[\w.]+\(.*\)\s*;?\s*$|"  # a bare call
-    r"[;{}]\s*$"
+    r"^(?=.*[()=\[\]<>'\"]).*[;{}]\s*$|^\s*[{}]\s*$|"  # a statement's end, not a sentence ending in ";"
+    # A shell command on its own, with no sentence around it.
+    r"^\s*(?:\$\s*)?(?:git|docker|docker-compose|npm|npx|pnpm|yarn|pip|pip3|python3?|pytest|make|kubectl|helm|"
+    r"terraform|curl|wget|cd|ls|cat|grep|sed|awk|rm|mv|cp|mkdir|chmod|ssh|scp|cargo|go|ruff|mypy|uv|poetry|brew|"
+    r"apt|apt-get|sudo|gh|aws|gcloud|az)\s+[^\s.][^\n]*[^.:\n]$"
 )
 _INTRO = re.compile(r"^[^\n]{0,60}:\s*$")  # "Here's the updated function:", "Updated code:"
 
@@ -65,10 +69,15 @@ _READOUT = re.compile(
     # A build's number and result, a delta, a live trend.
     r"\b(?:build|run|job|pipeline|workflow|deploy(?:ment)?)\s+#\d+\b|\([+\-\u2212]\d[\d.,]*\s*%?\)|"
     r"\b(?:and|now|still) (?:falling|rising|climbing|dropping|growing|holding)\b|\bstable for \d+|"
-    r"\bso far\b|\bin progress\b|\bresults? (?:below|above)\b|"
+    r"\bso far\W*$|\bin progress\b|\bresults? (?:below|above)\b|"
     r"^\W*(?:iteration|attempt|round|retry)\s*#?\d+\b|"
     r"^\W*(?:step|phase)\s*\d+\b[^.]{0,30}?\b(?:done|complete[d]?|finished|started|starting|underway)\b|"
-    r"\b(?:all|everything)(?: is)? green\b",
+    r"\b(?:all|everything)(?: is)? green\b|"
+    # Live results: "the tests are passing now", a run's duration, tool summaries ("3 files changed").
+    r"\b(?:checks|tests|jobs|builds?|ci|pipeline)\s+(?:are|is)\s+(?:now\s+|still\s+)?(?:green|passing|red|failing)\b|"
+    r"\b(?:finished|completed|took|ran|passed|failed)\b[^.]{0,20}?\bin \d+(?:m\s?\d+s|(?:\.\d+)?\s?(?:s|ms|min|"
+    r"minutes|seconds))\b|\bwith \d+ (?:failures|errors|warnings)\b|\b\d+ files? changed\b|\binsertions?\(\+\)|"
+    r"\bno issues found\b",
     re.IGNORECASE | re.MULTILINE,
 )
 _MARKS = re.compile(r"[\u2713\u2714\u2705\u274c\u2717\u23f3\u2b1c\u2610\u2611]|\[[x ]\]", re.IGNORECASE)
@@ -84,15 +93,17 @@ _MARKER = re.compile(
 # A sentence led by an -ing word and no verb of its own: "Reading src/app.ts to get context", "Calling the tool".
 _ING_LEAD = re.compile(
     r"^\W*(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
-    r"ping|sing|bring|wing|swing)\b)[a-z]+ing\b",
+    r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing\b",
     re.IGNORECASE,
 )
 _VERB = re.compile(
     r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|must|should|can|cannot|can't|could|would|will|won't|"
     r"may|might|needs?|uses?|requires?|takes?|runs|goes|means|keeps|makes|gets|sets|breaks|fails|works|locks|"
-    r"returns|stores|lives|holds|sends|reads|writes|starts|stops|blocks|adds|costs|depends|expects)\b",
+    r"returns|stores|lives|holds|sends|reads|writes|starts|stops|blocks|adds|costs|depends|expects|leaves|points|"
+    r"triggers|causes|creates|lets|skips|ignores|belongs|comes|happens|gives|hangs|crashes|wins|beats|helps)\b",
     re.IGNORECASE,
 )
+_SUBORDINATE = re.compile(r"\b(?:to|where|which|that|so|because|when|if|since|until|while|and see)\b", re.IGNORECASE)
 # Work reported done, in the past tense with no subject: "Applied the patch", "Moved the helper to utils".
 _DONE = re.compile(
     r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|edited|rewrote|rebased|re-?ran|"
@@ -138,8 +149,8 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
         return _CLOSING
     if _DONE.match(rest) or _HANDED_OVER.search(rest):
         return _NARRATION
-    if _ING_LEAD.match(rest) and not _VERB.search(rest):
-        return _NARRATION
+    if _ING_LEAD.match(rest) and not _VERB.search(_SUBORDINATE.split(rest)[0]):
+        return _NARRATION  # "Calling the search tool to find where the config is loaded": its verb is not its own
     return None
 
 
