@@ -197,6 +197,73 @@ FACTS: list[str] = [
 ]
 
 
+# More dev lines, written when the first dev half read 100%: other voices of the same kinds, to tune on.
+DEV_EXTRA_CHATTER: list[str] = [
+    "I went through the failing cases one by one and they all pass locally now.",
+    "Quick update: the refactor is about halfway there.",
+    "OK so the issue was the missing await. Fixed.",
+    "Heads up, I had to touch the shared fixture as well.",
+    "Added the test, it fails as expected before the fix.",
+    "I'll keep an eye on the next run.",
+    "Alright, pushing this up.",
+    "Hmm, that didn't work either. Trying a different approach.",
+    "Got it working! The endpoint returns the right payload.",
+    "Nice, that cleared up the warning.",
+    "Seems the cache was stale; cleared it and it works.",
+    "Replying to the review comments now.",
+    "Going through the remaining TODOs in the file.",
+    "The linter run came back clean.",
+    "Deployment succeeded: 3/3 pods ready.",
+    "Memory: 1.2 GB used of 4 GB.",
+    "Throughput now 850 req/s, up from 610 req/s.",
+    "We're at 12 open PRs and 4 awaiting review.",
+    "Build 5521: failed at the integration stage (2 tests).",
+    "Uptime 14d 3h, load average 0.42.",
+    "Sprint burndown: 21 of 34 points closed.",
+    "Done: 6 | In progress: 2 | Blocked: 1",
+    "Migrations: 3 applied, 0 pending.",
+    "Files touched: api/views.py, api/serializers.py, tests/test_api.py",
+    "Here you go:\n\nclass Meta:\n    ordering = ['-created_at']",
+    "Try this:\nconst res = await fetch(url, { method: 'POST', body })",
+    "```\n$ make test\n```",
+    "The fix:\n\nwith open(path) as f:\n    data = json.load(f)",
+    'fn main() { println!("hello"); }',
+    "npm run lint -- --fix",
+    "Part 1 is finished, starting part 2.",
+    "Tackled 4 out of 5 review comments.",
+    "Round 3 of profiling: the hot path is now the JSON encoder.",
+    "Now the tricky part: updating the state machine.",
+    "Moving on to the frontend piece.",
+    "That's everything for this task.",
+    "Thanks for the patience while I sorted this out!",
+    "Should be good to go now.",
+    "Ran the full suite twice to make sure it's not flaky.",
+    "Double-checked the config and it looks right.",
+]
+DEV_EXTRA_FACTS: list[str] = [
+    "Going with Postgres full-text search instead of Elasticsearch for v1.",
+    "So far no customer has more than 50,000 orders, so the list view pages at 100.",
+    "The build fails on ARM Macs unless DOCKER_DEFAULT_PLATFORM=linux/amd64 is set.",
+    "Running the app locally needs the .env from 1Password's Dev vault.",
+    "Step 1 of every release: bump the version in pyproject.toml.",
+    "Our CI has 5 stages; the deploy stage runs only on tags.",
+    "The retry policy is 3 attempts with exponential backoff starting at 2 s.",
+    "Status codes from the partner API are unreliable; check the body's ok field.",
+    "Tests marked slow take over 5 s each and run only nightly.",
+    "The worker handles about 200 jobs per minute per pod.",
+    "Checking in generated files is not allowed except for the OpenAPI client.",
+    "Logging goes to stdout in JSON; the agent ships it to Loki.",
+    "The team agreed to drop Python 3.9 support in the next major release.",
+    "Two approvals are needed for changes under infra/.",
+    "The main branch deploys to staging automatically after every merge.",
+    "Feature branches are deleted after merge.",
+    "Code coverage must not drop below 85% on the core package.",
+    "The mobile team owns the push notification service.",
+    "Reading settings from YAML was dropped; everything comes from environment variables.",
+    "Caching is disabled in development so changes show at once.",
+]
+
+
 # A second held-out batch, written after the first round of rule changes and before the second, never tuned on:
 # the first held-out half was written by the same hand as the rules, so this batch is the cleaner estimate.
 FRESH_CHATTER: list[str] = [
@@ -292,3 +359,5 @@ def halves(items: list[str]) -> tuple[list[str], list[str]]:
 
 CHATTER_DEV, CHATTER_HELD_OUT = halves(CHATTER)
 FACTS_DEV, FACTS_HELD_OUT = halves(FACTS)
+CHATTER_DEV = CHATTER_DEV + DEV_EXTRA_CHATTER
+FACTS_DEV = FACTS_DEV + DEV_EXTRA_FACTS
