@@ -55,7 +55,7 @@ def _pasted_code(text: str) -> bool:
 
 _PROGRESS_WORD = (
     r"(?:steps?|tasks?|jobs?|tests?|items?|phases?|subtasks?|checks?|retry|retries|attempts?|done|complete[d]?|"
-    r"finished|passed|passing|fixed|remaining|checked|green|failing|failed)"
+    r"finished|passed|passing|fixed|remaining|checked|green|failing|failed|successful|succeeded|ok|ready)"
 )
 _READOUT = re.compile(
     # Tallies: "step 4 of 7", "7/10 tasks done", "3 of the 8 failing tests", "(2/4)".
@@ -70,7 +70,11 @@ _READOUT = re.compile(
     r"\b(?:build|run|job|pipeline|workflow|deploy(?:ment)?)\s+#\d+\b|\([+\-\u2212]\d[\d.,]*\s*%?\)|"
     r"\b(?:and|now|still) (?:falling|rising|climbing|dropping|growing|holding)\b|\bstable for \d+|"
     r"\bso far\W*$|\bin progress\b|\bresults? (?:below|above)\b|"
-    r"^\W*(?:iteration|attempt|round|retry)\s*#?\d+\b|"
+    r"^\W*(?:iteration|attempt|round|retry)\s*#?\d+\b|^\W*\[\d+/\d+\]|"
+    # A metric moving or read right now: "is down to 0.2%", "up from 610", "right now: 182 ms (was 240 ms)".
+    r"\b(?:is|are|went|dropped|fell|rose|climbed|jumped)\s+(?:(?:down|up)\s+)?to\s+\d|\b(?:down|up) from \d|"
+    r"\bright now\b|\(was \d|\b(?:about |almost |nearly )?halfway (?:there|done|through)\b|"
+    r"\b(?:almost|nearly) (?:there|done|finished)\b|"
     r"^\W*(?:step|phase)\s*\d+\b[^.]{0,30}?\b(?:done|complete[d]?|finished|started|starting|underway)\b|"
     r"\b(?:all|everything)(?: is)? green\b|"
     # Live results: "the tests are passing now", a run's duration, tool summaries ("3 files changed").
@@ -87,7 +91,8 @@ _MARKS = re.compile(r"[\u2713\u2714\u2705\u274c\u2717\u23f3\u2b1c\u2610\u2611]|\
 # What starts a turn before the narration itself: "Now", "Next up:", "First,", "Okay,", "Excellent,".
 _MARKER = re.compile(
     r"^\W*(?:(?:now|next(?: up)?|first(?:ly)?|then|finally|okay|ok|alright|all right|great|good|perfect|"
-    r"excellent|awesome|nice|done|so|right|cool|sure)\b\s*[,:!.\-\u2013\u2014]*\s*)+",
+    r"excellent|awesome|nice|done|so|right|cool|sure|heads up|quick update|update|status update|fyi|btw|"
+    r"good news|bad news|still)\b\s*[,:!.\-\u2013\u2014]*\s*)+",
     re.IGNORECASE,
 )
 # A sentence led by an -ing word and no verb of its own: "Reading src/app.ts to get context", "Calling the tool".
@@ -119,7 +124,9 @@ _HANDED_OVER = re.compile(
 )
 _CLOSING_WORDS = re.compile(
     r"^\W*(?:happy to help|glad (?:to help|it|that|i could)|(?:i )?hope (?:this|that|it) helps|feel free|"
-    r"let me know|don'?t hesitate|no problem|you'?re welcome|anything else|is there anything|enjoy)\b",
+    r"let me know|don'?t hesitate|no problem|you'?re welcome|anything else|is there anything|enjoy|"
+    r"thanks? (?:you )?for (?:the|your)|sorry for|should be good|good catch|nice catch|good point|fair point|"
+    r"you'?re (?:right|correct)|that'?s exactly what|ping me|shout if|reach out|all set)\b",
     re.IGNORECASE,
 )
 _EVENT = re.compile(
@@ -127,6 +134,31 @@ _EVENT = re.compile(
     r"is happy|are happy|looks good|look good)\b",
     re.IGNORECASE,
 )
+
+
+# The result of a step, reported: "Got it working!", "The linter run came back clean", "Should be good to go now".
+_RESULT = re.compile(
+    r"\b(?:got it working|it works|it'?s working|works now|came back (?:clean|green|empty|fine)|"
+    r"looks (?:right|good|fine|correct) (?:now|to me)|looks right|good to go|that'?s (?:everything|all|it) for|"
+    r"is finished|are finished|all done|we'?re done|i'?m done|the (?:tricky|hard|easy|fun|next|last|final|remaining) "
+    r"(?:part|bit|piece|step)|files? (?:touched|changed|modified|edited)\b|(?:we'?re|we are|it'?s|it is|i'?m) (?:now )?"
+    r"at \d|that should (?:do it|fix it|work)|should (?:work|pass) now|(?:the )?(?:right|correct|expected) "
+    r"(?:payload|result|output|value|response|answer|data)s?\b|\b(?:is|are) \w+ing now\b|\blet me\b)",
+    re.IGNORECASE,
+)
+# A reading with no verb of its own: "Memory: 1.2 GB used of 4 GB", "Uptime 14d 3h, load average 0.42".
+_NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
+_LIVE = re.compile(
+    r"\b(?:now|currently|up from|down from|used|free|pending|applied|open|closed|awaiting|left|remaining|ready|"
+    r"queued|running|done|uptime|load average|latency|throughput|error rate|cpu|memory|p\d\d)\b",
+    re.IGNORECASE,
+)
+# N of M with work done: "Tackled 4 out of 5 review comments", "21 of 34 points closed".
+_TALLY_DONE = re.compile(r"\b\d+\s+(?:out\s+)?of\s+\d+\b[^.]*\b\w+ed\b|\b\w+ed\b[^.]*\b\d+\s+(?:out\s+)?of\s+\d+\b")
+
+
+def _reading(sentence: str) -> bool:
+    return len(_NUMBER.findall(sentence)) >= 2 and bool(_LIVE.search(sentence)) and not _VERB.search(sentence)
 
 
 def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str | None:
@@ -143,8 +175,12 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
             return reason
         if _EVENT.search(rest):  # "Excellent, the benchmark finished", "Good, the linter is happy now"
             return _NARRATION
-    if _READOUT.search(sentence) or len(_MARKS.findall(sentence)) >= 2:
+    if _READOUT.search(sentence) or len(_MARKS.findall(sentence)) >= 2 or _reading(sentence):
         return _STATUS
+    if _TALLY_DONE.search(sentence):
+        return _STATUS
+    if _RESULT.search(sentence):
+        return _NARRATION
     if _CLOSING_WORDS.match(sentence):
         return _CLOSING
     if _DONE.match(rest) or _HANDED_OVER.search(rest):
