@@ -352,7 +352,8 @@ FRESH_FACTS: list[str] = [
 ]
 
 
-# A third held-out batch, written after the second round of rule changes; measured once, with no change after.
+# A third batch, written after the second round of rule changes and measured once before any change (62.5% of its
+# chatter refused, 40 of 40 facts kept); since then part of the dev half.
 THIRD_CHATTER: list[str] = [
     "Reproduced the bug with a minimal script.",
     "OK, I see what's happening here.",
@@ -448,5 +449,6 @@ def halves(items: list[str]) -> tuple[list[str], list[str]]:
 
 CHATTER_DEV, CHATTER_HELD_OUT = halves(CHATTER)
 FACTS_DEV, FACTS_HELD_OUT = halves(FACTS)
-CHATTER_DEV = CHATTER_DEV + DEV_EXTRA_CHATTER
-FACTS_DEV = FACTS_DEV + DEV_EXTRA_FACTS
+# The third batch was measured once (62.5% of its chatter refused, every fact kept) and then joined the dev half.
+CHATTER_DEV = CHATTER_DEV + DEV_EXTRA_CHATTER + THIRD_CHATTER
+FACTS_DEV = FACTS_DEV + DEV_EXTRA_FACTS + THIRD_FACTS

@@ -14,8 +14,6 @@ from bench.chatter_set import (
     FACTS_HELD_OUT,
     FRESH_CHATTER,
     FRESH_FACTS,
-    THIRD_CHATTER,
-    THIRD_FACTS,
 )
 from bench.commands.gate import judge
 
@@ -38,7 +36,6 @@ class Command(BaseCommand):
             ("dev", CHATTER_DEV, FACTS_DEV),
             ("held out", CHATTER_HELD_OUT, FACTS_HELD_OUT),
             ("held out, second batch", FRESH_CHATTER, FRESH_FACTS),
-            ("held out, third batch", THIRD_CHATTER, THIRD_FACTS),
         )
         for name, chatter, facts in halves:
             refused, kept, through, lost = rates(chatter, facts)

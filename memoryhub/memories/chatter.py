@@ -39,16 +39,28 @@ _CODE_LINE = re.compile(
     # A shell command on its own, with no sentence around it.
     r"^\s*(?:\$\s*)?(?:git|docker|docker-compose|npm|npx|pnpm|yarn|pip|pip3|python3?|pytest|make|kubectl|helm|"
     r"terraform|curl|wget|cd|ls|cat|grep|sed|awk|rm|mv|cp|mkdir|chmod|ssh|scp|cargo|go|ruff|mypy|uv|poetry|brew|"
-    r"apt|apt-get|sudo|gh|aws|gcloud|az)\s+[^\s.][^\n]*[^.:\n]$"
+    r"apt|apt-get|sudo|gh|aws|gcloud|az|mvn|gradle|\./gradlew|dotnet|node|deno|bun|bundle|rails|rake|composer|"
+    r"tsc|eslint|prettier|jest|vitest|black|tox|nox|just)\s+[^\s.][^\n]*[^.:\n]$|"
+    r"^\s*[a-z][\w.-]*(?:\s+\S+)*?\s+--?[a-zA-Z][\w-]*(?:[\s=]\S+)*\s*$|"  # any command with an option flag
+    r"^\s*</?[A-Za-z][\w.-]*(?:\s[^>]*)?/?>|"  # markup
+    r"^\s*(?:- )?[a-z_][\w.-]*:\s+[^\s.][^.]*[^.]$"  # a YAML key and value (lowercase key, no sentence)
 )
 _INTRO = re.compile(r"^[^\n]{0,60}:\s*$")  # "Here's the updated function:", "Updated code:"
+
+
+# A line that reads as a sentence is not code, whatever it starts with: "helm caches the locale column, so restart
+# it", "api_key = os.environ[...] is how the client reads it".
+_PROSE = re.compile(
+    r"(?=.*\b(?:is|are|was|were|the|how|what|which|this|it|its|so|because|after|before|when)\b)"
+    r".*\b[a-z]{2,}(?: [a-z]{2,}){2,}\b"
+)
 
 
 def _pasted_code(text: str) -> bool:
     lines = [line for line in text.splitlines() if line.strip()]
     if lines and _INTRO.match(lines[0]) and len(lines) > 1:
         lines = lines[1:]
-    return bool(lines) and all(_CODE_LINE.search(line) for line in lines)
+    return bool(lines) and all(_CODE_LINE.search(line) and not _PROSE.match(line) for line in lines)
 
 
 # --- status read-outs -----------------------------------------------------------------------------------------
@@ -73,7 +85,11 @@ _READOUT = re.compile(
     r"^\W*(?:iteration|attempt|round|retry)\s*#?\d+\b|^\W*\[\d+/\d+\]|"
     # A metric moving or read right now: "is down to 0.2%", "up from 610", "right now: 182 ms (was 240 ms)".
     r"\b(?:is|are|went|dropped|fell|rose|climbed|jumped)\s+(?:(?:down|up)\s+)?to\s+\d|\b(?:down|up) from \d|"
-    r"\bright now\b|\(was \d|\b(?:about |almost |nearly )?halfway (?:there|done|through)\b|"
+    r"\bright now\b|\(was \d|(?:^|[,;]\s*)(?:down|up) to \d|^\W*all \d+\b[^.]*\b\w+ed\W*$|"
+    r"\b(?:usage|utili[sz]ation|load|cpu|memory|disk)\s+(?:is\s+)?(?:at|is)\s+\d+(?:\.\d+)?\s*%|"
+    r"\b(?:improved|dropped|went|rose|increased|decreased|fell|changed|grew|shrank|regressed)\s+(?:from\s+\d[^.]*?"
+    r"\s+to\s+\d|by\s+\d)|\b(?:this|it) (?:might|may|will|could) take (?:a|some) (?:minute|moment|while|bit)\b|"
+    r"\b(?:about |almost |nearly )?halfway (?:there|done|through)\b|"
     r"\b(?:almost|nearly) (?:there|done|finished)\b|"
     r"^\W*(?:step|phase)\s*\d+\b[^.]{0,30}?\b(?:done|complete[d]?|finished|started|starting|underway)\b|"
     r"\b(?:all|everything)(?: is)? green\b|"
@@ -92,13 +108,18 @@ _MARKS = re.compile(r"[\u2713\u2714\u2705\u274c\u2717\u23f3\u2b1c\u2610\u2611]|\
 _MARKER = re.compile(
     r"^\W*(?:(?:now|next(?: up)?|first(?:ly)?|then|finally|okay|ok|alright|all right|great|good|perfect|"
     r"excellent|awesome|nice|done|so|right|cool|sure|heads up|quick update|update|status update|fyi|btw|"
-    r"good news|bad news|still)\b\s*[,:!.\-\u2013\u2014]*\s*)+",
+    r"good news|bad news|still|hm+|huh|oh)\b\s*[,:!.\-\u2013\u2014]*\s*)+",
     re.IGNORECASE,
 )
 # A sentence led by an -ing word and no verb of its own: "Reading src/app.ts to get context", "Calling the tool".
+# The -ing word is a verb with its object ("Calling the tool", "Reading src/app.ts", "Wrapping up"), not a noun as the
+# subject ("Staging deploys from main", "Logging: use structlog").
 _ING_LEAD = re.compile(
     r"^\W*(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
-    r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing\b",
+    r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing"
+    r"\s+(?:the|a|an|this|that|these|those|my|your|our|its|some|all|any|every|each|for|through|up|out|over|on|into|"
+    r"to|with|it|them|back|across|around|in|from|(?:step|phase|part|task|round|stage|work|review)\b|"
+    r"(?-i:[A-Z]{2,})\b|\S*[/._]\S*)",
     re.IGNORECASE,
 )
 _VERB = re.compile(
@@ -108,7 +129,9 @@ _VERB = re.compile(
     r"triggers|causes|creates|lets|skips|ignores|belongs|comes|happens|gives|hangs|crashes|wins|beats|helps)\b",
     re.IGNORECASE,
 )
-_SUBORDINATE = re.compile(r"\b(?:to|where|which|that|so|because|when|if|since|until|while|and see)\b", re.IGNORECASE)
+_SUBORDINATE = re.compile(
+    r"\b(?:to|where|which|that|so|because|when|if|since|until|while|and see)\b|[,;:]", re.IGNORECASE
+)
 # Work reported done, in the past tense with no subject: "Applied the patch", "Moved the helper to utils".
 _DONE = re.compile(
     r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|edited|rewrote|rebased|re-?ran|"
@@ -126,12 +149,14 @@ _CLOSING_WORDS = re.compile(
     r"^\W*(?:happy to help|glad (?:to help|it|that|i could)|(?:i )?hope (?:this|that|it) helps|feel free|"
     r"let me know|don'?t hesitate|no problem|you'?re welcome|anything else|is there anything|enjoy|"
     r"thanks? (?:you )?for (?:the|your)|sorry for|should be good|good catch|nice catch|good point|fair point|"
-    r"you'?re (?:right|correct)|that'?s exactly what|ping me|shout if|reach out|all set)\b",
+    r"you'?re (?:right|correct)|that'?s exactly what|ping me|shout if|reach out|all set|sorry about|"
+    r"nothing to worry about|no need to worry|looks like|seems like|it seems|it looks like|apparently|"
+    r"(?-i:[Ll]et'?s [a-z]))",
     re.IGNORECASE,
 )
 _EVENT = re.compile(
     r"\b(?:finished|passed|worked|succeeded|went through|is done|are done|came back|completed|applied cleanly|"
-    r"is happy|are happy|looks good|look good)\b",
+    r"is happy|are happy|looks good|look good|changed|moved|disappeared|went away|is gone|are gone)\b",
     re.IGNORECASE,
 )
 
@@ -143,7 +168,13 @@ _RESULT = re.compile(
     r"is finished|are finished|all done|we'?re done|i'?m done|the (?:tricky|hard|easy|fun|next|last|final|remaining) "
     r"(?:part|bit|piece|step)|files? (?:touched|changed|modified|edited)\b|(?:we'?re|we are|it'?s|it is|i'?m) (?:now )?"
     r"at \d|that should (?:do it|fix it|work)|should (?:work|pass) now|(?:the )?(?:right|correct|expected) "
-    r"(?:payload|result|output|value|response|answer|data)s?\b|\b(?:is|are) \w+ing now\b|\blet me\b)",
+    r"(?:payload|result|output|value|response|answer|data)s?\b|\b(?:is|are) \w+ing now\b|\blet me\b|"
+    # First person anywhere ("..., so I'm calling it fixed"), and work handed over ("Changes pushed to feature/x").
+    r"\b(?:i'?m|i'?ve|i'?ll|i will|i have|i am|i had|i was|i did|i couldn'?t|i could|i can'?t)\b|"
+    r"^\W*(?:the )?(?:changes?|fix(?:es)?|commits?|patch|branch|everything)\s+(?:is |are |has been |have been )?"
+    r"(?:pushed|committed|merged|deployed|applied)(?:\s+(?:to|into|on)\s+\S+)?\W*$|"
+    r"^\W*(?:everything|it|all|this|that|the (?:build|app|code|page|project|test suite|suite))\s+(?:compiles|builds|"
+    r"works|passes|runs|renders|loads|starts)\b[^.]*\bnow\W*$)",
     re.IGNORECASE,
 )
 # A reading with no verb of its own: "Memory: 1.2 GB used of 4 GB", "Uptime 14d 3h, load average 0.42".
@@ -158,7 +189,9 @@ _TALLY_DONE = re.compile(r"\b\d+\s+(?:out\s+)?of\s+\d+\b[^.]*\b\w+ed\b|\b\w+ed\b
 
 
 def _reading(sentence: str) -> bool:
-    return len(_NUMBER.findall(sentence)) >= 2 and bool(_LIVE.search(sentence)) and not _VERB.search(sentence)
+    """A short line of numbers with a live word and no verb: a reading, not a sentence about how things are."""
+    short = len(sentence.split()) <= 10
+    return short and len(_NUMBER.findall(sentence)) >= 2 and bool(_LIVE.search(sentence)) and not _VERB.search(sentence)
 
 
 def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str | None:
