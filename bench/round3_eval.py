@@ -204,6 +204,10 @@ def crowded_miss_lines(result: CrowdedResult) -> list[str]:
     def text(memory_id: int | None) -> str:
         return repr(masked.get(memory_id, f"#{memory_id}"))
 
+    lines.append("changes with a cue queued for a person rather than superseded (handled, but not automatically):")
+    for r in report.changes:
+        if r.change.cue and r.handled and not r.superseded:
+            lines.append(f"  [{r.change.key}] {text(r.old_id)} -> {r.change.text!r}")
     lines.append("writes refused at the gate:")
     for w in report.written:
         if w.outcome in ("rejected", "error"):
