@@ -29,7 +29,8 @@ _CLOSING = "it is an acknowledgement or a closing remark, not a fact"
 
 _CODE_LINE = re.compile(
     r"^\s*(?:```|@@ |def |class |return\b|elif |else:|try:|except\b|import |from \S+ import |const |let |var |"
-    r"function\b|export |print\(|raise |await |async |(?i:select|insert into|update \w+ set|delete from|alter table)\s|@\w+|"
+    r"function\b|export |print\(|raise |await |async |@\w+|"
+    r"(?i:select|insert into|update \w+ set|delete from|alter table)\s|"
     r"(?:if|for|while|with)\b.*:\s*$)|"
     r"^\s{4,}\S|^\t+\S|"  # indented
     r"^[+-](?![+-])\s*\S.*[^.]$|"  # a diff line (not a sentence in a bullet)
