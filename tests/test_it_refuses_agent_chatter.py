@@ -1,0 +1,66 @@
+"""What coding agents say in their own turns is refused as noise: code pasted as a reply, status read-outs (CI job
+counts, a branch ahead of main, a build's number, a metric's movement), step tallies and narration; durable facts
+that carry the same numbers, branch names, commands and first-person preferences are kept. Measured on
+bench/chatter_set.py (`python -m bench chatter`); the held-out batches are asserted at the floors they were
+measured at, so a change that loses ground on unseen text fails here."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import chatter_set as labelled
+from bench.commands.chatter import rates
+from bench.gate_set import DURABLE
+from memoryhub.memories.noise import noise_reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "```python\ndef add(a, b):\n    return a + b\n```",
+        "Here is the diff:\n- timeout = 30\n+ timeout = 60",
+        "docker compose up -d db redis && docker compose logs -f api",
+        "CI: 41 of 43 jobs passed, 2 skipped.",
+        "Your branch is ahead of 'origin/main' by 3 commits.",
+        "Build #2187 green on all matrix entries (py3.10, py3.11, py3.12).",
+        "Coverage is at 87.3% (+0.4%).",
+        "Progress: 7/10 tasks done, 3 remaining.",
+        "Now I'm going to update the serializer so the new field round-trips.",
+        "Reading src/app/main.ts to get context.",
+        "Happy to help! The fix is pushed to your branch.",
+    ],
+)
+def test_agent_chatter_is_refused_with_a_reason(text):
+    assert noise_reason(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Our CI runs 3 jobs per PR: lint, unit and e2e.",
+        "The main branch is protected: 2 approvals and green CI are required to merge.",
+        "Staging deploys automatically from the main branch; production needs a manual approval in Argo CD.",
+        "Going with Postgres full-text search instead of Elasticsearch for v1.",
+        "Let's Encrypt certificates renew via the certbot systemd timer on the edge hosts.",
+        "api_key = os.environ['OPENAI_API_KEY'] is how the client reads it",
+        "The --batch-size flag defaults to 10000 rows; larger values exhaust memory on 2 GB runners.",
+        "I prefer early returns over nested if blocks.",
+    ],
+)
+def test_facts_that_look_like_chatter_are_kept(text):
+    assert noise_reason(text) is None
+
+
+def test_the_dev_half_and_the_labelled_durable_writes():
+    refused, kept, through, lost = rates(labelled.CHATTER_DEV, labelled.FACTS_DEV)
+    assert through == [] and lost == []
+    assert [t for t in DURABLE if noise_reason(t)] == []
+
+
+def test_the_held_out_batches_stay_at_their_measured_floors():
+    for chatter, facts, chatter_floor, facts_floor in (
+        (labelled.CHATTER_HELD_OUT, labelled.FACTS_HELD_OUT, 0.90, 1.0),
+        (labelled.FOURTH_CHATTER, labelled.FOURTH_FACTS, 0.65, 0.975),
+    ):
+        refused, kept, _, _ = rates(chatter, facts)
+        assert refused / len(chatter) >= chatter_floor and kept / len(facts) >= facts_floor
