@@ -44,7 +44,7 @@ _CODE_LINE = re.compile(
     r"tsc|eslint|prettier|jest|vitest|black|tox|nox|just)\s+[^\s.][^\n]*[^.:\n]$|"
     r"^\s*[a-z][\w.-]*(?:\s+\S+)*?\s+--?[a-zA-Z][\w-]*(?:[\s=]\S+)*\s*$|"  # any command with an option flag
     r"^\s*</?[A-Za-z][\w.-]*(?:\s[^>]*)?/?>|"  # markup
-    r"^\s*(?:- )?[a-z_][\w.-]*:\s+[^\s.][^.]*[^.]$"  # a YAML key and value (lowercase key, no sentence)
+    r"^\s*(?:- |\s+)[a-z_][\w.-]*:\s+[^\s.][^.]*[^.]$"  # a YAML key in a list or nested (`key: text` alone is prose)
 )
 _INTRO = re.compile(r"^[^\n]{0,60}:\s*$")  # "Here's the updated function:", "Updated code:"
 
@@ -52,8 +52,8 @@ _INTRO = re.compile(r"^[^\n]{0,60}:\s*$")  # "Here's the updated function:", "Up
 # A line that reads as a sentence is not code, whatever it starts with: "helm caches the locale column, so restart
 # it", "api_key = os.environ[...] is how the client reads it".
 _PROSE = re.compile(
-    r"(?=.*\b(?:is|are|was|were|the|how|what|which|this|it|its|so|because|after|before|when)\b)"
-    r".*\b[a-z]{2,}(?: [a-z]{2,}){2,}\b"
+    r"(?=.*\b(?i:is|are|was|were|the|how|what|which|this|it|its|so|because|after|before|when)\b)"
+    r".*\b[A-Za-z][a-z]+(?: [a-z]{2,}){2,}\b"
 )
 
 
@@ -135,9 +135,22 @@ _SUBORDINATE = re.compile(
 )
 # Work reported done, in the past tense with no subject: "Applied the patch", "Moved the helper to utils".
 _DONE = re.compile(
-    r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|edited|rewrote|rebased|re-?ran|"
+    r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|rewrote|rebased|re-?ran|"
     r"installed|configured|switched|regenerated|committed|reverted|dropped|split|extracted|wired|hooked up|"
     r"patched|tweaked|adjusted|cleaned|restored|reproduced|confirmed|verified)\b",
+    re.IGNORECASE,
+)
+# The agent in the first person about its own work, not a person about themselves ("I'm allergic to penicillin",
+# "I have two daughters" are facts): "I've made the changes", "I couldn't find another caller", "I'm about to...".
+_AGENT_I = re.compile(
+    r"^\W*i(?:'ve| have| had)? (?:just |also |now )?(?:made the|added|changed|updated|fixed|finished|implemented|"
+    r"pushed|created|removed|renamed|written|wrote|ran|applied|opened|merged|tried|checked|looked|searched|"
+    r"reviewed|tested|verified|confirmed|set up|cleaned|gone through|went through)\b|"
+    r"^\W*i (?:couldn'?t|could not|can'?t|cannot|didn'?t|did not|wasn'?t able to) (?:find|reproduce|see|get|figure|"
+    r"locate|run|tell)\b|"
+    r"^\W*i(?:'m| am) (?:going to|about to|now|seeing|getting|trying|looking|working on|checking|running|still)\b|"
+    r"^\W*i(?:'ll| will) (?:now|start|go|add|update|fix|run|check|look|take|write|try|implement|make|create|open|"
+    r"push|leave|keep an eye)\b",
     re.IGNORECASE,
 )
 # "The fix is pushed to your branch", "the changes are committed": work on the person's branch, reported done.
@@ -170,8 +183,10 @@ _RESULT = re.compile(
     r"(?:part|bit|piece|step)|files? (?:touched|changed|modified|edited)\b|(?:we'?re|we are|it'?s|it is|i'?m) (?:now )?"
     r"at \d|that should (?:do it|fix it|work)|should (?:work|pass) now|(?:the )?(?:right|correct|expected) "
     r"(?:payload|result|output|value|response|answer|data)s?\b|\b(?:is|are) \w+ing now\b|\blet me\b|"
-    # First person anywhere ("..., so I'm calling it fixed"), and work handed over ("Changes pushed to feature/x").
-    r"\b(?:i'?m|i'?ve|i'?ll|i will|i have|i am|i had|i was|i did|i couldn'?t|i could|i can'?t)\b|"
+    # First person after a clause ("..., so I'm calling it fixed"; a sentence opening with "I'm" is the noise rules'
+    # to judge: "I'm allergic to penicillin" is a fact), and work handed over ("Changes pushed to feature/x").
+    r"[,;]\s*(?:so |and |but |then )?(?:i'?m|i'?ve|i'?ll|i will|i have|i am|i had|i was|i did|i couldn'?t|i could|"
+    r"i can'?t)\b|"
     r"^\W*(?:the )?(?:changes?|fix(?:es)?|commits?|patch|branch|everything)\s+(?:is |are |has been |have been )?"
     r"(?:pushed|committed|merged|deployed|applied)(?:\s+(?:to|into|on)\s+\S+)?\W*$|"
     r"^\W*(?:everything|it|all|this|that|the (?:build|app|code|page|project|test suite|suite))\s+(?:compiles|builds|"
@@ -217,7 +232,7 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
         return _NARRATION
     if _CLOSING_WORDS.match(sentence):
         return _CLOSING
-    if _DONE.match(rest) or _HANDED_OVER.search(rest):
+    if _DONE.match(rest) or _HANDED_OVER.search(rest) or _AGENT_I.match(rest):
         return _NARRATION
     if _ING_LEAD.match(rest) and not _VERB.search(_SUBORDINATE.split(rest)[0]):
         return _NARRATION  # "Calling the search tool to find where the config is loaded": its verb is not its own
