@@ -442,7 +442,9 @@ THIRD_FACTS: list[str] = [
 ]
 
 
-# A fourth batch, written after the third round of rule changes; measured once, with no change after.
+# A fourth batch, written after the third round of rule changes. Measured first at 65.0% of its chatter refused and
+# 39 of 40 facts kept; the one fact lost showed a bug (an -ing noun read as a verb because `a` matched the start of
+# `and`), fixed after. No rule was written from its chatter.
 FOURTH_CHATTER: list[str] = [
     "Understood. I'll restructure the module as you described.",
     "Quick sanity check passed on my end.",

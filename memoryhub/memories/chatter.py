@@ -118,9 +118,9 @@ _MARKER = re.compile(
 _ING_LEAD = re.compile(
     r"^\W*(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
     r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing"
-    r"\s+(?:the|a|an|this|that|these|those|my|your|our|its|some|all|any|every|each|for|through|up|out|over|on|into|"
-    r"to|with|it|them|back|across|around|in|from|(?:step|phase|part|task|round|stage|work|review)\b|"
-    r"(?-i:[A-Z]{2,})\b|\S*[/._]\S*)",
+    r"(?:\s+(?:the|a|an|this|that|these|those|my|your|our|its|some|all|any|every|each|for|through|up|out|over|on|into|"
+    r"to|with|it|them|back|across|around|in|from|step|phase|part|task|round|stage|work|review)\b|"
+    r"\s+(?:(?-i:[A-Z]{2,})\b|\S*[/._]\S*))",
     re.IGNORECASE,
 )
 _VERB = re.compile(
