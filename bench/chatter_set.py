@@ -444,7 +444,7 @@ THIRD_FACTS: list[str] = [
 
 # A fourth batch, written after the third round of rule changes. Measured first at 65.0% of its chatter refused and
 # 39 of 40 facts kept; the one fact lost showed a bug (an -ing noun read as a verb because `a` matched the start of
-# `and`), fixed after. No rule was written from its chatter.
+# `and`), fixed after. Since then part of the dev half.
 FOURTH_CHATTER: list[str] = [
     "Understood. I'll restructure the module as you described.",
     "Quick sanity check passed on my end.",
@@ -531,6 +531,93 @@ FOURTH_FACTS: list[str] = [
 ]
 
 
+# A fifth batch, written after the fourth round of rule changes; measured once, with no change after.
+FIFTH_CHATTER: list[str] = [
+    "Right, so the problem is the serializer drops the field.",
+    "Okay, switching gears to the flaky e2e test.",
+    "Let me also update the type stubs while I'm here.",
+    "Ah, found it: the env var was misspelled.",
+    "Cool, the fix holds up under load too.",
+    "I've left a comment on the PR explaining the change.",
+    "I'm not 100% sure this covers every case, but it should be fine.",
+    "Alright, everything builds and the tests are green.",
+    "Updated the lockfile and reinstalled.",
+    "Took a quick look at the profiler output.",
+    "Pushed a fixup commit.",
+    "Reverted the timeout change.",
+    "Fixed in abc1234.",
+    "Regenerating the fixtures from the new schema.",
+    "Poking at the websocket handler to see why it disconnects.",
+    "Waiting for the review before merging.",
+    "Lint: clean. Types: clean. Tests: 3 failing.",
+    "Cypress: 41 passing, 2 pending",
+    "Two of the three flaky tests are stable now.",
+    "Error count in the last hour: 0.",
+    "Queue drained, 0 messages pending.",
+    "The rollout reached 50% with no alerts.",
+    "Your PR #221 has merge conflicts with main.",
+    "4 commits ahead, 1 behind.",
+    "Build artifact uploaded (23.4 MB).",
+    "ETA for the full suite: about 8 minutes.",
+    "```sql\nCREATE INDEX idx_orders_user ON orders(user_id);\n```",
+    "    except KeyError:\n        return None",
+    "const [state, setState] = useState(false)",
+    "python -m pip install -e '.[dev]'",
+    'resource "aws_s3_bucket" "logs" {\n  bucket = "acme-logs"\n}',
+    "Here's a quick patch:\n--- a/app.py\n+++ b/app.py",
+    "Step 1/3 ✓ install  Step 2/3 ✓ build  Step 3/3 … test",
+    "Halfway through the migration script.",
+    "That covers 6 of the 7 endpoints.",
+    "Round 2 done, numbers look better.",
+    "Hope that answers your question!",
+    "Glad we got to the bottom of it.",
+    "Feel free to merge whenever you're ready.",
+    "Thanks, I'll take it from here.",
+]
+FIFTH_FACTS: list[str] = [
+    "The serializer drops unknown fields silently; validate the payload before saving.",
+    "Environment variables for the worker are prefixed WORKER_.",
+    "The websocket server closes idle connections after 5 minutes.",
+    "Fixtures are generated from the schema with make fixtures.",
+    "The profiler of choice is py-spy; cProfile misses the C extensions.",
+    "Two of our three regions run on spot instances.",
+    "The API gateway returns 504 after 29 seconds.",
+    "Rollouts pause automatically when the error rate passes 1%.",
+    "Merge conflicts in the lockfile are resolved by regenerating it, never by hand.",
+    "Build artifacts over 100 MB are rejected by the registry.",
+    "The full test suite must stay under 10 minutes on CI.",
+    "Every table has a primary key named id of type bigint.",
+    "Flaky tests are quarantined with the quarantine marker and fixed within a sprint.",
+    "The user prefers to review changes commit by commit.",
+    "The product team decides on UI copy; engineers do not change it alone.",
+    "The staging rollout goes to 50% before production.",
+    "Git tags follow semver and are signed.",
+    "Queue consumers process at most 10 messages per batch.",
+    "The app's session cookie is HttpOnly, Secure and SameSite=Lax.",
+    "Infra changes are written in Terraform under infra/ and reviewed by the platform team.",
+    "The old reporting UI at /reports-legacy stays until every customer has moved.",
+    "A new hire gets read access to production logs after their first week.",
+    "Large migrations run in batches of 10,000 rows with a pause between.",
+    "The backend uses FastAPI for new services and Django for the monolith.",
+    "The price list is cached for 5 minutes at the edge.",
+    "Client errors are reported to Sentry with the release version attached.",
+    "Idempotency keys are required on every POST to the payments API.",
+    "The docs use sentence case for headings.",
+    "Refunds over 500 EUR need a second approver.",
+    "The nightly backup of the object store runs at 01:00 UTC.",
+    "The user doesn't want emojis in commit messages.",
+    "Service owners are listed in CODEOWNERS and in the service catalog.",
+    "The CI cache is invalidated when the Dockerfile changes.",
+    "Search results are ranked by relevance, then by recency.",
+    "The partner API sandbox resets its data every night.",
+    "All timestamps in logs are in UTC with millisecond precision.",
+    "Customer data must stay in the EU region.",
+    "The release checklist lives in docs/release.md.",
+    "The mobile app reads feature flags at start-up only.",
+    "Unit tests must not touch the network or the file system.",
+]
+
+
 def halves(items: list[str]) -> tuple[list[str], list[str]]:
     """(dev, held out): alternate items, so both halves hold every voice."""
     return items[0::2], items[1::2]
@@ -539,5 +626,6 @@ def halves(items: list[str]) -> tuple[list[str], list[str]]:
 CHATTER_DEV, CHATTER_HELD_OUT = halves(CHATTER)
 FACTS_DEV, FACTS_HELD_OUT = halves(FACTS)
 # The third batch was measured once (62.5% of its chatter refused, every fact kept) and then joined the dev half.
-CHATTER_DEV = CHATTER_DEV + DEV_EXTRA_CHATTER + THIRD_CHATTER
-FACTS_DEV = FACTS_DEV + DEV_EXTRA_FACTS + THIRD_FACTS
+# The fourth batch joined the dev half too, after its figures were taken.
+CHATTER_DEV = CHATTER_DEV + DEV_EXTRA_CHATTER + THIRD_CHATTER + FOURTH_CHATTER
+FACTS_DEV = FACTS_DEV + DEV_EXTRA_FACTS + THIRD_FACTS + FOURTH_FACTS

@@ -12,8 +12,8 @@ from bench.chatter_set import (
     CHATTER_HELD_OUT,
     FACTS_DEV,
     FACTS_HELD_OUT,
-    FOURTH_CHATTER,
-    FOURTH_FACTS,
+    FIFTH_CHATTER,
+    FIFTH_FACTS,
     FRESH_CHATTER,
     FRESH_FACTS,
 )
@@ -38,7 +38,7 @@ class Command(BaseCommand):
             ("dev", CHATTER_DEV, FACTS_DEV),
             ("held out", CHATTER_HELD_OUT, FACTS_HELD_OUT),
             ("held out, second batch", FRESH_CHATTER, FRESH_FACTS),
-            ("held out, fourth batch", FOURTH_CHATTER, FOURTH_FACTS),
+            ("held out, fifth batch", FIFTH_CHATTER, FIFTH_FACTS),
         )
         for name, chatter, facts in halves:
             refused, kept, through, lost = rates(chatter, facts)

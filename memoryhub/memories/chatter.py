@@ -75,8 +75,8 @@ _READOUT = re.compile(
     r"\b\d+\s*(?:/|of|out of)\s*(?:the\s+)?\d+\b[^.]{0,40}?\b" + _PROGRESS_WORD + r"\b|"
     r"\b" + _PROGRESS_WORD + r"\b[^.]{0,30}?\(?\b\d+\s*(?:/|of)\s*\d+\b|"
     # Outcome counts: "312 passed", "0 errors and 3 warnings", "18 queued, 3 running".
-    r"\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded)\b"
-    r"[^.]{0,40}?\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded)\b|"
+    r"\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded|total)\b"
+    r"[^.]{0,40}?\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded|total)\b|"
     # A branch's position: "ahead of 'origin/main' by 3 commits", "5 commits behind main".
     r"\b(?:ahead of|behind)\b[^.\n]{0,40}?\bby \d+ commits?\b|\b\d+ commits? (?:ahead of|behind)\b|"
     # A build's number and result, a delta, a live trend.
@@ -93,7 +93,13 @@ _READOUT = re.compile(
     r"\b(?:about |almost |nearly )?halfway (?:there|done|through)\b|"
     r"\b(?:almost|nearly) (?:there|done|finished)\b|"
     r"^\W*(?:step|phase)\s*\d+\b[^.]{0,30}?\b(?:done|complete[d]?|finished|started|starting|underway)\b|"
-    r"\b(?:all|everything)(?: is)? green\b|"
+    r"\b(?:all|everything)(?:'s| is)? green\b|"
+    # Counts left, labels of a report, a numbered item's event, a value now and before, a rollout's moment.
+    r"\b\d+\b[^.]*\b(?:left|remaining|to go|outstanding)\W*$|^\W*(?:progress|status|update)(?: so far| update| report)?"
+    r"\s*:|^\W*(?:the )?[a-z]+ #?\d+ (?:applied|merged|deployed|released|shipped|reverted|closed|opened)\b|"
+    r"(?:,|\()\s*was \d|\bis \d[\d.,]*\s*\w*\s+now\b|\b(?:is|are) (?:now )?live\b.*\bnow\W*$|\bis now live\b|"
+    r"^\W*(?:the )?(?:branch|pr|pull request|ticket|issue|job|build|migration|commit|change|fix|patch|container|server|"
+    r"pod|cache)\s+(?:deleted|closed|merged|created|opened|reverted|restarted|applied|deployed|fixed|resolved|removed)\b|"
     # Live results: "the tests are passing now", a run's duration, tool summaries ("3 files changed").
     r"\b(?:checks|tests|jobs|builds?|ci|pipeline)\s+(?:are|is)\s+(?:now\s+|still\s+)?(?:green|passing|red|failing)\b|"
     r"\b(?:finished|completed|took|ran|passed|failed)\b[^.]{0,20}?\bin \d+(?:m\s?\d+s|(?:\.\d+)?\s?(?:s|ms|min|"
@@ -119,7 +125,7 @@ _ING_LEAD = re.compile(
     r"^\W*(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
     r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing"
     r"(?:\s+(?:the|a|an|this|that|these|those|my|your|our|its|some|all|any|every|each|for|through|up|out|over|on|into|"
-    r"to|with|it|them|back|across|around|in|from|step|phase|part|task|round|stage|work|review)\b|"
+    r"to|with|it|them|back|across|around|in|from|off|step|phase|part|task|round|stage|work|review)\b|"
     r"\s+(?:(?-i:[A-Z]{2,})\b|\S*[/._]\S*))",
     re.IGNORECASE,
 )
@@ -135,7 +141,8 @@ _SUBORDINATE = re.compile(
 )
 # Work reported done, in the past tense with no subject: "Applied the patch", "Moved the helper to utils".
 _DONE = re.compile(
-    r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|rewrote|rebased|re-?ran|"
+    r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|rewrote|rebased|re-?ran|restarted|rebuilt|"
+    r"reloaded|redeployed|kicked off|"
     r"installed|configured|switched|regenerated|committed|reverted|dropped|split|extracted|wired|hooked up|"
     r"patched|tweaked|adjusted|cleaned|restored|reproduced|confirmed|verified)\b",
     re.IGNORECASE,
@@ -156,7 +163,8 @@ _AGENT_I = re.compile(
 # "The fix is pushed to your branch", "the changes are committed": work on the person's branch, reported done.
 _HANDED_OVER = re.compile(
     r"\b(?:is|are|has been|have been)\s+(?:now\s+)?(?:pushed|committed|in place|ready for (?:your )?review|"
-    r"applied|done)\b|\byour (?:branch|pr|pull request|changes|request|review)\b",
+    r"applied|done)\b|\byour (?:branch|pr|pull request|changes|request|review)\b|\bup for review\b|"
+    r"\bon my (?:end|side|machine)\b",
     re.IGNORECASE,
 )
 _CLOSING_WORDS = re.compile(
