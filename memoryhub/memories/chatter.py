@@ -164,7 +164,7 @@ _AGENT_I = re.compile(
 _HANDED_OVER = re.compile(
     r"\b(?:is|are|has been|have been)\s+(?:now\s+)?(?:pushed|committed|in place|ready for (?:your )?review|"
     r"applied|done)\b|\byour (?:branch|pr|pull request|changes|request|review)\b|\bup for review\b|"
-    r"\bon my (?:end|side|machine)\b",
+    r"\bon my (?:end|side)\b",  # the agent's side of a check; "on my machine" is a person's fact
     re.IGNORECASE,
 )
 _CLOSING_WORDS = re.compile(
