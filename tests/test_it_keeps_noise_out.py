@@ -204,3 +204,20 @@ def test_a_person_stating_a_fact_about_themselves_in_the_first_person_is_kept(te
 )
 def test_a_session_narrating_its_work_in_the_first_person_is_refused(text):
     assert noise_reason(text), text
+
+
+@pytest.mark.parametrize(
+    "text, noise",
+    [
+        ("Added a read replica for the reporting queries.", False),
+        ("Set up a nightly job that vacuums the events table.", False),
+        ("Added tests and pushed the branch.", True),
+        ("Created a PR for the fix.", True),
+        ("Added a few helper functions to utils.py.", True),
+        ("Added logging.", True),
+        ("No GPUs: everything fits on CPU.", False),
+        ("No, that is fine.", True),
+    ],
+)
+def test_what_the_system_now_has_is_a_fact_and_the_sessions_own_work_is_a_log(text, noise):
+    assert bool(noise_reason(text)) is noise, noise_reason(text)
