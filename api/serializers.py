@@ -4,9 +4,11 @@ serializers here describe them to the schema and validate input; the domain vali
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from memoryhub.memories.shape import iso, memory_as_dict
+from memoryhub.memories.validity import parse_moment
 from memoryhub.models import Category, ConflictChoice, ProposalKind, ProposalStatus, Status, Tier
 from memoryhub.retrieval.recall import BUDGET_CHARS_MAX, BUDGET_CHARS_MIN
 from memoryhub.retrieval.search import MODES
@@ -21,6 +23,16 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class MomentField(serializers.DateTimeField):
+    """A moment as the domain reads it (`validity.parse_moment`): ISO 8601, a date alone, no zone read as UTC."""
+
+    def to_internal_value(self, value):
+        try:
+            return parse_moment(value, self.field_name or "moment")
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from exc
 
 
 def _category(**kw):
@@ -69,10 +81,10 @@ class MemoryCreateSerializer(ContentMixin, serializers.Serializer):
         required=False, allow_null=True,
         help_text="When the fact became true (default: now); of two facts about one thing, the later is current.",
     )  # fmt: skip
-    valid_to = serializers.DateTimeField(
+    valid_to = MomentField(
         required=False, allow_null=True, help_text="When the fact stops (or stopped) being true; after valid_from."
     )
-    expires_at = serializers.DateTimeField(
+    expires_at = MomentField(
         required=False, allow_null=True,
         help_text="When the memory leaves search, recall and the tools (a freeze until a date, a week's outage).",
     )  # fmt: skip
@@ -132,13 +144,13 @@ class MemoryListQuerySerializer(serializers.Serializer):
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
     status = serializers.ChoiceField(choices=Status.choices, required=False)
     tag = StrictCharField(required=False, max_length=64, help_text="Only memories with this whole tag, in any case.")
-    verified_before = serializers.DateTimeField(
+    verified_before = MomentField(
         required=False, help_text="Only memories nobody checked since this moment (ISO 8601), the oldest-checked first."
     )
 
 
 def _as_of(what: str):
-    return serializers.DateTimeField(
+    return MomentField(
         required=False, allow_null=True,
         help_text=f"{what} as it stood at this moment (ISO 8601): the memories true then, superseded ones included "
         "and later ones left out; each result says in `true_now` whether it still holds.",
