@@ -5,7 +5,7 @@ and the tools (`expires_at`), and when someone last checked it (`verified_at`).
   (or a successor that leaves and gives nobody its place) opens it again. A writer may also say it.
 - `expires_at` needs no sweep: every search, recall and tool call leaves out what is past it at the moment it
   asks (`storage.filters.time_clauses`, `MemoryQuerySet.unexpired`); the dashboard lists it as expired and a person
-  may extend it.
+  may extend it (`checking.set_expiry`).
 - `verified_at` is set when the memory is made, when a person confirms or edits it, and when an agent writes the
   same fact again (the gate's `duplicate` and `merged` outcomes).
 
@@ -24,7 +24,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.dateparse import parse_date, parse_datetime
 
-from memoryhub.models import Memory, MemoryEvent, Status
+from memoryhub.models import Memory, Status
 
 # The latest moment a write may name: a later one is a typo (year 9999 would overflow a zone's arithmetic).
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
@@ -95,30 +95,6 @@ def still_true(memory: Memory, now: datetime | None = None) -> bool:
 
 def is_expired(memory: Memory, now: datetime | None = None) -> bool:
     return memory.expires_at is not None and memory.expires_at <= (now or timezone.now())
-
-
-# --- expires_at: a person extends -------------------------------------------------------------------------------
-
-
-def set_expiry(*, memory: Memory, expires_at: Any, actor: str) -> Memory:
-    """A person moves (or, with None, removes) the moment a memory expires; one history event says from what."""
-    moment = parse_moment(expires_at, "expires_at")
-    current = Memory.objects.get(pk=memory.pk)
-    before = current.expires_at
-    if before == moment:
-        return current
-    Memory.objects.filter(pk=current.pk).update(expires_at=moment)
-    MemoryEvent.objects.create(
-        memory_id=current.pk, action="expiry_set", actor=actor,
-        before={"expires_at": _iso(before)}, after={"expires_at": _iso(moment)},
-        note="expires " + (moment.date().isoformat() if moment else "never"),
-    )  # fmt: skip
-    current.expires_at = moment
-    return current
-
-
-def _iso(value: datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 # --- verified_at ------------------------------------------------------------------------------------------------
