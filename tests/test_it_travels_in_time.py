@@ -179,3 +179,24 @@ def test_a_store_from_the_previous_release_gets_valid_to_and_verified_at():
     assert (older.superseded_by_id, older.valid_to) == (newer.pk, newer.valid_from)
     assert (newer.valid_to, newer.expires_at) == (None, None)
     assert older.verified_at == older.updated_at and newer.verified_at == newer.updated_at
+
+
+@pytest.mark.django_db
+def test_mcp_recall_answers_for_the_moment_its_uri_or_prompt_names():
+    from mcp.shared.exceptions import MCPError
+
+    from memoryhub.agents.mcp_server import Caller, _recall_target, recall_text
+    from memoryhub.agents.tokens import Agent
+    from memoryhub.memories.gate import gate_write
+
+    older = gate_write(content=A, project="shop", valid_from=JANUARY).memory
+    newer = gate_write(content=B, project="shop", valid_from=JUNE).memory
+    caller = Caller(agent=Agent(name="mcp-agent", projects=["shop"]), project="shop")
+    project, query, as_of = _recall_target(caller, "memoryhub://recall/shop?query=billing+host&as_of=2026-03-15")
+    assert (project, query, as_of) == ("shop", "billing host", "2026-03-15")
+    then = recall_text(caller, project, query, as_of)
+    assert f"#{older.pk}" in then and f"#{newer.pk}" not in then
+    now = recall_text(caller, project, query)
+    assert f"#{newer.pk}" in now and f"#{older.pk}" not in now
+    with pytest.raises(MCPError, match="as_of"):
+        recall_text(caller, project, query, "last spring")

@@ -177,7 +177,7 @@ def recall_text(caller: Caller, project: str | None, query: str | None = None, a
     except AccessDenied as exc:
         raise MCPError(NOT_ALLOWED, str(exc)) from exc
     except ValidationError as exc:
-        raise MCPError(types.INVALID_PARAMS, " ".join(exc.messages)) from exc
+        raise MCPError(types.INVALID_PARAMS, "as_of " + " ".join(exc.messages)) from exc
     block = build_recall(
         project=project, query=(query or "").strip()[:2000] or None,
         budget_chars=settings.MEMORYHUB_RECALL_BUDGET_CHARS, allowed_projects=caller.agent.projects, as_of=moment,
