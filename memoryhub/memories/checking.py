@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db import transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from memoryhub.memories.lifecycle import confirm_memory
@@ -17,7 +17,8 @@ from memoryhub.models import Memory, Status
 
 def needs_checking(rows: QuerySet[Memory]) -> QuerySet[Memory]:
     """Of `rows`, the facts still in use (active, not expired), the one checked longest ago first."""
-    return rows.filter(status=Status.ACTIVE).unexpired().order_by("verified_at", "pk")
+    # Never checked (a row written outside MemoryHub) first on either database: PostgreSQL puts NULL last by default.
+    return rows.filter(status=Status.ACTIVE).unexpired().order_by(F("verified_at").asc(nulls_first=True), "pk")
 
 
 def expired(rows: QuerySet[Memory]) -> QuerySet[Memory]:
