@@ -145,7 +145,8 @@ class MemoryListQuerySerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=Status.choices, required=False)
     tag = StrictCharField(required=False, max_length=64, help_text="Only memories with this whole tag, in any case.")
     verified_before = MomentField(
-        required=False, help_text="Only memories nobody checked since this moment (ISO 8601), the oldest-checked first."
+        required=False,
+        help_text="Only memories nobody checked since this moment (ISO 8601, or a date); see verified_at.",
     )
 
 

@@ -81,6 +81,10 @@ def test_a_fact_that_moved_answers_by_the_moment_asked(hub):
     assert [r["id"] for r in called["result"]["results"]][:1] == [older["id"]]
     assert called["result"]["results"][0]["true_now"] is False
 
+    # Restored, the older fact is current again: no end.
+    restored = hub.post(f"memories/{older['id']}/restore").json()
+    assert (restored["status"], restored["valid_to"]) == ("active", None)
+
 
 def test_a_write_may_say_when_its_fact_ends_and_a_bad_time_is_a_field_error(hub):
     said = write(hub, "The release freeze on the mobile app holds until the audit ends.", project="mobile",
