@@ -100,6 +100,7 @@ class MemoryUpdateSerializer(ContentMixin, serializers.Serializer):
     metadata = serializers.DictField(required=False)
     confirmed = serializers.BooleanField(required=False)
     status = serializers.ChoiceField(choices=Status.choices, required=False)
+    expires_at = MomentField(required=False, allow_null=True, help_text="Move or (null) remove the expiry.")
 
 
 class MemoryImportItemSerializer(serializers.Serializer):

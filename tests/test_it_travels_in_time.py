@@ -128,6 +128,11 @@ def test_a_memory_leaves_search_recall_and_the_tools_once_it_expires(hub):
     assert hub.get(f"memories/{memory['id']}").json()["status"] == "active"
     before = iso(expires - timedelta(seconds=1))
     assert memory["id"] in ids(search(hub, query, "ops", as_of=before))
+    # Extended, it is back at once.
+    extended = hub.patch(f"memories/{memory['id']}", json={"expires_at": "2099-01-01"})
+    assert extended.status_code == 200 and extended.json()["expires_at"] == "2099-01-01T00:00:00Z"
+    assert memory["id"] in ids(search(hub, query, "ops"))
+    assert hub.patch(f"memories/{memory['id']}", json={"expires_at": "soon"}).status_code == 400
 
 
 def test_a_repeated_write_moves_verified_at_and_verified_before_lists_the_rest(hub):
