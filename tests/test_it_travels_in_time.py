@@ -99,6 +99,19 @@ def test_a_write_may_say_when_its_fact_ends_and_a_bad_time_is_a_field_error(hub)
         job = {"content": "The nightly job rotates the audit logs.", "project": "m"}
         answer = hub.post("memories", json=job | body)
         assert answer.status_code == 400 and field in answer.json()["error"]["fields"], answer.text
+    stored = hub.post(
+        "tools/call",
+        json={
+            "name": "memory_store",
+            "project": "mobile",
+            "arguments": {
+                "content": "The mobile app store listing is frozen during the audit.",
+                "expires_at": "2099-01-01",
+            },
+        },
+    ).json()
+    memory_id = stored["result"]["memory"]["id"]
+    assert hub.get(f"memories/{memory_id}").json()["expires_at"] == "2099-01-01T00:00:00Z"
     answer = hub.post("search", json={"query": "freeze", "as_of": "yesterday"})
     assert answer.status_code == 400 and "as_of" in answer.json()["error"]["fields"]
     listed = hub.get("memories", params={"verified_before": "soon"})
