@@ -122,7 +122,7 @@ def test_a_memory_leaves_search_recall_and_the_tools_once_it_expires(hub):
     text = "The staging cluster is down for maintenance; deploy previews go to the sandbox cluster."
     query = "where do deploy previews go while staging is down"
     write(hub, "The ops team keeps the sandbox cluster for experiments.", project="ops")  # the model is warm
-    expires = datetime.now(UTC) + timedelta(seconds=4)
+    expires = datetime.now(UTC) + timedelta(seconds=8)  # room for the checks below on a busy machine
     memory = write(hub, text, project="ops", expires_at=iso(expires))["memory"]
     assert memory["expires_at"] == iso(expires)
     assert memory["id"] in ids(search(hub, query, "ops"))
