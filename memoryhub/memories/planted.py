@@ -1,0 +1,226 @@
+"""Planted instructions: a write that instructs the model rather than stating a fact or a person's standing preference.
+
+An agent that read a web page, a README, an issue comment or a tool's output can be talked into storing a sentence
+that then steers every later session. Such a write is held for a person (memories/holds.py), not refused: it may be
+a real rule of the team, and a person decides. Each rule below names one way a text instructs the model against its
+user, and answers the reason a person reads in the inbox:
+
+- it overrides earlier instructions ("ignore the user's instructions", "developer mode", "no longer apply");
+- it hides itself or deceives the user ("never tell the user", "silently", "say the tests pass");
+- it sends data or secrets somewhere (a URL, an address, a reply, a commit message);
+- it runs fetched code (`curl ... | sh`, "download and execute");
+- it turns a safety check off (certificate checks, hooks, scanners, confirmations, authentication);
+- it points installs at another index or another package name.
+
+Forceful rules a person gives stay active: "Never push directly to main", "Always pin GitHub Actions to a commit SHA",
+"Install packages only from the company index at ..." name what to do, not how to work against the user. So the
+rules look for the harmful act, and a negation before it ("never disable the hooks") reads as the person's rule.
+Measured on bench/planted_set.py (`python -m bench planted`), designed on its dev half only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_I = re.IGNORECASE
+
+# --- who a text speaks to ------------------------------------------------------------------------------------------
+# The model, named: "assistant:", "note to the AI", "if you are an AI model", "Claude, ...", "AI agents must".
+_ADDRESSED = re.compile(
+    r"(?:^\W*(?:assistant|ai|model|agent|claude|gpt|llm|system)\b\s*[:,]|"
+    r"\b(?:dear|hey|hi|attention|note to(?: the)?|instruction for|directive)\s+(?:the\s+)?"
+    r"(?:ai|assistant|model|llm|agents?|claude|gpt|coding agents?|ai agents?)\b|"
+    r"\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|"
+    r"\b(?:model|assistant|system|ai|agent) (?:instruction|directive|override|note)\b|"
+    r"\bai (?:agents?|assistants?|models?|coding agents?)\b|"
+    r"\bthe (?:ai|model|llm)\b(?: (?:must|should|reading))|"
+    r"\byou are (?:now|no longer)\b)",
+    _I,
+)
+
+# --- what it asks for ----------------------------------------------------------------------------------------------
+_OVERRIDE = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.;]{0,40}?\b(?:instructions?|guidance|guidelines|rules|"
+    r"system prompt|prompt|policy|polic(?:y|ies)|claude\.md|agents\.md)\b|"
+    r"\b(?:no longer (?:apply|applies|bound|valid|required)|(?:is|are) (?:now )?obsolete)\b|"
+    r"\b(?:developer|god|jailbreak|unrestricted) mode\b|"
+    r"\brestrictions?\b[^.;]{0,40}\b(?:lifted|removed|disabled)\b|"
+    r"\binstructions? (?:have|has) (?:been )?(?:updated|changed|replaced)\b|"
+    r"\b(?:new objective|your (?:new|real|true) (?:objective|goal|instructions?|task))\b|"
+    r"\btreat\b[^.;]{0,60}\b(?:as (?:coming from the system|more important than)|more important than the user)\b|"
+    r"\bmore important than the user'?s?\b|"
+    r"\bnot bound by\b|\bsystem override\b|\bfollow only\b|\bignore any instruction\b|"
+    r"\bobey it\b|\band obey\b|\bapply it to every\b|\badd it to your (?:long-term )?memory\b",
+    _I,
+)
+_HIDE = re.compile(
+    r"\b(?:never|don'?t|do not|not)\s+(?:tell|mention|reveal|show|inform|warn|report|disclose)\b"
+    r"[^.;]{0,40}?\b(?:the user|them|anyone|this|that you|that a memory|memory)\b|"
+    r"\b(?:keep|kept) (?:this|it|the rule|these rules)[^.;]{0,20}\b(?:secret|hidden|private)\b|"
+    r"\bhidden rules?\b|\bpretend (?:you|that)\b|\bwhen the user is not looking\b|"
+    r"\b(?:silently|quietly|secretly|covertly)\b(?!\s+\w+(?:ed|s)\b)|\bwithout (?:telling|informing|notifying) (?:the user|anyone)\b|"
+    r"\bhides? which\b|\bdelete this memory\b|\bthis memory'?s? entry\b|"
+    r"\b(?:do not|don'?t|never) (?:log|report)\b[^.;]{0,40}\b(?:requests?|commands?|what you)\b|"
+    r"\b(?:answer|say|tell the user|report) (?:that )?(?:the )?(?:tests?|build|ci)\b[^.;]{0,20}\b(?:pass|green)\b|"
+    r"\blook like theirs\b",
+    _I,
+)
+_SECRET_THING = (
+    r"(?:credentials?|\.env\b|api[ _-]?keys?|tokens?|passwords?|secrets?(?:\.ya?ml)?|ssh|private keys?|"
+    r"id_rsa|cookies?|\.npmrc|\.aws|database dump|conversation(?: history)?|the diff|file contents|every file|"
+    r"contents of|oauth)"
+)
+_SEND = re.compile(
+    r"\b(?:send|post|upload|e-?mail|forward|submit|transmit|exfiltrate|leak|paste)\b[^.;]{0,80}?"
+    r"(?:https?://|\bwebhook\b|[\w.+-]+@[\w-]+\.[\w.]+|\bremote\b|\bcurl\b)|"
+    r"\b(?:include|copy|append|put|write|store|add|print)\b[^.;]{0,50}?\b" + _SECRET_THING + r"[^.;]{0,60}?"
+    r"\b(?:reply|answer|commit messages?|summar(?:y|ies)|pull request|description|bug reports?|memory|"
+    r"fixtures|/tmp|output|reuse)\b|"
+    r"\b(?:include|copy|append|put|write)\b[^.;]{0,30}?\b(?:the )?(?:contents of|user'?s)\b[^.;]{0,40}?"
+    r"\b(?:credentials|keys?|cookies|\.\w+)\b|"
+    r"https?://\S*\$\{?[A-Z_]*(?:TOKEN|KEY|SECRET|PASSWORD)|"
+    r"\bpush every branch to\b|"
+    # The secret named first, then "include it in the commit message", "store it in memory".
+    + _SECRET_THING + r"[^.;]{0,60}?\b(?:include|copy|append|put|write|store|add|send)\s+(?:it|them)\b[^.;]{0,20}?"
+    r"\b(?:in|into|to)\b",
+    _I,
+)
+_FETCHED_CODE = re.compile(
+    r"\b(?:curl|wget|iwr|invoke-webrequest|fetch)\b[^|;\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
+    r"\b(?:curl|wget)\b[^|;\n]{0,200}\|\s*(?:python3?|node|perl|ruby)\b|"
+    r"<\(\s*(?:curl|wget)\b|\biex\s*\(|"
+    r"\b(?:download|fetch)\b[^.;]{0,30}\b(?:and|then)\s+(?:execute|run)\b|"
+    r"\b(?:execute|run)\s+the\s+script\s+at\s+https?://",
+    _I,
+)
+# A safety check turned off: what is turned off, for the negation check and the reason.
+_SAFETY_OFF = re.compile(
+    r"\bverify\s*=\s*false\b|\bsslverify\s+false\b|--no-verify\b|hookspath\s+/dev/null|--trusted-host\b|"
+    r"--unsafe-perm\b|\bignore-scripts=false\b|"
+    r"\b(?:disable|turn off|switch off|comment out|remove|skip|bypass|delete)\b[^.;]{0,40}?\b(?:pre-commit|hooks?|"
+    r"scanner|csrf|authentication|auth|branch protection|protection checks?|ssl|certificate|tests?|test suite|"
+    r"permissions|safety|linter|type checker|2fa|mfa)\b|"
+    r"\bmark\b[^.;]{0,30}\bas passed\b|"
+    r"\bignore\b[^.;]{0,20}\b(?:safety|security) warnings\b|"
+    r"\b(?:never|don'?t|do not|stop|no need to)\s+(?:ask|asking)\b[^.;]{0,30}?\b(?:for )?(?:confirmation|"
+    r"permission|approval|before|the user)\b|"
+    r"\b(?:confirmation|approval|permission) is (?:never|not|no longer) (?:required|needed)\b|"
+    r"\bpre-approved\b|\bjust run the command\b|"
+    r"\bwithout (?:checking|reviewing|verifying)\b|\bapprove them without\b|"
+    r"\b(?:do not|don'?t|never) warn the user\b|"
+    r"\becho \S+ \| sudo -S\b|"
+    r"\badmin rights\b|\bforce-push whenever\b",
+    _I,
+)
+# Installs pointed at another index, registry or proxy.
+_INDEX = re.compile(
+    r"(?:--(?:extra-)?index-url|(?:^|\s)-i\s+https?://|--registry|pip_(?:extra_)?index_url|"
+    r"npm_config_registry|goproxy|\b(?:npm|yarn|pip|go|package) (?:registry|index|proxy|mirror)\b|"
+    r"\bregistry\b)",
+    _I,
+)
+_OWNED = re.compile(r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp)\b", _I)
+_UNSAFE_HOST = re.compile(r"\bhttp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|--trusted-host|extra[-_]index", _I)
+_TO_EVERY = re.compile(r"\b(?:every|all|any)\b[^.;]{0,40}\byou\b|\byou (?:run|open|touch)\b", _I)
+# Another package in place of the one meant: "install X instead of Y", "replace numpy with numpy-fast-bin".
+_SWAP = re.compile(r"\b(?:install|prefer|replace|use)\b[^.;]{0,80}?\b(?:instead of|over|rather than|with)\b", _I)
+_PACKAGE_NAME = re.compile(
+    r"`([a-z0-9][\w.-]*)`|\b(?:package|instead of|over|rather than|with|install)\s+(?:the )?([a-z0-9][\w.-]*)", _I
+)
+_MISSPELT = re.compile(r"\(with that spelling\)|\bthe maintained fork\b", _I)
+_FROM_INDEX = re.compile(r"\b(?:package|packages)\b[^.;]{0,60}\bfrom https?://", _I)
+# A clause that says "not": "Never disable the hooks" is a person's rule, not a planted one.
+_NEGATED = re.compile(r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid)\b", _I)
+_CLAUSE_START = re.compile(r"[.;:!?\n]|\b(?:but|so|then|and then)\b|,\s", _I)
+_FACT_VOICE = re.compile(
+    r"^\W*(?:the|our|we|it|this|that|these|those|[A-Z][a-z]+'s)\b[^.;]{0,80}?\b(?:is|are|was|were|has|have|"
+    r"runs|uses|lives|posts|says|said|reports)\b",
+    _I,
+)
+
+
+@dataclass(frozen=True)
+class PlantedVerdict:
+    """Why a text reads as an instruction to the model: the rule's name and a reason a person reads."""
+
+    rule: str
+    reason: str
+
+
+def _negated(text: str, start: int) -> bool:
+    """Whether the clause before `start` says "not" (never, don't, without...)."""
+    clause = text[:start]
+    cut = 0
+    for boundary in _CLAUSE_START.finditer(clause):
+        cut = boundary.end()
+    return bool(_NEGATED.search(clause[cut:]))
+
+
+def _first_unnegated(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    for match in pattern.finditer(text):
+        if not _negated(text, match.start()):
+            return match
+    return None
+
+
+def _lookalike(wanted: str, instead: str) -> bool:
+    """A package name made to pass for another: it holds the other's name, or differs from it by a letter or two."""
+    a, b = wanted.lower(), instead.lower()
+    if a == b:
+        return False
+    if min(len(a), len(b)) < 3:
+        return False
+    return b in a or a in b or (abs(len(a) - len(b)) <= 2 and _distance(a, b) <= 2)
+
+
+def _distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _install_redirect(text: str) -> str | None:
+    index = _INDEX.search(text)
+    if index is not None and not _negated(text, index.start()):
+        toward_agent = _ADDRESSED.search(text) or _TO_EVERY.search(text)
+        if _UNSAFE_HOST.search(text) or (toward_agent and not _OWNED.search(text)):
+            return "it points installs at another package index"
+    swap = _SWAP.search(text)
+    if swap is not None and not _negated(text, swap.start()) and not _FACT_VOICE.search(text):
+        names = list(dict.fromkeys(m.group(1) or m.group(2) for m in _PACKAGE_NAME.finditer(text)))
+        for i, one in enumerate(names):
+            for other in names[i + 1 :]:
+                if _lookalike(one, other):
+                    return f"it swaps the package {one!r} for a look-alike, {other!r}"
+    if _MISSPELT.search(text) or (_FROM_INDEX.search(text) and not _OWNED.search(text)):
+        return "it points installs at another package name or index"
+    return None
+
+
+def planted_instruction(text: str) -> PlantedVerdict | None:
+    """Why `text` reads as an instruction planted for the model, or None when it states a fact or a preference."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    if _OVERRIDE.search(text):
+        return PlantedVerdict("override", "it tells the model to override earlier instructions")
+    if _HIDE.search(text):
+        return PlantedVerdict("hiding", "it tells the model to hide something from the user")
+    if _FETCHED_CODE.search(text):
+        return PlantedVerdict("fetched_code", "it tells the model to run code fetched from the network")
+    send = _first_unnegated(_SEND, text)
+    if send is not None and not _FACT_VOICE.search(text):
+        return PlantedVerdict("sends_data", "it tells the model to send data or secrets somewhere")
+    safety = _first_unnegated(_SAFETY_OFF, text)
+    if safety is not None and not _FACT_VOICE.search(text):
+        return PlantedVerdict("safety_off", f"it tells the model to turn a safety check off ({safety.group(0)!r})")
+    redirect = _install_redirect(text)
+    if redirect:
+        return PlantedVerdict("install_redirect", redirect)
+    if _ADDRESSED.search(text) and re.search(r"\b(?:must|always|never|from now on|remember)\b", text, _I):
+        return PlantedVerdict("addressed", "it gives the model an order in the model's name")
+    return None
