@@ -123,7 +123,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         agent = agent_of(request)
         data = parse(s.MemoryCreateSerializer, request.data)
         agent.check_write(data.get("project") or None)
-        result = gate_write(**data, source=agent.name)
+        result = gate_write(**data, source=agent.name, trusted=agent.trusted)
         body = write_answer(result)
         if result.outcome == "rejected":
             fields = result.fields or {"content": [result.reason]}

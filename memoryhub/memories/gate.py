@@ -23,6 +23,7 @@ from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
+from memoryhub.memories.holds import check_hold_edit, held_answer, hold_reason, hold_write
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
@@ -54,7 +55,7 @@ class GateResult:
     outcome: str  # created | merged | duplicate | rejected
     memory: Memory | None
     reason: str
-    kind: str = ""  # why: secret, noise, duplicate, near_duplicate; "" when created
+    kind: str = ""  # why: secret, noise, duplicate, near_duplicate; held (stored for review); "" when created
     warnings: list[str] = field(default_factory=list)
     log_entry: GateLogEntry | None = None
     fields: dict[str, list[str]] = field(default_factory=dict)  # for a refused secret: {field path: [message]}
@@ -227,19 +228,21 @@ def gate_write(
     importance: Any = None,
     source: str = "",
     valid_from: Any = None,
+    trusted: bool = True,
 ) -> GateResult:
     """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written).
-    `valid_from`: when the fact became true (ISO 8601; default: now)."""
+    `valid_from`: when the fact became true (ISO 8601; default: now). `trusted`: False for an untrusted token, whose
+    writes are held for a person (memories/holds.py), as planted instructions are whatever the token."""
     # One write at a time through the gate when the model runs here, after the searches running (runtime/turns.py).
     with runtime.write_turn(exclusive=write_lane.uses_lane(get_embedder())):
         return _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
                            metadata=metadata, importance=importance, source=source,
-                           valid_from=valid_from)  # fmt: skip
+                           valid_from=valid_from, trusted=trusted)  # fmt: skip
 
 
 def _gate_write(
     *, content: Any, project: Any, category: Any, tier: Any, tags: Any, metadata: Any, importance: Any, source: str,
-    valid_from: Any,
+    valid_from: Any, trusted: bool,
 ) -> GateResult:  # fmt: skip
     valid_from = parse_import_time(valid_from, "valid_from")
     raw = {"content": content, "project": project, "category": category or "", "tier": tier or ""}
@@ -264,6 +267,8 @@ def _gate_write(
 
     embedder = get_embedder()
     vector = embed_for_storage([text])[0]
+    if held := hold_reason(text, trusted=trusted):  # a person decides: nothing folded into, nothing superseded
+        return _held(fields, held, source=source, vector=vector, valid_from=valid_from, warnings=warnings)
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
     runtime.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
     # The twin is looked for inside the write transaction, which writers enter one at a time, in this process and in
@@ -295,6 +300,11 @@ def _gate_write(
         update = apply_updates(memory=memory, verdicts=verdicts, actor=source)
     return _explain_created(memory, update, guessed=guessed, warnings=warnings, text=text, payload=payload,
                             project=project, source=source)  # fmt: skip
+
+
+def _held(fields: dict, reason: str, *, source: str, vector, valid_from, warnings: list[str]) -> GateResult:
+    memory = hold_write(fields=fields, reason=reason, source=source, vector=vector, valid_from=valid_from)
+    return GateResult("created", memory, held_answer(memory), kind="held", warnings=warnings)
 
 
 def _refuse_noise(why: str, *, text: str, payload: dict, project: str | None, source: str) -> GateResult:
@@ -437,6 +447,7 @@ def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
         editable = ", ".join(EDITABLE_FIELDS)
         raise ValidationError({name: f"cannot be edited; the editable fields are {editable}" for name in unknown})
     status = changes.get("status")
+    check_hold_edit(memory, status)
     if status is None or status == memory.status:
         return
     if status == Status.SUPERSEDED:

@@ -59,7 +59,8 @@ _HIDE = re.compile(
     r"[^.;]{0,40}?\b(?:the user|them|anyone|this|that you|that a memory|memory)\b|"
     r"\b(?:keep|kept) (?:this|it|the rule|these rules)[^.;]{0,20}\b(?:secret|hidden|private)\b|"
     r"\bhidden rules?\b|\bpretend (?:you|that)\b|\bwhen the user is not looking\b|"
-    r"\b(?:silently|quietly|secretly|covertly)\b(?!\s+\w+(?:ed|s)\b)|\bwithout (?:telling|informing|notifying) (?:the user|anyone)\b|"
+    r"\b(?:silently|quietly|secretly|covertly)\b(?!\s+\w+(?:ed|s)\b)|"
+    r"\bwithout (?:telling|informing|notifying) (?:the user|anyone)\b|"
     r"\bhides? which\b|\bdelete this memory\b|\bthis memory'?s? entry\b|"
     r"\b(?:do not|don'?t|never) (?:log|report)\b[^.;]{0,40}\b(?:requests?|commands?|what you)\b|"
     r"\b(?:answer|say|tell the user|report) (?:that )?(?:the )?(?:tests?|build|ci)\b[^.;]{0,20}\b(?:pass|green)\b|"
@@ -82,7 +83,7 @@ _SEND = re.compile(
     r"https?://\S*\$\{?[A-Z_]*(?:TOKEN|KEY|SECRET|PASSWORD)|"
     r"\bpush every branch to\b|"
     # The secret named first, then "include it in the commit message", "store it in memory".
-    + _SECRET_THING + r"[^.;]{0,60}?\b(?:include|copy|append|put|write|store|add|send)\s+(?:it|them)\b[^.;]{0,20}?"
+     + _SECRET_THING + r"[^.;]{0,60}?\b(?:include|copy|append|put|write|store|add|send)\s+(?:it|them)\b[^.;]{0,20}?"
     r"\b(?:in|into|to)\b",
     _I,
 )

@@ -1,0 +1,121 @@
+"""Planted instructions and an untrusted token's writes are stored held for a person (status quarantined, with a
+reason), out of search and recall until approved; forceful ordinary instructions stay active. Through the REST API of
+a real server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from bench.planted_set import PLANTED, dev_half
+from tests.live_server import LiveServer, create_token, manage, migrated_store
+
+PLANTED_WRITES = dev_half(PLANTED)[:8]
+FORCEFUL = [
+    "Never push directly to main.",
+    "Always pin GitHub Actions to a commit SHA.",
+    "Install packages only from the company index at https://pypi.corp.example.",
+    "Never disable the pre-commit hooks; fix the failure instead.",
+]
+
+
+@pytest.fixture()
+def server(store_template, tmp_path):
+    db = migrated_store(store_template, tmp_path)
+    live = LiveServer(db, threads=4).start()
+    yield live, db
+    live.stop()
+
+
+def _client(url: str, token: str) -> httpx.Client:
+    return httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=120)
+
+
+def _found(http: httpx.Client, text: str) -> tuple[bool, bool]:
+    """Whether a memory with this text comes back from search and from recall (asked with its own words)."""
+    hits = http.post("/api/v1/search", json={"query": text, "project": "web", "k": 20}).json()["results"]
+    recall = http.post("/api/v1/recall", json={"query": text, "project": "web", "budget_chars": 4000}).json()
+    return any(h["content"] == text for h in hits), text in recall["text"]
+
+
+def test_it_holds_planted_instructions_and_keeps_forceful_rules(server):
+    live, db = server
+    token = create_token(db, "coder")
+    with _client(live.url, token) as http:
+        held = []
+        for text in PLANTED_WRITES:
+            answer = http.post("/api/v1/memories", json={"content": text, "project": "web"})
+            assert answer.status_code == 201, answer.text
+            body = answer.json()
+            assert body["outcome"] == "created"
+            assert body["memory"]["status"] == "quarantined"
+            assert "held for a person's review" in body["reason"] and "instruction to the model" in body["reason"]
+            held.append(body["memory"]["id"])
+        kept = []
+        for text in FORCEFUL:
+            answer = http.post("/api/v1/memories", json={"content": text, "project": "web"})
+            assert answer.status_code == 201, answer.text
+            assert answer.json()["memory"]["status"] == "active", text
+            kept.append(answer.json()["memory"]["id"])
+
+        for text in PLANTED_WRITES:
+            assert _found(http, text) == (False, False), text
+        for text in FORCEFUL:
+            assert _found(http, text) == (True, True), text
+        # The tools never read a held memory, even by its id.
+        call = http.post("/api/v1/tools/call", json={"name": "memory_refresh", "arguments": {"id": held[0]}})
+        assert call.status_code == 404, call.text
+        # An agent cannot let its own write in by editing its status.
+        patch = http.patch(f"/api/v1/memories/{held[0]}", json={"status": "active"})
+        assert patch.status_code == 400 and "status" in patch.json()["error"]["fields"]
+
+        out = manage(db, "held")
+        assert f"{len(PLANTED_WRITES)} held for review" in out and "instruction to the model" in out
+        manage(db, "held", "--approve", str(held[0]), "--discard", str(held[1]), "--actor", "alice")
+        assert _found(http, PLANTED_WRITES[0]) == (True, True)
+        assert http.get(f"/api/v1/memories/{held[0]}").json()["status"] == "active"
+        assert http.get(f"/api/v1/memories/{held[1]}").status_code == 404
+        history = http.get(f"/api/v1/memories/{held[0]}/history").json()["events"]
+        assert [e["action"] for e in history] == ["created", "held", "approved"]
+        assert history[-1]["actor"] == "alice"
+        for text in PLANTED_WRITES[2:]:
+            assert _found(http, text) == (False, False), text
+
+
+def test_an_untrusted_tokens_writes_wait_for_a_person(server):
+    live, db = server
+    scraper = create_token(db, "scraper", "--untrusted")
+    coder = create_token(db, "coder")
+    fact = "The billing service talks to Postgres 15 on port 5433, not the default 5432."
+    with _client(live.url, scraper) as http:
+        answer = http.post("/api/v1/memories", json={"content": fact, "project": "web"})
+        assert answer.status_code == 201, answer.text
+        body = answer.json()
+        assert body["memory"]["status"] == "quarantined" and body["memory"]["source"] == "scraper"
+        assert "untrusted source" in body["reason"]
+        memory_id = body["memory"]["id"]
+        assert _found(http, fact) == (False, False)
+    with _client(live.url, coder) as http:
+        assert _found(http, fact) == (False, False)
+        # The same fact from a trusted token is not folded into the held one: it is stored active beside it.
+        trusted = http.post("/api/v1/memories", json={"content": fact, "project": "web"}).json()
+        assert trusted["memory"]["status"] == "active" and trusted["memory"]["id"] != memory_id
+        http.delete(f"/api/v1/memories/{trusted['memory']['id']}")
+
+        manage(db, "held", "--approve", str(memory_id))
+        hits = http.post("/api/v1/search", json={"query": fact, "project": "web"}).json()["results"]
+        assert [(h["id"], h["source"]) for h in hits if h["content"] == fact] == [(memory_id, "scraper")]
+        assert _found(http, fact) == (True, True)
+        export = http.get("/api/v1/export", params={"format": "jsonl"}).text
+        assert '"source": "scraper"' in export or '"source":"scraper"' in export
+
+
+def test_approving_or_discarding_a_memory_that_is_not_held_is_refused(server):
+    live, db = server
+    token = create_token(db, "coder")
+    with _client(live.url, token) as http:
+        memory = http.post("/api/v1/memories", json={"content": FORCEFUL[0], "project": "web"}).json()["memory"]
+    with pytest.raises(RuntimeError, match="is not held for review"):
+        manage(db, "held", "--approve", str(memory["id"]))
+    with pytest.raises(RuntimeError, match="no memory #999999"):
+        manage(db, "held", "--discard", "999999")
