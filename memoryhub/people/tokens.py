@@ -28,7 +28,9 @@ def tokens_for(access: Access) -> list[ApiToken]:
     return [token for token in rows if _manages(access, token)]
 
 
-def make_token(*, by: Access, name: str, projects: list[str], read_only: bool) -> tuple[ApiToken, str]:
+def make_token(
+    *, by: Access, name: str, projects: list[str], read_only: bool, untrusted: bool = False
+) -> tuple[ApiToken, str]:
     """A new token limited to `projects` (none given: every project, for a hub admin only). Returns the row and the
     raw token, shown once."""
     projects = [p.strip() for p in projects if p.strip()]
@@ -40,7 +42,7 @@ def make_token(*, by: Access, name: str, projects: list[str], read_only: bool) -
     # A token's name is the actor of what it writes; a person's name there would read as that person's change.
     if get_user_model().objects.filter(username=(name or "").strip()).exists():
         raise ValidationError({"name": "that is a person's username; give the agent its own name"})
-    return create_token(name=name, projects=projects or None, read_only=read_only)
+    return create_token(name=name, projects=projects or None, read_only=read_only, untrusted=untrusted)
 
 
 def withdraw_token(*, by: Access, token_id: int) -> ApiToken:

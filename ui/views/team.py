@@ -103,8 +103,9 @@ def token_create(request: HtmxHttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         _, raw = tokens.make_token(
-            by=request.access, name=data["name"], projects=data["projects"], read_only=data["read_only"]
-        )
+            by=request.access, name=data["name"], projects=data["projects"], read_only=data["read_only"],
+            untrusted=data["untrusted"],
+        )  # fmt: skip
     except ValidationError as exc:
         form.add_error(None, error_text(exc))
         return render_view(request, TOKENS, None, _tokens_context(request, form), status=422)
