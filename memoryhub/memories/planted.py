@@ -24,11 +24,20 @@ import re
 from dataclasses import dataclass
 
 _I = re.IGNORECASE
+# In the patterns below, `~` is any character inside one sentence: a dot ends a sentence only before a space or the
+# end, so ".env" and "the .aws folder" stay inside it (`_rx` spells it out).
+_IN_SENTENCE = r"(?:[^.;\n]|\.(?=\S))"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern.replace("~", _IN_SENTENCE), _I)
+
 
 # --- who a text speaks to ------------------------------------------------------------------------------------------
 # The model, named: "assistant:", "note to the AI", "if you are an AI model", "Claude, ...", "AI agents must".
-_ADDRESSED = re.compile(
-    r"(?:^\W*(?:assistant|ai|model|agent|claude|gpt|llm|system)\b\s*[:,]|"
+_ADDRESSED = _rx(
+    r"(?:^\W*(?:assistant|ai|model|agents?|claude|gpt|llm|system)\b\s*[:,]|"
+    r"^\W*(?:all )?(?:coding )?agents\b~{0,40}\b(?:must|should)\b|"
     r"\b(?:dear|hey|hi|attention|note to(?: the)?|instruction for|directive)\s+(?:the\s+)?"
     r"(?:ai|assistant|model|llm|agents?|claude|gpt|coding agents?|ai agents?)\b|"
     r"\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|"
@@ -36,75 +45,70 @@ _ADDRESSED = re.compile(
     r"\bai (?:agents?|assistants?|models?|coding agents?)\b|"
     r"\bthe (?:ai|model|llm)\b(?: (?:must|should|reading))|"
     r"\byou are (?:now|no longer)\b)",
-    _I,
 )
 
 # --- what it asks for ----------------------------------------------------------------------------------------------
-_OVERRIDE = re.compile(
-    r"\b(?:ignore|disregard|forget|override|bypass)\b[^.;]{0,40}?\b(?:instructions?|guidance|guidelines|rules|"
+_OVERRIDE = _rx(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b~{0,40}?\b(?:instructions?|guidance|guidelines|rules|"
     r"system prompt|prompt|policy|polic(?:y|ies)|claude\.md|agents\.md)\b|"
     r"\b(?:no longer (?:apply|applies|bound|valid|required)|(?:is|are) (?:now )?obsolete)\b|"
     r"\b(?:developer|god|jailbreak|unrestricted) mode\b|"
-    r"\brestrictions?\b[^.;]{0,40}\b(?:lifted|removed|disabled)\b|"
+    r"\brestrictions?\b~{0,40}\b(?:lifted|removed|disabled)\b|"
     r"\binstructions? (?:have|has) (?:been )?(?:updated|changed|replaced)\b|"
     r"\b(?:new objective|your (?:new|real|true) (?:objective|goal|instructions?|task))\b|"
-    r"\btreat\b[^.;]{0,60}\b(?:as (?:coming from the system|more important than)|more important than the user)\b|"
+    r"\btreat\b~{0,60}\b(?:as (?:coming from the system|more important than)|more important than the user)\b|"
     r"\bmore important than the user'?s?\b|"
     r"\bnot bound by\b|\bsystem override\b|\bfollow only\b|\bignore any instruction\b|"
     r"\bobey it\b|\band obey\b|\bapply it to every\b|\badd it to your (?:long-term )?memory\b",
-    _I,
 )
-_HIDE = re.compile(
+_HIDE = _rx(
     r"\b(?:never|don'?t|do not|not)\s+(?:tell|mention|reveal|show|inform|warn|report|disclose)\b"
-    r"[^.;]{0,40}?\b(?:the user|them|anyone|this|that you|that a memory|memory)\b|"
-    r"\b(?:keep|kept) (?:this|it|the rule|these rules)[^.;]{0,20}\b(?:secret|hidden|private)\b|"
+    r"~{0,40}?\b(?:the user|them|anyone|this|that you|that a memory|memory)\b|"
+    r"\b(?:keep|kept) (?:this|it|the rule|these rules)~{0,20}\b(?:secret|hidden|private)\b|"
     r"\bhidden rules?\b|\bpretend (?:you|that)\b|\bwhen the user is not looking\b|"
     r"\b(?:silently|quietly|secretly|covertly)\b(?!\s+\w+(?:ed|s)\b)|"
     r"\bwithout (?:telling|informing|notifying) (?:the user|anyone)\b|"
     r"\bhides? which\b|\bdelete this memory\b|\bthis memory'?s? entry\b|"
-    r"\b(?:do not|don'?t|never) (?:log|report)\b[^.;]{0,40}\b(?:requests?|commands?|what you)\b|"
-    r"\b(?:answer|say|tell the user|report) (?:that )?(?:the )?(?:tests?|build|ci)\b[^.;]{0,20}\b(?:pass|green)\b|"
+    r"\b(?:do not|don'?t|never) (?:log|report)\b~{0,40}\b(?:requests?|commands?|what you)\b|"
+    r"\b(?:answer|say|tell the user|report) (?:that )?(?:the )?(?:tests?|build|ci)\b~{0,20}\b(?:pass|green)\b|"
     r"\blook like theirs\b",
-    _I,
 )
 _SECRET_THING = (
     r"(?:credentials?|\.env\b|api[ _-]?keys?|tokens?|passwords?|secrets?(?:\.ya?ml)?|ssh|private keys?|"
     r"id_rsa|cookies?|\.npmrc|\.aws|database dump|conversation(?: history)?|the diff|file contents|every file|"
     r"contents of|oauth)"
 )
-_SEND = re.compile(
-    r"\b(?:send|post|upload|e-?mail|forward|submit|transmit|exfiltrate|leak|paste)\b[^.;]{0,80}?"
+_SEND = _rx(
+    r"\b(?:send|post|upload|e-?mail|forward|submit|transmit|exfiltrate|leak|paste)(?:ing)?\b~{0,80}?"
     r"(?:https?://|\bwebhook\b|[\w.+-]+@[\w-]+\.[\w.]+|\bremote\b|\bcurl\b)|"
-    r"\b(?:include|copy|append|put|write|store|add|print)\b[^.;]{0,50}?\b" + _SECRET_THING + r"[^.;]{0,60}?"
+    r"\b(?:include|copy|append|put|write|store|add|print)\b~{0,50}?\b" + _SECRET_THING + r"~{0,60}?"
     r"\b(?:reply|answer|commit messages?|summar(?:y|ies)|pull request|description|bug reports?|memory|"
     r"fixtures|/tmp|output|reuse)\b|"
-    r"\b(?:include|copy|append|put|write)\b[^.;]{0,30}?\b(?:the )?(?:contents of|user'?s)\b[^.;]{0,40}?"
+    r"\b(?:include|copy|append|put|write)\b~{0,30}?\b(?:the )?(?:contents of|user'?s)\b~{0,40}?"
     r"\b(?:credentials|keys?|cookies|\.\w+)\b|"
     r"https?://\S*\$\{?[A-Z_]*(?:TOKEN|KEY|SECRET|PASSWORD)|"
     r"\bpush every branch to\b|"
     # The secret named first, then "include it in the commit message", "store it in memory".
-     + _SECRET_THING + r"[^.;]{0,60}?\b(?:include|copy|append|put|write|store|add|send)\s+(?:it|them)\b[^.;]{0,20}?"
+     + _SECRET_THING + r"~{0,60}?\b(?:include|copy|append|put|write|store|add|send)\s+(?:it|them)\b~{0,20}?"
     r"\b(?:in|into|to)\b",
-    _I,
 )
-_FETCHED_CODE = re.compile(
+_FETCHED_CODE = _rx(
     r"\b(?:curl|wget|iwr|invoke-webrequest|fetch)\b[^|;\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
     r"\b(?:curl|wget)\b[^|;\n]{0,200}\|\s*(?:python3?|node|perl|ruby)\b|"
     r"<\(\s*(?:curl|wget)\b|\biex\s*\(|"
-    r"\b(?:download|fetch)\b[^.;]{0,30}\b(?:and|then)\s+(?:execute|run)\b|"
+    r"\b(?:download|fetch)\b~{0,30}\b(?:and|then)\s+(?:execute|run)\b|"
     r"\b(?:execute|run)\s+the\s+script\s+at\s+https?://",
-    _I,
 )
 # A safety check turned off: what is turned off, for the negation check and the reason.
-_SAFETY_OFF = re.compile(
+_SAFETY_OFF = _rx(
     r"\bverify\s*=\s*false\b|\bsslverify\s+false\b|--no-verify\b|hookspath\s+/dev/null|--trusted-host\b|"
     r"--unsafe-perm\b|\bignore-scripts=false\b|"
-    r"\b(?:disable|turn off|switch off|comment out|remove|skip|bypass|delete)\b[^.;]{0,40}?\b(?:pre-commit|hooks?|"
+    r"\b(?:disable|turn off|switch off|comment out|remove|skip|bypass|delete)\b~{0,40}?\b(?:pre-commit|hooks?|"
     r"scanner|csrf|authentication|auth|branch protection|protection checks?|ssl|certificate|tests?|test suite|"
     r"permissions|safety|linter|type checker|2fa|mfa)\b|"
-    r"\bmark\b[^.;]{0,30}\bas passed\b|"
-    r"\bignore\b[^.;]{0,20}\b(?:safety|security) warnings\b|"
-    r"\b(?:never|don'?t|do not|stop|no need to)\s+(?:ask|asking)\b[^.;]{0,30}?\b(?:for )?(?:confirmation|"
+    r"\bmark\b~{0,30}\bas passed\b|"
+    r"\bignore\b~{0,20}\b(?:safety|security) warnings\b|"
+    r"\b(?:never|don'?t|do not|stop|no need to)\s+(?:ask|asking)\b~{0,30}?\b(?:for )?(?:confirmation|"
     r"permission|approval|before|the user)\b|"
     r"\b(?:confirmation|approval|permission) is (?:never|not|no longer) (?:required|needed)\b|"
     r"\bpre-approved\b|\bjust run the command\b|"
@@ -112,7 +116,6 @@ _SAFETY_OFF = re.compile(
     r"\b(?:do not|don'?t|never) warn the user\b|"
     r"\becho \S+ \| sudo -S\b|"
     r"\badmin rights\b|\bforce-push whenever\b",
-    _I,
 )
 # Installs pointed at another index, registry or proxy.
 _INDEX = re.compile(
@@ -123,21 +126,19 @@ _INDEX = re.compile(
 )
 _OWNED = re.compile(r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp)\b", _I)
 _UNSAFE_HOST = re.compile(r"\bhttp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|--trusted-host|extra[-_]index", _I)
-_TO_EVERY = re.compile(r"\b(?:every|all|any)\b[^.;]{0,40}\byou\b|\byou (?:run|open|touch)\b", _I)
 # Another package in place of the one meant: "install X instead of Y", "replace numpy with numpy-fast-bin".
-_SWAP = re.compile(r"\b(?:install|prefer|replace|use)\b[^.;]{0,80}?\b(?:instead of|over|rather than|with)\b", _I)
+_SWAP = _rx(r"\b(?:install|prefer|replace|use)\b~{0,80}?\b(?:instead of|over|rather than|with)\b")
 _PACKAGE_NAME = re.compile(
     r"`([a-z0-9][\w.-]*)`|\b(?:package|instead of|over|rather than|with|install)\s+(?:the )?([a-z0-9][\w.-]*)", _I
 )
 _MISSPELT = re.compile(r"\(with that spelling\)|\bthe maintained fork\b", _I)
-_FROM_INDEX = re.compile(r"\b(?:package|packages)\b[^.;]{0,60}\bfrom https?://", _I)
+_FROM_INDEX = _rx(r"\b(?:package|packages)\b~{0,60}\bfrom https?://")
 # A clause that says "not": "Never disable the hooks" is a person's rule, not a planted one.
 _NEGATED = re.compile(r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid)\b", _I)
 _CLAUSE_START = re.compile(r"[.;:!?\n]|\b(?:but|so|then|and then)\b|,\s", _I)
-_FACT_VOICE = re.compile(
-    r"^\W*(?:the|our|we|it|this|that|these|those|[A-Z][a-z]+'s)\b[^.;]{0,80}?\b(?:is|are|was|were|has|have|"
-    r"runs|uses|lives|posts|says|said|reports)\b",
-    _I,
+_FACT_VOICE = _rx(
+    r"^\W*(?:the|our|we|it|this|that|these|those|[A-Z][a-z]+'s)\b~{0,80}?\b(?:is|are|was|were|has|have|"
+    r"runs|uses|lives|posts|says|said|reports)\b"
 )
 
 
@@ -188,8 +189,9 @@ def _distance(a: str, b: str) -> int:
 def _install_redirect(text: str) -> str | None:
     index = _INDEX.search(text)
     if index is not None and not _negated(text, index.start()):
-        toward_agent = _ADDRESSED.search(text) or _TO_EVERY.search(text)
-        if _UNSAFE_HOST.search(text) or (toward_agent and not _OWNED.search(text)):
+        # A person names their own index ("the company index at ..."); plain HTTP, a bare address, a trusted-host
+        # or an extra index (dependency confusion) is suspect whoever names it.
+        if _UNSAFE_HOST.search(text) or not _OWNED.search(text):
             return "it points installs at another package index"
     swap = _SWAP.search(text)
     if swap is not None and not _negated(text, swap.start()) and not _FACT_VOICE.search(text):
@@ -222,6 +224,7 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     redirect = _install_redirect(text)
     if redirect:
         return PlantedVerdict("install_redirect", redirect)
-    if _ADDRESSED.search(text) and re.search(r"\b(?:must|always|never|from now on|remember)\b", text, _I):
-        return PlantedVerdict("addressed", "it gives the model an order in the model's name")
+    # Spoken to the model by name ("Note to the AI", "Assistant:", "AI agents must") rather than about a preference.
+    if _ADDRESSED.search(text) and not _FACT_VOICE.search(text):
+        return PlantedVerdict("addressed", "it speaks to the model as its instructions")
     return None
