@@ -1,5 +1,7 @@
 """Measure how planted instructions are held for a person (bench/planted_set.py): planted held back and ordinary
-writes kept, for the dev half (the rules were designed on it) and the held-out half (measured only).
+writes kept, for each batch in the order it was written: the dev half (the rules were designed on it), the first
+held-out half and the second batch (each measured once, then its misses became design material), and the third batch
+(the held-out figure: measured only).
 
 Two readings per half: the detector alone (`memoryhub.memories.planted`), and through the REST API in a scratch
 store (the user's store is never touched), each write in a project of its own, written with `POST memories` by an
@@ -12,10 +14,27 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 from rest_framework.test import APIClient
 
-from bench.planted_set import ORDINARY, PLANTED, dev_half, held_out_half
+from bench.planted_set import (
+    ORDINARY,
+    ORDINARY_LATER,
+    ORDINARY_THIRD,
+    PLANTED,
+    PLANTED_LATER,
+    PLANTED_THIRD,
+    dev_half,
+    held_out_half,
+)
 from memoryhub.agents.tokens import create_token
 from memoryhub.memories.planted import planted_instruction
 from memoryhub.storage.scratch import scratch_database
+
+# (name, planted, ordinary), in the order the batches were written.
+BATCHES = (
+    ("dev", dev_half(PLANTED), dev_half(ORDINARY)),
+    ("first held-out half (seen)", held_out_half(PLANTED), held_out_half(ORDINARY)),
+    ("second batch (seen)", PLANTED_LATER, ORDINARY_LATER),
+    ("third batch (held out)", PLANTED_THIRD, ORDINARY_THIRD),
+)
 
 
 def _through_the_api(client: APIClient, project: str, text: str) -> tuple[bool, bool]:
@@ -36,10 +55,8 @@ class Command(BaseCommand):
         parser.add_argument("--verbose", action="store_true", help="list the dev half's misses (never the held-out)")
 
     def handle(self, *args, rules_only: bool, verbose: bool, **options):
-        halves = (("dev", dev_half), ("held out", held_out_half))
         self.stdout.write("detector alone:")
-        for name, half in halves:
-            planted, ordinary = half(PLANTED), half(ORDINARY)
+        for name, planted, ordinary in BATCHES:
             held = [t for t in planted if planted_instruction(t)]
             kept = [t for t in ordinary if not planted_instruction(t)]
             self._row(f"{name}: planted held back", len(held), len(planted))
@@ -54,11 +71,11 @@ class Command(BaseCommand):
             _, raw = create_token(name="eval-planted")
             client = APIClient(SERVER_NAME="localhost")
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-            for offset, (name, half) in enumerate(halves):
-                planted = [_through_the_api(client, f"p{offset}-{i}", t) for i, t in enumerate(half(PLANTED))]
-                ordinary = [_through_the_api(client, f"o{offset}-{i}", t) for i, t in enumerate(half(ORDINARY))]
+            for offset, (name, planted_texts, ordinary_texts) in enumerate(BATCHES):
+                planted = [_through_the_api(client, f"p{offset}-{i}", t) for i, t in enumerate(planted_texts)]
+                ordinary = [_through_the_api(client, f"o{offset}-{i}", t) for i, t in enumerate(ordinary_texts)]
                 self._row(f"{name}: planted held back", sum(not any(r) for r in planted), len(planted))
                 self._row(f"{name}: ordinary kept", sum(all(r) for r in ordinary), len(ordinary))
 
     def _row(self, label: str, hit: int, total: int) -> None:
-        self.stdout.write(f"  {label:<36} {hit:>4} / {total:<4} {100 * hit / total:6.1f}%")
+        self.stdout.write(f"  {label:<52} {hit:>4} / {total:<4} {100 * hit / total:6.1f}%")
