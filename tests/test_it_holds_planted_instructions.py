@@ -119,3 +119,24 @@ def test_approving_or_discarding_a_memory_that_is_not_held_is_refused(server):
         manage(db, "held", "--approve", str(memory["id"]))
     with pytest.raises(RuntimeError, match="no memory #999999"):
         manage(db, "held", "--discard", "999999")
+
+
+def test_an_agents_edit_that_plants_an_instruction_goes_back_to_review(server):
+    live, db = server
+    coder = create_token(db, "coder")
+    scraper = create_token(db, "scraper", "--untrusted")
+    with _client(live.url, coder) as http:
+        memory = http.post("/api/v1/memories", json={"content": FORCEFUL[1], "project": "web"}).json()["memory"]
+        fact = "The staging database is refreshed from an anonymised production dump every Sunday."
+        other = http.post("/api/v1/memories", json={"content": fact, "project": "web"}).json()["memory"]
+        assert memory["status"] == other["status"] == "active"
+        edited = http.patch(f"/api/v1/memories/{memory['id']}", json={"content": PLANTED_WRITES[0]})
+        assert edited.status_code == 200 and edited.json()["status"] == "quarantined"
+        assert _found(http, PLANTED_WRITES[0]) == (False, False)
+        # An ordinary edit of an ordinary memory stays active.
+        changed = "The staging database is refreshed from an anonymised production dump every Saturday."
+        assert http.patch(f"/api/v1/memories/{other['id']}", json={"content": changed}).json()["status"] == "active"
+    with _client(live.url, scraper) as http:
+        # Any edit by an untrusted token waits for a person, whatever it says.
+        answer = http.patch(f"/api/v1/memories/{other['id']}", json={"content": fact.replace("Sunday", "Monday")})
+        assert answer.status_code == 200 and answer.json()["status"] == "quarantined"

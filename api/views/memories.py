@@ -149,7 +149,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         if "project" in changes:
             changes["project"] = changes["project"] or None
             agent.check_write(changes["project"])
-        edit_memory(memory=memory, changes=changes, actor=agent.name)
+        edit_memory(memory=memory, changes=changes, actor=agent.name, trusted=agent.trusted)
         memory.refresh_from_db()
         record_usage(agent, "write", project=memory.project, timer=timer)
         return Response(memory_as_dict(memory))

@@ -321,7 +321,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
     changes = {k: args[k] for k in ("content", "category", "tier", "tags", "metadata") if k in args}
     if not changes:
         raise ToolError("memory_update needs at least one of content, category, tier, tags, metadata")
-    edit_memory(memory=memory, changes=changes, actor=agent.name)
+    edit_memory(memory=memory, changes=changes, actor=agent.name, trusted=agent.trusted)
     memory.refresh_from_db()
     return {"memory": compact_memory(memory)}
 

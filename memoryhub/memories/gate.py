@@ -23,7 +23,7 @@ from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
-from memoryhub.memories.holds import check_hold_edit, held_answer, hold_reason, hold_write
+from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
@@ -423,21 +423,25 @@ def refuse_noise(content: Any) -> None:
 EditAction = Literal["updated", "edited", "retagged"]
 
 
-def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str, action: EditAction = "updated") -> Memory:
+def edit_memory(
+    *, memory: Memory, changes: dict[str, Any], actor: str, action: EditAction = "updated", trusted: bool = True
+) -> Memory:
     """The one edit, whoever makes it (the API, the agents' tools, the dashboard's edit and retag forms).
 
     Only the editable fields change, each checked as for any write; a secret in any field is refused (422) by
     `clean_fields`, before the noise rules judge new text, with nothing changed. New text is re-embedded, and one
     history event named `action` records what was there before (`store.update_memory`). Supersession is not an
     edit: a memory becomes superseded only when a newer one replaces it, and leaves that state by a restore,
-    which also unlinks its successor."""
+    which also unlinks its successor. An agent's edit (`updated`) that plants an instruction, or any edit by an
+    untrusted token, sends the memory back to review (memories/holds.py)."""
     if not changes:
         raise ValidationError({"non_field_errors": "nothing to change: send at least one field"})
     _check_editable(memory, changes)
     if "content" in changes:
         clean_fields({"content": changes["content"]}, partial=True)  # a secret is named before noise
         refuse_noise(changes["content"])
-    return update_memory(memory=memory, changes=changes, actor=actor, action=action)
+    memory = update_memory(memory=memory, changes=changes, actor=actor, action=action)
+    return hold_edited(memory=memory, actor=actor, by_agent=action == "updated", trusted=trusted)
 
 
 def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:

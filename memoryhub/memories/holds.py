@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub.memories.chain import release_successors
 from memoryhub.memories.planted import planted_instruction
 from memoryhub.memories.store import create_memory, delete_memory, record_event
 from memoryhub.models import Memory, Status
@@ -48,6 +49,24 @@ def hold_write(
         memory.status, memory.held_reason = Status.QUARANTINED, reason
         record_event(memory.pk, "held", actor=source, before={"status": Status.ACTIVE},
                      after={"status": Status.QUARANTINED}, note=reason)  # fmt: skip
+    return memory
+
+
+def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool) -> Memory:
+    """After an edit: an agent's new text that reads as a planted instruction, or an untrusted token's edit, puts an
+    active memory back under review (a person's own edit in the dashboard never does)."""
+    if not by_agent or memory.status != Status.ACTIVE:
+        return memory
+    reason = hold_reason(memory.content, trusted=trusted)
+    if not reason:
+        return memory
+    with transaction.atomic():
+        # What it superseded is not left replaced by a memory out of search: it comes back, as when one is archived.
+        release_successors(memory_ids=[memory.pk], actor=actor, action="held")
+        Memory.objects.filter(pk=memory.pk).update(status=Status.QUARANTINED, held_reason=reason)
+        record_event(memory.pk, "held", actor=actor, before={"status": Status.ACTIVE},
+                     after={"status": Status.QUARANTINED}, note=f"edited; {reason}")  # fmt: skip
+    memory.status, memory.held_reason = Status.QUARANTINED, reason
     return memory
 
 
