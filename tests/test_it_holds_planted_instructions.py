@@ -140,3 +140,18 @@ def test_an_agents_edit_that_plants_an_instruction_goes_back_to_review(server):
         # Any edit by an untrusted token waits for a person, whatever it says.
         answer = http.patch(f"/api/v1/memories/{other['id']}", json={"content": fact.replace("Sunday", "Monday")})
         assert answer.status_code == 200 and answer.json()["status"] == "quarantined"
+
+
+def test_an_import_holds_planted_items_and_all_of_an_untrusted_tokens(server):
+    live, db = server
+    coder = create_token(db, "coder")
+    scraper = create_token(db, "scraper", "--untrusted")
+    items = [{"content": PLANTED_WRITES[2], "project": "web"}, {"content": FORCEFUL[0], "project": "web"}]
+    with _client(live.url, coder) as http:
+        ids = http.post("/api/v1/memories/import", json={"memories": items}).json()["ids"]
+        assert [http.get(f"/api/v1/memories/{i}").json()["status"] for i in ids] == ["quarantined", "active"]
+    with _client(live.url, scraper) as http:
+        fact = {"content": "The licence of the vendored chart library is MIT.", "project": "web", "status": "active"}
+        (one,) = http.post("/api/v1/memories/import", json={"memories": [fact]}).json()["ids"]
+        assert http.get(f"/api/v1/memories/{one}").json()["status"] == "quarantined"
+        assert _found(http, fact["content"]) == (False, False)

@@ -19,6 +19,7 @@ from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
 from memoryhub.memories.exports import event_as_dict, import_items
 from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.holds import hold_imported
 from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.shape import memory_as_dict, write_answer
 from memoryhub.memories.store import delete_memory, reinforce
@@ -189,6 +190,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         ids = import_items(
             items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects
         )
+        # A restore keeps what it restores; any other import is judged as writes are (and an untrusted token's waits).
+        hold_imported(memory_ids=ids, actor=agent.name, trusted=agent.trusted, judge_text=not keep_source)
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

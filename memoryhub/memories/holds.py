@@ -52,12 +52,12 @@ def hold_write(
     return memory
 
 
-def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool) -> Memory:
+def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool, reason: str | None = None) -> Memory:
     """After an edit: an agent's new text that reads as a planted instruction, or an untrusted token's edit, puts an
     active memory back under review (a person's own edit in the dashboard never does)."""
     if not by_agent or memory.status != Status.ACTIVE:
         return memory
-    reason = hold_reason(memory.content, trusted=trusted)
+    reason = reason or hold_reason(memory.content, trusted=trusted)
     if not reason:
         return memory
     with transaction.atomic():
@@ -65,9 +65,21 @@ def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool) ->
         release_successors(memory_ids=[memory.pk], actor=actor, action="held")
         Memory.objects.filter(pk=memory.pk).update(status=Status.QUARANTINED, held_reason=reason)
         record_event(memory.pk, "held", actor=actor, before={"status": Status.ACTIVE},
-                     after={"status": Status.QUARANTINED}, note=f"edited; {reason}")  # fmt: skip
+                     after={"status": Status.QUARANTINED}, note=reason)  # fmt: skip
     memory.status, memory.held_reason = Status.QUARANTINED, reason
     return memory
+
+
+def hold_imported(*, memory_ids: list[int], actor: str, trusted: bool, judge_text: bool) -> list[int]:
+    """After an import stored items as given: an untrusted token's items, and (`judge_text`, every import but a
+    restore's) active items that read as planted instructions, wait for a person. Returns the ids held."""
+    held = []
+    with transaction.atomic():
+        for memory in Memory.objects.filter(pk__in=memory_ids, status=Status.ACTIVE).order_by("pk"):
+            reason = hold_reason(memory.content if judge_text else "", trusted=trusted)
+            if reason:
+                held.append(hold_edited(memory=memory, actor=actor, by_agent=True, trusted=trusted, reason=reason).pk)
+    return held
 
 
 def held_answer(memory: Memory) -> str:
