@@ -47,3 +47,13 @@ def test_the_tokens_page_makes_an_untrusted_token(ui):
     assert answer.status_code == 201
     assert ApiToken.objects.get(name="web-scraper").untrusted
     assert b"untrusted" in ui.get("/tokens/").content
+
+
+def test_a_held_memory_shows_on_its_page_and_under_its_status_and_source(ui, held):
+    page = ui.get(f"/memories/{held['planted'].pk}/")
+    assert page.status_code == 200 and "about confirming destructive commands" in page.content.decode()
+    listed = ui.get("/", {"status": "quarantined", "source": "scraper"}).content.decode()
+    assert f'id="memory-{held["scraped"].pk}"' in listed and f'id="memory-{held["planted"].pk}"' not in listed
+    # The dashboard's edit cannot let it in by status either.
+    ui.post(f"/memories/{held['planted'].pk}/edit/", {"content": PLANTED, "status": "active"})
+    assert Memory.objects.get(pk=held["planted"].pk).status == "quarantined"
