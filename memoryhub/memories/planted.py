@@ -110,10 +110,10 @@ _SECRET_THING = (
     r"(?:credentials?|\.env\b|api[ _-]?keys?|keys|tokens?|passwords?|secrets?(?:\.ya?ml)?|ssh|private keys?|"
     r"id_rsa|cookies?|\.npmrc|\.netrc|\.aws|\.kube|kubeconfig|\.pem\b|database dump|conversation(?: history)?|"
     r"the diff|file contents|every file|any file|contents of|oauth|environment variables|`env`|"
-    r"clipboard|~/\.?[\w-]+|[A-Z][A-Z0-9]*_(?:API_)?(?:KEY|TOKEN|SECRET|PASSWORD)\b|auth token)"
+    r"clipboard|~/\.?[\w-]+|(?<!\w)(?-i:[A-Z][A-Z0-9]*_(?:API_)?(?:KEY|TOKEN|SECRET|PASSWORD))\b|auth token)"
 )
 _DESTINATION = (
-    r"(?:https?://|\bwebhook\b|[\w.+-]+@[\w-]+\.[\w.]+|\bcurl\b|github\.com/|"
+    r"(?:https?://|\bwebhook\b|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|\bcurl\b|github\.com/|"
     r"\b(?:issue|thread|footer|readme|pull request|pr|comment|reply|answer|notes|collaborators|reviewer)\b)"
 )
 _SEND = _rx(
@@ -175,8 +175,11 @@ _INDEX = _rx(
     r"npm_config_registry|goproxy|\b(?:npm|yarn|pip|go|package) (?:registry|index|proxy|mirror)\b|"
     r"\bregistry\b|\bmirror\b|\bpoint\b~{0,40}\b(?:package|packages|pip|npm|installs?)\b~{0,20}\bat\b)"
 )
-# An index names a host: a URL, or a bare domain ("pkgproxy.example.ru").
-_HOST = re.compile(r"https?://|\b[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}\b(?![\w.]*\.(?:py|js|ya?ml|toml|json|txt|md)\b)", _I)
+# An index names a host: a URL, or a bare domain ("pkgproxy.example.ru"). Names are tried from their first character
+# only (the lookbehinds): from every character, a long word costs time quadratic in its length.
+_HOST = re.compile(
+    r"https?://|(?<![\w.-])[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}\b(?![\w.]*\.(?:py|js|ya?ml|toml|json|txt|md)\b)", _I
+)
 _OWNED = re.compile(r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp)\b", _I)
 # Plain HTTP, a bare address or a trusted-host is suspect whoever names it.
 _UNSAFE_HOST = re.compile(r"\bhttp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|--trusted-host", _I)
