@@ -119,7 +119,8 @@ def _overlap(sa: set[str], sb: set[str]) -> float:
 def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
     """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
     same claim only if they hold the same numbers and both or neither negate."""
-    numbers = frozenset(w for w in word_set if any(ch.isdigit() for ch in w))
+    # "09:45" and "9:45" are one time: a number's leading zeros say nothing.
+    numbers = frozenset((w.lstrip("0") or "0") if w.isdigit() else w for w in word_set if any(c.isdigit() for c in w))
     return numbers, bool(word_set & NEGATIONS)
 
 
