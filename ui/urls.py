@@ -43,6 +43,7 @@ dashboard_patterns = [
     path("tokens/", team.token_list, name="tokens"),
     path("tokens/new/", team.token_create, name="token_create"),
     path("tokens/<int:pk>/revoke/", team.token_revoke, name="token_revoke"),
+    path("tokens/<int:pk>/trust/", team.token_trust, name="token_trust"),
     path("people/", team.people, name="people"),
     path("people/new/", team.person_create, name="person_create"),
     path("people/grant/", team.grant, name="grant"),

@@ -154,6 +154,14 @@ def revoke_tokens(*, name: str | None = None, prefix: str | None = None) -> int:
         return tokens.update(revoked_at=timezone.now())
 
 
+def set_trust(*, token: ApiToken, untrusted: bool) -> ApiToken:
+    """Switch a token's trust: from now on its writes are held for review (untrusted) or stored as the gate decides."""
+    if token.untrusted != untrusted:
+        token.untrusted = untrusted
+        token.save(update_fields=["untrusted"])
+    return token
+
+
 def revoke_token(*, token: ApiToken) -> ApiToken:
     if token.revoked_at is None:
         token.revoked_at = timezone.now()

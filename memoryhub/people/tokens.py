@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from memoryhub.agents.tokens import create_token, revoke_token
+from memoryhub.agents.tokens import create_token, revoke_token, set_trust
 from memoryhub.models import ApiToken
 from memoryhub.people.persons import NotAllowed
 from memoryhub.people.roles import Access, Action
@@ -45,9 +45,18 @@ def make_token(
     return create_token(name=name, projects=projects or None, read_only=read_only, untrusted=untrusted)
 
 
-def withdraw_token(*, by: Access, token_id: int) -> ApiToken:
-    """Revoke one token this person manages; any other id answers like a missing one."""
+def _managed(by: Access, token_id: int) -> ApiToken:
     token = ApiToken.objects.filter(pk=token_id).first()
     if token is None or not _manages(by, token):
         raise ApiToken.DoesNotExist(f"token #{token_id} does not exist")
-    return revoke_token(token=token)
+    return token
+
+
+def withdraw_token(*, by: Access, token_id: int) -> ApiToken:
+    """Revoke one token this person manages; any other id answers like a missing one."""
+    return revoke_token(token=_managed(by, token_id))
+
+
+def trust_token(*, by: Access, token_id: int, untrusted: bool) -> ApiToken:
+    """Switch the trust of one token this person manages; any other id answers like a missing one."""
+    return set_trust(token=_managed(by, token_id), untrusted=untrusted)

@@ -61,3 +61,12 @@ def test_the_tokens_page_makes_an_untrusted_token(dashboard, transactional_db):
     token = ApiToken.objects.get(name="web-scraper")
     assert token.untrusted and not token.read_only
     expect(page.locator(f"#token-{token.pk}")).to_contain_text("untrusted")
+    # The switch on its row trusts it again, and back.
+    page.locator(f"#token-{token.pk}").get_by_role("button", name="Trust").click()
+    expect(page.locator("#messages")).to_contain_text("is trusted")
+    token.refresh_from_db()
+    assert not token.untrusted
+    page.locator(f"#token-{token.pk}").get_by_role("button", name="Mark untrusted").click()
+    expect(page.locator(f"#token-{token.pk}")).to_contain_text("untrusted")
+    token.refresh_from_db()
+    assert token.untrusted

@@ -67,6 +67,7 @@ ROUTES: dict[str, tuple[str, str | None, Action | str]] = {
     "tokens": ("GET", None, Action.TOKENS),
     "token_create": ("POST", "project", Action.TOKENS),
     "token_revoke": ("POST", "token", Action.TOKENS),
+    "token_trust": ("POST", "token", Action.TOKENS),
     "people": ("GET", None, Action.MEMBERS),
     "person_create": ("POST", None, ADMIN),
     "grant": ("POST", "project", Action.MEMBERS),

@@ -57,3 +57,17 @@ def test_a_held_memory_shows_on_its_page_and_under_its_status_and_source(ui, hel
     # The dashboard's edit cannot let it in by status either.
     ui.post(f"/memories/{held['planted'].pk}/edit/", {"content": PLANTED, "status": "active"})
     assert Memory.objects.get(pk=held["planted"].pk).status == "quarantined"
+
+
+def test_the_tokens_page_switches_a_tokens_trust(ui):
+    ui.post("/tokens/new/", {"name": "shared-bot"})
+    token = ApiToken.objects.get(name="shared-bot")
+    assert not token.untrusted
+    assert ui.post(f"/tokens/{token.pk}/trust/", {"untrusted": "1"}).status_code == 302
+    token.refresh_from_db()
+    assert token.untrusted
+    assert "Trust</button>" in ui.get("/tokens/").content.decode()
+    ui.post(f"/tokens/{token.pk}/trust/", {"untrusted": "0"})
+    token.refresh_from_db()
+    assert not token.untrusted
+    assert ui.post("/tokens/999999999/trust/", {"untrusted": "1"}).status_code == 404

@@ -124,6 +124,19 @@ def token_revoke(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     return done(request, f"Token {token.prefix}… of {token.name} revoked.", reverse("ui:tokens"))
 
 
+@dashboard_view
+@requires(Action.TOKENS)
+@require_POST
+def token_trust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    untrusted = request.POST.get("untrusted") == "1"
+    try:
+        token = tokens.trust_token(by=request.access, token_id=pk, untrusted=untrusted)
+    except ApiToken.DoesNotExist as exc:
+        raise Missing(f"Token #{pk} does not exist.") from exc
+    state = "untrusted: its writes are held for review" if token.untrusted else "trusted"
+    return done(request, f"Token {token.prefix}… of {token.name} is {state}.", reverse("ui:tokens"))
+
+
 # --- people ------------------------------------------------------------------------------------------------------
 
 
