@@ -20,6 +20,7 @@ from memoryhub.agents.tools import list_memories
 from memoryhub.memories.checking import set_expiry
 from memoryhub.memories.exports import event_as_dict, import_items
 from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.holds import hold_imported
 from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.shape import memory_as_dict, write_answer
 from memoryhub.memories.store import delete_memory, reinforce
@@ -124,7 +125,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         agent = agent_of(request)
         data = parse(s.MemoryCreateSerializer, request.data)
         agent.check_write(data.get("project") or None)
-        result = gate_write(**data, source=agent.name)
+        result = gate_write(**data, source=agent.name, trusted=agent.trusted)
         body = write_answer(result)
         if result.outcome == "rejected":
             fields = result.fields or {"content": [result.reason]}
@@ -154,7 +155,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         moves_expiry = "expires_at" in changes  # not an edit of the fact: its own rule (memories/checking.py)
         expires_at = changes.pop("expires_at", None)
         if changes or not moves_expiry:
-            edit_memory(memory=memory, changes=changes, actor=agent.name)
+            edit_memory(memory=memory, changes=changes, actor=agent.name, trusted=agent.trusted)
         if moves_expiry:
             set_expiry(memory=memory, expires_at=expires_at, actor=agent.name)
         memory.refresh_from_db()
@@ -196,6 +197,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         ids = import_items(
             items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects
         )
+        # A restore keeps what it restores; any other import is judged as writes are (and an untrusted token's waits).
+        hold_imported(memory_ids=ids, actor=agent.name, trusted=agent.trusted, judge_text=not keep_source)
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

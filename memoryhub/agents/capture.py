@@ -244,8 +244,9 @@ def extract(turns: list[dict[str, str]]) -> tuple[list[Candidate], str, str]:
 
 
 def capture_session(
-    *, turns: list[dict[str, str]], project: str | None, session_id: str, source: str, dry_run: bool = False
-) -> CaptureReport:
+    *, turns: list[dict[str, str]], project: str | None, session_id: str, source: str, dry_run: bool = False,
+    trusted: bool = True,
+) -> CaptureReport:  # fmt: skip
     """Pick the session's durable facts and send each through the gate (or say what the gate would do)."""
     candidates, extractor, note = extract(turns)
     report = CaptureReport(extractor=extractor, dry_run=dry_run, note=note)
@@ -260,7 +261,12 @@ def capture_session(
             report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
             continue
         done = write_through_gate(
-            content=candidate.content, project=project, category=candidate.category, metadata=metadata, source=source
+            content=candidate.content,
+            project=project,
+            category=candidate.category,
+            metadata=metadata,
+            source=source,
+            trusted=trusted,
         )
         report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
     return report

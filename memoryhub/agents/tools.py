@@ -237,7 +237,7 @@ def get_memory_for(agent: Agent, memory_id: Any) -> Memory:
     """The memory, or a 404 ToolError; another project's memory answers exactly as a missing one (the domain's
     rule, `visible_memory`, as on the API's routes)."""
     memory = visible_memory(memory_id, allowed_projects=agent.projects)
-    if memory is None:
+    if memory is None or memory.status == Status.QUARANTINED:  # held for a person: the model never reads it
         raise ToolError(f"no memory #{memory_id}", status=404, field="id")
     return memory
 
@@ -306,6 +306,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         result = gate_write(
             content=args["content"], project=project, category=args.get("category"), tier=args.get("tier"),
             tags=args.get("tags"), metadata=args.get("metadata"), source=agent.name, expires_at=args.get("expires_at"),
+            trusted=agent.trusted,
         )  # fmt: skip
         if result.kind == "secret":
             # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
@@ -331,7 +332,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
     changes = {k: args[k] for k in ("content", "category", "tier", "tags", "metadata") if k in args}
     if not changes:
         raise ToolError("memory_update needs at least one of content, category, tier, tags, metadata")
-    edit_memory(memory=memory, changes=changes, actor=agent.name)
+    edit_memory(memory=memory, changes=changes, actor=agent.name, trusted=agent.trusted)
     memory.refresh_from_db()
     return {"memory": compact_memory(memory)}
 

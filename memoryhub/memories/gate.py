@@ -23,6 +23,7 @@ from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
+from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
 from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
@@ -55,7 +56,7 @@ class GateResult:
     outcome: str  # created | merged | duplicate | rejected
     memory: Memory | None
     reason: str
-    kind: str = ""  # why: secret, noise, duplicate, near_duplicate; "" when created
+    kind: str = ""  # why: secret, noise, duplicate, near_duplicate; held (stored for review); "" when created
     warnings: list[str] = field(default_factory=list)
     log_entry: GateLogEntry | None = None
     fields: dict[str, list[str]] = field(default_factory=dict)  # for a refused secret: {field path: [message]}
@@ -231,19 +232,23 @@ def gate_write(
     valid_from: Any = None,
     valid_to: Any = None,
     expires_at: Any = None,
+    trusted: bool = True,
 ) -> GateResult:
     """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written).
-    `valid_from`: when the fact became true (ISO 8601; default: now); `valid_to`, `expires_at`: see validity.py."""
+    `valid_from`: when the fact became true (ISO 8601; default: now); `valid_to`, `expires_at`: see validity.py.
+    `trusted`: False for an untrusted token, whose writes are held for a person (memories/holds.py), as planted
+    instructions are whatever the token."""
     # One write at a time through the gate when the model runs here, after the searches running (runtime/turns.py).
     with runtime.write_turn(exclusive=write_lane.uses_lane(get_embedder())):
         return _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
                            metadata=metadata, importance=importance, source=source,
-                           valid_from=valid_from, valid_to=valid_to, expires_at=expires_at)  # fmt: skip
+                           valid_from=valid_from, valid_to=valid_to, expires_at=expires_at,
+                           trusted=trusted)  # fmt: skip
 
 
 def _gate_write(
     *, content: Any, project: Any, category: Any, tier: Any, tags: Any, metadata: Any, importance: Any, source: str,
-    valid_from: Any, valid_to: Any, expires_at: Any,
+    valid_from: Any, valid_to: Any, expires_at: Any, trusted: bool,
 ) -> GateResult:  # fmt: skip
     valid_from = parse_import_time(valid_from, "valid_from")
     times = written_times(valid_from=valid_from, valid_to=valid_to, expires_at=expires_at)
@@ -269,6 +274,8 @@ def _gate_write(
 
     embedder = get_embedder()
     vector = embed_for_storage([text])[0]
+    if held := hold_reason(text, trusted=trusted):  # a person decides: nothing folded into, nothing superseded
+        return _held(fields, held, source=source, vector=vector, valid_from=valid_from, warnings=warnings)
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
     runtime.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
     # The twin is looked for inside the write transaction, which writers enter one at a time, in this process and in
@@ -300,6 +307,11 @@ def _gate_write(
         update = apply_updates(memory=memory, verdicts=verdicts, actor=source)
     return _explain_created(memory, update, guessed=guessed, warnings=warnings, text=text, payload=payload,
                             project=project, source=source)  # fmt: skip
+
+
+def _held(fields: dict, reason: str, *, source: str, vector, valid_from, warnings: list[str]) -> GateResult:
+    memory = hold_write(fields=fields, reason=reason, source=source, vector=vector, valid_from=valid_from)
+    return GateResult("created", memory, held_answer(memory), kind="held", warnings=warnings)
 
 
 def _refuse_noise(why: str, *, text: str, payload: dict, project: str | None, source: str) -> GateResult:
@@ -419,21 +431,25 @@ def refuse_noise(content: Any) -> None:
 EditAction = Literal["updated", "edited", "retagged"]
 
 
-def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str, action: EditAction = "updated") -> Memory:
+def edit_memory(
+    *, memory: Memory, changes: dict[str, Any], actor: str, action: EditAction = "updated", trusted: bool = True
+) -> Memory:
     """The one edit, whoever makes it (the API, the agents' tools, the dashboard's edit and retag forms).
 
     Only the editable fields change, each checked as for any write; a secret in any field is refused (422) by
     `clean_fields`, before the noise rules judge new text, with nothing changed. New text is re-embedded, and one
     history event named `action` records what was there before (`store.update_memory`). Supersession is not an
     edit: a memory becomes superseded only when a newer one replaces it, and leaves that state by a restore,
-    which also unlinks its successor."""
+    which also unlinks its successor. An agent's edit (`updated`) that plants an instruction, or any edit by an
+    untrusted token, sends the memory back to review (memories/holds.py)."""
     if not changes:
         raise ValidationError({"non_field_errors": "nothing to change: send at least one field"})
     _check_editable(memory, changes)
     if "content" in changes:
         clean_fields({"content": changes["content"]}, partial=True)  # a secret is named before noise
         refuse_noise(changes["content"])
-    return update_memory(memory=memory, changes=changes, actor=actor, action=action)
+    memory = update_memory(memory=memory, changes=changes, actor=actor, action=action)
+    return hold_edited(memory=memory, actor=actor, by_agent=action == "updated", trusted=trusted)
 
 
 def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
@@ -443,6 +459,7 @@ def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
         editable = ", ".join(EDITABLE_FIELDS)
         raise ValidationError({name: f"cannot be edited; the editable fields are {editable}" for name in unknown})
     status = changes.get("status")
+    check_hold_edit(memory, status)
     if status is None or status == memory.status:
         return
     if status == Status.SUPERSEDED:

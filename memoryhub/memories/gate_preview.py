@@ -72,12 +72,13 @@ def write_through_gate(
     metadata: Any = None,
     source: str,
     valid_from: Any = None,
+    trusted: bool = True,
 ) -> ItemWrite:
     """One item sent through the gate; bad fields are a "rejected" outcome naming them, so one bad item does not
     stop the rest of an import or a capture. `valid_from`: the source's date for the fact, if it has one."""
     try:
         result = gate_write(content=content, project=project, category=category or None, tags=tags,
-                            metadata=metadata, source=source, valid_from=valid_from)  # fmt: skip
+                            metadata=metadata, source=source, valid_from=valid_from, trusted=trusted)  # fmt: skip
     except ValidationError as exc:
         fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
         return ItemWrite("rejected", f"refused: {fields}")

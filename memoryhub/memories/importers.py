@@ -294,6 +294,7 @@ def import_from(
     source: str,
     dry_run: bool = False,
     skipped: list[str] | None = None,
+    trusted: bool = True,
 ) -> ImportReport:
     """Send each item through the gate (or, on a dry run, say what the gate would decide). `skipped`: the files
     reading left alone (read_path), carried into the report."""
@@ -316,6 +317,7 @@ def import_from(
             metadata=item.metadata,
             source=source,
             valid_from=item.valid_from,
+            trusted=trusted,
         )
         report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id, done.supersedes))
     return report
