@@ -6,10 +6,10 @@ from __future__ import annotations
 from django.conf import settings
 from rest_framework import serializers
 
-from memoryhub.memories.shape import iso, memory_as_dict
 from memoryhub.models import Category, ConflictChoice, ProposalKind, ProposalStatus, Status, Tier
 from memoryhub.retrieval.recall import BUDGET_CHARS_MAX, BUDGET_CHARS_MIN
 from memoryhub.retrieval.search import MODES
+from memoryhub.writes.shape import iso, memory_as_dict
 
 OUTCOMES = ("created", "merged", "duplicate", "rejected")
 

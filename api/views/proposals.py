@@ -19,8 +19,8 @@ from api.errors import Conflict, Unavailable
 from api.views.common import errors, parse, parse_query
 from api.views.memories import IdCursorPagination, sqlite_id
 from memoryhub.agents.tokens import AccessDenied, Agent
-from memoryhub.memories.shape import memory_as_dict
 from memoryhub.models import Proposal
+from memoryhub.writes.shape import memory_as_dict
 
 _ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The proposal's id.")
 

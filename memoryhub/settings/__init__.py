@@ -192,7 +192,7 @@ MEMORYHUB_CONVERSATION_RANKING = envbool("MEMORYHUB_CONVERSATION_RANKING", True)
 # proxy's block, and the one the dashboard's overview previews. 100 to 20000, what the API accepts.
 MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, minimum=100, maximum=20000)
 
-# --- Write gate (memoryhub/memories/gate.py, secrets.py, noise.py) ----------------------------------------------------
+# --- Write gate (memoryhub/writes/gate.py, secrets.py, noise.py) ----------------------------------------------------
 
 # A write is noise below these sizes; a near-duplicate in the same scope is folded into the existing memory when
 # the vectors are this close (cosine) or the word sets overlap this much (Jaccard).

@@ -8,12 +8,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
-from memoryhub.memories.gate import edit_memory
 from memoryhub.memories.store import delete_memory
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Memory
 from memoryhub.people.activity import people_among
 from memoryhub.people.roles import Access, Action
+from memoryhub.writes.gate import edit_memory
 from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (

@@ -21,9 +21,7 @@ from django.db import transaction
 from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
-from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
-from memoryhub.memories.noise import judge_noise, noise_reason, words
 from memoryhub.memories.secrets import (
     WriteRefused,
     find_secrets,
@@ -42,11 +40,13 @@ from memoryhub.memories.store import (
     update_memory,
 )
 from memoryhub.memories.supersession import current_successor, queue_conflict
-from memoryhub.memories.twins import similar_in_scope
-from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
 from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
 from memoryhub.storage import sql, vector_index
+from memoryhub.writes.categories import guess_category, guess_tier
+from memoryhub.writes.noise import judge_noise, noise_reason, words
+from memoryhub.writes.twins import similar_in_scope
+from memoryhub.writes.update_gate import apply_updates, judge_neighbours
 
 
 @dataclass

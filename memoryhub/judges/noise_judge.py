@@ -12,7 +12,7 @@ import logging
 
 from django.conf import settings
 
-from memoryhub.consolidation.llm import LLMError, get_llm
+from memoryhub.judges.llm import LLMError, get_llm
 
 logger = logging.getLogger(__name__)
 

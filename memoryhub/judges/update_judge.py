@@ -14,7 +14,7 @@ import logging
 
 from django.conf import settings
 
-from memoryhub.consolidation.llm import LLMError, get_llm
+from memoryhub.judges.llm import LLMError, get_llm
 from memoryhub.memories.updates import Verdict
 
 logger = logging.getLogger(__name__)

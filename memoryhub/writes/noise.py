@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from django.conf import settings
 
-from memoryhub.memories.categories import guess_category
+from memoryhub.writes.categories import guess_category
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
