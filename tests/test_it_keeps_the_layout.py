@@ -10,25 +10,28 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "consolidation", "embeddings", "memories", "people", "retrieval", "runtime", "settings",
-            "storage"}  # fmt: skip
+PACKAGES = {"agents", "consolidation", "embeddings", "judges", "memories", "people", "retrieval", "runtime",
+            "settings", "storage", "writes"}  # fmt: skip
 
 
 # The floors, bottom first (docs/architecture.md draws the same table). A module may import from its own package and
 # from any package on a floor below; never from another package on its own floor or from one above, at the top of a
-# module or inside a function. What a lower floor needs from above is handed down at start-up (memoryhub/apps.py).
+# module or inside a function. Code that needs a floor above it moves up (the write gate sits above search and the
+# judges); nothing is handed down at start-up.
 FLOORS: list[set[str]] = [
     {"memoryhub.startup"},  # the one error every entry point catches
     {"memoryhub.settings"},
     {"memoryhub.runtime"},  # threads, locks, pools, processes: below every package that needs one
     {"memoryhub.storage"},
     {"memoryhub.embeddings", "memoryhub.models"},
-    {"memoryhub.memories"},
+    {"memoryhub.memories"},  # record operations: store, edit, supersede, decay, select
     {"memoryhub.retrieval"},
+    {"memoryhub.judges"},  # the LLM's second opinions and its client
+    {"memoryhub.writes"},  # the write gate, above search and the judges it asks
     {"memoryhub.consolidation"},
     {"memoryhub.agents"},
     {"memoryhub.people"},
-    # The wiring: start-up hands what lower floors need down to them (apps), the WSGI entry, URLs, middleware.
+    # The wiring: the app's start-up checks (apps), the WSGI entry, URLs, middleware.
     {"memoryhub", "memoryhub.apps", "memoryhub.urls", "memoryhub.wsgi", "memoryhub.middleware"},
     {"api", "ui", "memoryhub.management", "memoryhub.migrations"},  # the faces
 ]
@@ -97,15 +100,17 @@ def test_every_package_imports_only_from_the_floors_below_it():
 
 def test_the_floor_check_fails_on_an_upward_import():
     planted = "import json\n\ndef twins():\n    from memoryhub.retrieval.search import similar_in_scope\n"
-    assert upward_imports(planted, "memoryhub.memories.gate") == [
-        "memoryhub.memories.gate:4 imports memoryhub.retrieval.search.similar_in_scope "
+    assert upward_imports(planted, "memoryhub.memories.store") == [
+        "memoryhub.memories.store:4 imports memoryhub.retrieval.search.similar_in_scope "
         "(memoryhub.retrieval is not below memoryhub.memories)"
     ]
+    assert upward_imports(planted, "memoryhub.writes.gate") == []  # the gate sits above search
+    assert upward_imports("from memoryhub.writes.gate import gate_write\n", "memoryhub.judges.update_judge")
     # Sideways on one floor is refused too; `from memoryhub import x` and relative imports are followed.
     assert upward_imports("from memoryhub import models\n", "memoryhub.embeddings.minilm")
-    assert upward_imports("from ..retrieval import search\n", "memoryhub.memories.gate")
+    assert upward_imports("from ..retrieval import search\n", "memoryhub.memories.store")
     assert upward_imports("from . import decay\n", "memoryhub.memories", is_package=True) == []
-    assert upward_imports("from memoryhub.storage import sql\n", "memoryhub.memories.gate") == []
+    assert upward_imports("from memoryhub.storage import sql\n", "memoryhub.memories.store") == []
     # A planted module file is caught by the same walk the tree test uses.
     assert upward_imports("from ui.forms import version_of\n", "memoryhub.models")
 
@@ -231,22 +236,22 @@ def test_the_lab_sits_outside_the_product():
     # The check sees benchmark code planted in the product: a module importing the lab (at the top or inside a
     # function), a command named for a benchmark or an evaluation, a bench package.
     planted = {
-        "memoryhub/memories/noise.py": "def words():\n    from bench.gate_set import NOISE\n",
+        "memoryhub/writes/noise.py": "def words():\n    from bench.gate_set import NOISE\n",
         "memoryhub/retrieval/speed.py": "import bench.measure\n",
         "memoryhub/management/commands/bench_embed.py": "from memoryhub.embeddings import get_embedder\n",
         "memoryhub/management/commands/eval_gate.py": "",
         "ui/management/commands/bench_ui.py": "",
         "memoryhub/bench/corpus.py": "import random\n",
         "api/bench.py": "",
-        "memoryhub/memories/demo.py": "from memoryhub.memories.categories import guess_category\n",
+        "memoryhub/memories/demo.py": "from memoryhub.memories.store import import_memories\n",
     }
     assert lab_in_the_product(planted) == [
         "api/bench.py: a bench package inside the product",
         "memoryhub/bench/corpus.py: a bench package inside the product",
         "memoryhub/management/commands/bench_embed.py: a benchmark or evaluation command",
         "memoryhub/management/commands/eval_gate.py: a benchmark or evaluation command",
-        "memoryhub/memories/noise.py:2 imports bench.gate_set.NOISE",
         "memoryhub/retrieval/speed.py:1 imports bench.measure",
+        "memoryhub/writes/noise.py:2 imports bench.gate_set.NOISE",
         "ui/management/commands/bench_ui.py: a benchmark or evaluation command",
     ]
 
@@ -263,8 +268,8 @@ _SQL = re.compile(
     r"\b(SELECT|INSERT INTO|DELETE FROM|WHERE|JOIN)\b|\bUPDATE \w+ SET\b|\bFROM [a-z_]+\b|\bm\.[a-z_]+\b|"
     r"\bIS (NOT )?NULL\b|[=<>] %s"
 )
-NO_SQL = ["memoryhub/retrieval", "memoryhub/memories", "memoryhub/consolidation", "memoryhub/agents",
-          "memoryhub/people", "api", "ui"]  # fmt: skip
+NO_SQL = ["memoryhub/retrieval", "memoryhub/memories", "memoryhub/judges", "memoryhub/writes",
+          "memoryhub/consolidation", "memoryhub/agents", "memoryhub/people", "api", "ui"]  # fmt: skip
 
 
 def sql_in_strings(source: str) -> list[tuple[int, str]]:
@@ -353,9 +358,9 @@ def test_no_migration_imports_the_projects_own_code():
 LONGEST_LINES = 60
 
 
-def test_no_function_in_memories_retrieval_or_agents_is_longer_than_the_limit():
+def test_no_function_in_memories_retrieval_writes_or_agents_is_longer_than_the_limit():
     found = {}
-    for folder in ("memoryhub/memories", "memoryhub/retrieval", "memoryhub/agents"):
+    for folder in ("memoryhub/memories", "memoryhub/retrieval", "memoryhub/writes", "memoryhub/agents"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -374,7 +379,7 @@ MAKERS = {
     "get_context", "start_new_thread", "allocate_lock", "fork", "forkpty",
 }  # fmt: skip
 NO_CONCURRENCY = ["memoryhub/memories", "memoryhub/retrieval", "memoryhub/storage", "memoryhub/embeddings",
-                  "memoryhub/consolidation"]  # fmt: skip
+                  "memoryhub/judges", "memoryhub/writes", "memoryhub/consolidation"]  # fmt: skip
 
 
 def concurrency_made(source: str) -> list[tuple[int, str]]:

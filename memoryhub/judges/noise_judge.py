@@ -2,8 +2,8 @@
 durable memory or noise.
 
 Only with MEMORYHUB_GATE_LLM_JUDGE on and an LLM configured. Thinking is off; an empty, reasoning-only or
-malformed answer, or none at all, leaves the rules' verdict standing. The noise rules are handed this function at
-start-up (`noise.register_noise_judge`), so the memories package never imports the LLM client.
+malformed answer, or none at all, leaves the rules' verdict standing. Asked by the noise rules
+(`writes.noise.judge_noise`), which sit on the floor above.
 """
 
 from __future__ import annotations

@@ -2,9 +2,8 @@
 edit): the configured LLM decides whether the newer replaces the older, disagrees with it, or is another fact.
 
 Only with MEMORYHUB_GATE_LLM_JUDGE on and an LLM configured. Thinking is off; an empty, reasoning-only or
-malformed answer, or none at all, leaves the rules' verdict standing (a conflict for a person). The gate is
-handed this function at start-up (`update_gate.register_second_opinion`), so the memories package never
-imports the LLM client.
+malformed answer, or none at all, leaves the rules' verdict standing (a conflict for a person). Asked by the
+gate's update step (`writes.update_gate.judge_neighbours`), which sits on the floor above.
 """
 
 from __future__ import annotations

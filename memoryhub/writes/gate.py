@@ -42,10 +42,10 @@ from memoryhub.memories.store import (
 from memoryhub.memories.supersession import current_successor, queue_conflict
 from memoryhub.memories.updates import Verdict
 from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
+from memoryhub.retrieval.search import similar_in_scope
 from memoryhub.storage import sql, vector_index
 from memoryhub.writes.categories import guess_category, guess_tier
 from memoryhub.writes.noise import judge_noise, noise_reason, words
-from memoryhub.writes.twins import similar_in_scope
 from memoryhub.writes.update_gate import apply_updates, judge_neighbours
 
 

@@ -16,9 +16,9 @@ from django.core.exceptions import ValidationError
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.secrets import secrets_in_fields
 from memoryhub.memories.updates import Verdict
+from memoryhub.retrieval.search import similar_in_scope
 from memoryhub.writes.gate import find_duplicate, gate_write, normalised
 from memoryhub.writes.noise import noise_reason
-from memoryhub.writes.twins import similar_in_scope
 from memoryhub.writes.update_gate import judge_neighbours
 
 
