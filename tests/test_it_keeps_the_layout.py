@@ -295,14 +295,19 @@ def _literals(source: str) -> list[tuple[int, str]]:
     ]
 
 
-def test_no_sql_is_written_outside_storage():
-    found = [
-        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
-        for folder in NO_SQL
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        for line, text in sql_in_strings(path.read_text())
+def in_tree(root: Path, folders: list[str], check) -> list[str]:
+    """`path:line: what` for each finding of `check` (source -> [(line, what)]) in the Python files under `folders`
+    of the checkout at `root`: the one walk every tree test below makes, and the planted-tree test makes again."""
+    return [
+        f"{path.relative_to(root)}:{line}: {str(what)[:60]!r}"
+        for folder in folders
+        for path in sorted((root / folder).rglob("*.py"))
+        for line, what in check(path.read_text())
     ]
-    assert found == []
+
+
+def test_no_sql_is_written_outside_storage():
+    assert in_tree(ROOT, NO_SQL, sql_in_strings) == []
     # The check sees SQL when there is some: a fragment in an f-string, a statement, a condition on `m`.
     planted = 'def more(where, params, model_id):\n    return f"{where} AND m.embed_model = %s", [*params, model_id]\n'
     assert [line for line, _ in sql_in_strings(planted)] == [2]
@@ -323,13 +328,7 @@ def fts5_in_strings(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_full_text_query_is_written_outside_storage():
-    found = [
-        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
-        for folder in NO_SQL
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        for line, text in fts5_in_strings(path.read_text())
-    ]
-    assert found == []
+    assert in_tree(ROOT, NO_SQL, fts5_in_strings) == []
     # The check sees FTS5 text when there is some: a scope filter, terms joined into an OR, a column filter.
     planted = 'def scoped(scope):\n    return f"scope : ({scope})"\n'
     assert [line for line, _ in fts5_in_strings(planted)] == [2]
@@ -339,14 +338,22 @@ def test_no_full_text_query_is_written_outside_storage():
     assert fts5_in_strings('"""A docstring may say scope : (...) or " OR "."""\nlog = "deploy or rollback"\n') == []
 
 
+MIGRATIONS = ["memoryhub/migrations"]
+
+
+def project_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each import of the project's own code (memoryhub, api, ui), inside functions too."""
+    return [
+        (line, target)
+        for line, target in _imported_modules(source, "memoryhub.migrations.m")
+        if target.split(".")[0] in ("memoryhub", "api", "ui")
+    ]
+
+
 def test_no_migration_imports_the_projects_own_code():
     """A past migration carries its own SQL: one that imports today's storage (or any of the project's code)
     would change whenever that code does."""
-    found = {
-        path.name: sorted(name for name in _imports(path) if name.split(".")[0] in ("memoryhub", "api", "ui"))
-        for path in sorted((ROOT / "memoryhub" / "migrations").glob("*.py"))
-    }
-    assert {name: imported for name, imported in found.items() if imported} == {}
+    assert in_tree(ROOT, MIGRATIONS, project_imports) == []
     # The check sees such an import when there is one, at the top or inside a function.
     assert "memoryhub.storage" in _imports_of("from memoryhub.storage import sql\n")
     assert "memoryhub.storage.sqlite.schema" in _imports_of(
@@ -409,13 +416,7 @@ def concurrency_made(source: str) -> list[tuple[int, str]]:
 
 
 def test_threads_locks_pools_and_processes_are_made_only_in_the_runtime():
-    found = [
-        f"{path.relative_to(ROOT)}:{line}: {name}"
-        for folder in NO_CONCURRENCY
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        for line, name in concurrency_made(path.read_text())
-    ]
-    assert found == []
+    assert in_tree(ROOT, NO_CONCURRENCY, concurrency_made) == []
     # The check sees one when there is one, however it is spelled.
     assert concurrency_made("import threading\n\n_lock = threading.Lock()\n") == [(3, "Lock")]
     assert concurrency_made("from threading import Thread as T\nT(target=print).start()\n") == [(2, "Thread")]
@@ -423,3 +424,75 @@ def test_threads_locks_pools_and_processes_are_made_only_in_the_runtime():
     assert concurrency_made("from concurrent.futures import ThreadPoolExecutor\nP = ThreadPoolExecutor(2)\n")
     assert concurrency_made("import os\npid = os.fork()\n") == [(2, "fork")]
     assert concurrency_made("from memoryhub import runtime\n_lock = runtime.lock('copy')\n") == []
+
+
+# No start-up hooks: a lower floor that needs something from above is not handed it as a callable at start-up (a
+# `register_*` function keeping it in a module global, called from `AppConfig.ready`); the code that needs it moves
+# up and imports it. `ready` registers Django's system checks and nothing else.
+HOOKED = ["memoryhub", "api", "ui"]
+
+
+def start_up_hooks(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each `register_*` function the text defines or calls (Django's `checks.register` and a
+    template library's `register` are not hooks of ours)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("register_"):
+            found.append((node.lineno, node.name))
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name.startswith("register_"):
+                found.append((node.lineno, name))
+    return found
+
+
+def _ready_calls(source: str) -> list[str]:
+    """What `ready()` calls, as written (`checks.register`)."""
+    ready = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "ready")
+    return [ast.unparse(call.func) for call in ast.walk(ready) if isinstance(call, ast.Call)]
+
+
+def test_no_floor_is_handed_code_at_start_up():
+    assert in_tree(ROOT, HOOKED, start_up_hooks) == []
+    assert _ready_calls((ROOT / "memoryhub" / "apps.py").read_text()) == ["checks.register"]
+    # The checks see a hook when there is one: a register_ function, its call in ready().
+    planted = "_lookup = None\n\ndef register_twin_lookup(lookup):\n    global _lookup\n    _lookup = lookup\n"
+    assert start_up_hooks(planted) == [(3, "register_twin_lookup")]
+    ready = (
+        "class C:\n    def ready(self):\n        checks.register(check)\n"
+        "        from memoryhub.writes.noise import register_noise_judge\n        register_noise_judge(judge)\n"
+    )
+    assert start_up_hooks(ready) == [(5, "register_noise_judge")]
+    assert _ready_calls(ready) == ["checks.register", "register_noise_judge"]
+    assert start_up_hooks("register = template.Library()\n\n@register.filter\ndef days(v):\n    return v\n") == []
+
+
+def test_each_tree_check_fails_on_what_is_planted_in_a_copy_of_the_tree(tmp_path):
+    """The folder walks themselves, not only the checkers: each rule planted in a file of a scratch checkout."""
+    planted = {
+        "memoryhub/writes/noise.py": "_judge = None\n\ndef register_noise_judge(judge):\n    global _judge\n"
+        "    _judge = judge\n",
+        "memoryhub/writes/lane.py": "import threading\n\n_lock = threading.Lock()\n",
+        "memoryhub/memories/turns.py": "from concurrent.futures import ThreadPoolExecutor as P\nPOOL = P(2)\n",
+        "memoryhub/judges/pool.py": "import threading\nthreading.Thread(target=print).start()\n",
+        "memoryhub/retrieval/query_text.py": 'def scoped(scope):\n    return f"scope : ({scope})"\n',
+        "memoryhub/writes/twins.py": 'E = \'"deploy" OR "notes"\'\n',
+        "memoryhub/migrations/0009_x.py": "def up(apps, editor):\n    from memoryhub.storage import sql\n",
+        "memoryhub/storage/sqlite/fts.py": 'E = \'"deploy" OR "notes"\'\n',  # storage may write FTS5
+    }
+    for path, text in planted.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    assert in_tree(tmp_path, HOOKED, start_up_hooks) == ["memoryhub/writes/noise.py:3: 'register_noise_judge'"]
+    assert in_tree(tmp_path, NO_CONCURRENCY, concurrency_made) == [
+        "memoryhub/memories/turns.py:2: 'ThreadPoolExecutor'",
+        "memoryhub/judges/pool.py:2: 'Thread'",
+        "memoryhub/writes/lane.py:3: 'Lock'",
+    ]
+    assert in_tree(tmp_path, NO_SQL, fts5_in_strings) == [
+        "memoryhub/retrieval/query_text.py:2: 'scope : ('",
+        'memoryhub/writes/twins.py:1: \'"deploy" OR "notes"\'',
+    ]
+    assert in_tree(tmp_path, MIGRATIONS, project_imports) == [
+        "memoryhub/migrations/0009_x.py:2: 'memoryhub.storage.sql'"
+    ]
