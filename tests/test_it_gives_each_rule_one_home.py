@@ -34,7 +34,7 @@ import api.views.proposals
 import api.views.retrieval
 import memoryhub.agents.proxy
 import memoryhub.agents.tools
-import memoryhub.memories.store
+import memoryhub.memories.fields
 import memoryhub.writes.exports
 import ui.services
 import ui.views.memories
@@ -247,11 +247,11 @@ def test_a_lone_surrogate_in_a_tag_is_refused_alike_everywhere():
 
 
 def test_every_route_checks_storable_json_with_the_one_function():
-    for module in (api.auth, memoryhub.agents.tools, memoryhub.memories.store):
+    for module in (api.auth, memoryhub.agents.tools, memoryhub.memories.fields):
         assert module.unstorable is storable.unstorable, module.__name__
     assert not hasattr(api.auth, "bad_json_value") and not hasattr(memoryhub.agents.tools, "_storable")
     assert api.auth.MAX_JSON_DEPTH is storable.MAX_JSON_DEPTH
-    assert memoryhub.memories.store.MAX_METADATA_BYTES is storable.MAX_METADATA_BYTES
+    assert memoryhub.memories.fields.MAX_METADATA_BYTES is storable.MAX_METADATA_BYTES
 
 
 # --- another project's memory ------------------------------------------------------------------------------------

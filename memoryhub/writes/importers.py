@@ -35,9 +35,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from memoryhub.memories.fields import parse_import_time
 from memoryhub.memories.secrets import find_secrets, redact
 from memoryhub.memories.storable import MAX_JSON_DEPTH  # a file nests no deeper than a memory's metadata may
-from memoryhub.memories.store import parse_import_time
 from memoryhub.models import Category, Memory
 from memoryhub.writes.gate_preview import preview_write, write_through_gate
 from memoryhub.writes.markdown_notes import is_markdown_file, markdown_files, parse_note
