@@ -1,1 +1,2 @@
-"""The LLM's second opinions the gate asks on what its rules are unsure of, and the OpenAI-compatible client."""
+"""The LLM's second opinions the gate asks where its rules are unsure (`noise_judge`, `update_judge`), and the
+OpenAI-compatible chat client they and consolidation use (`llm`)."""
