@@ -210,24 +210,11 @@ def _log(decision: str, *, reason: str, kind: str, content: str, payload: dict, 
     )  # fmt: skip
 
 
-def gate_write(
-    *,
-    content: Any,
-    project: Any = None,
-    category: Any = None,
-    tier: Any = None,
-    tags: Any = None,
-    metadata: Any = None,
-    importance: Any = None,
-    source: str = "",
-    valid_from: Any = None,
-) -> GateResult:
-    """Check a write's fields, then `admit` it. Raises ValidationError for bad fields (nothing written).
-    `valid_from`: when the fact became true (ISO 8601; default: now)."""
-    command = new_memory(content=content, project=project, category=category, tier=tier, tags=tags,
-                         metadata=metadata, importance=importance, source=source,
-                         valid_from=valid_from)  # fmt: skip
-    return admit(command)
+def gate_write(**fields: Any) -> GateResult:
+    """`admit` a write given as the keyword fields of `fields.new_memory` (content, project, category, tier, tags,
+    metadata, importance, source, valid_from), checked once there. Raises ValidationError for bad fields (nothing
+    written)."""
+    return admit(new_memory(**fields))
 
 
 def admit(command: NewMemory) -> GateResult:
