@@ -496,3 +496,48 @@ def test_each_tree_check_fails_on_what_is_planted_in_a_copy_of_the_tree(tmp_path
     assert in_tree(tmp_path, MIGRATIONS, project_imports) == [
         "memoryhub/migrations/0009_x.py:2: 'memoryhub.storage.sql'"
     ]
+
+
+# The project's own modules are imported by name, at the top or with a reason inside a function: never loaded from a
+# string (`importlib.import_module("memoryhub...")`), never guarded by `except ImportError` as if they might be absent.
+OWN = ("memoryhub", "api", "ui")
+
+
+def own_modules_dodged(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each project module the text loads from a string, or imports inside a `try` that catches
+    ImportError (or ModuleNotFoundError)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            target = node.args[0].value
+            if name in ("import_module", "__import__") and str(target).split(".")[0] in OWN:
+                found.append((node.lineno, str(target)))
+        elif isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+            for stmt in node.body:
+                for line, target in _imported_modules(ast.unparse(stmt), "memoryhub.x"):
+                    if target.split(".")[0] in OWN:
+                        found.append((stmt.lineno + line - 1, target))
+    return sorted(found)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(getattr(c, "id", "") in ("ImportError", "ModuleNotFoundError") for c in caught)
+
+
+def test_the_projects_own_modules_are_never_loaded_by_name_or_guarded():
+    assert in_tree(ROOT, HOOKED, own_modules_dodged) == []
+    # The check sees both when they are there (the API's old consolidation loader, the dashboard's old guard).
+    planted = (
+        "import importlib\n\ndef consolidation(function):\n"
+        "    return getattr(importlib.import_module('memoryhub.consolidation.proposals'), function)\n"
+        "\ndef merged(memory):\n    try:\n        from memoryhub.consolidation.proposals import proposal_for_merged\n"
+        "    except ImportError:\n        return None\n"
+    )
+    assert own_modules_dodged(planted) == [
+        (4, "memoryhub.consolidation.proposals"),
+        (8, "memoryhub.consolidation.proposals.proposal_for_merged"),
+    ]
+    # A third-party module may be optional: only the project's own are held to this.
+    assert own_modules_dodged("try:\n    import onnx\nexcept ImportError:\n    onnx = None\n") == []
