@@ -11,7 +11,7 @@ from api.auth import AgentAPIMixin, agent_of
 from api.views.common import errors, parse
 from memoryhub.agents.capture import capture_session
 from memoryhub.agents.tokens import Agent
-from memoryhub.memories.importers import FORMATS, OUTCOMES, ImportFormatError, import_from, parse_text
+from memoryhub.writes.importers import FORMATS, OUTCOMES, ImportFormatError, import_from, parse_text
 
 
 class WhoamiSerializer(serializers.Serializer):

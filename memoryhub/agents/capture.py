@@ -6,7 +6,7 @@ procedures that worked. Two extractors:
 
 - With an LLM configured (MEMORYHUB_LLM_BASE_URL, and MEMORYHUB_CAPTURE_USE_LLM not off) the model reads the end of
   the session (at most MEMORYHUB_CAPTURE_MAX_INPUT_CHARS) and answers JSON. Thinking is switched off and an empty or
-  reasoning-only answer is an error (memoryhub/consolidation/llm.py); on any error the rules below run instead and
+  reasoning-only answer is an error (memoryhub/judges/llm.py); on any error the rules below run instead and
   the report says why.
 - Otherwise, deterministic rules over the sentences that were said (code blocks left out): an explicit request to
   remember ("remember that ...", "note that ...", "keep in mind ..."), a preference the person stated ("I prefer
@@ -30,10 +30,10 @@ from typing import Any
 from django.conf import settings
 
 from memoryhub.agents.transcripts import bound_turns
-from memoryhub.consolidation.llm import LLMError, get_llm
-from memoryhub.memories.gate import normalised
-from memoryhub.memories.gate_preview import preview_write, write_through_gate
+from memoryhub.judges.llm import LLMError, get_llm
 from memoryhub.memories.secrets import find_secrets, redact
+from memoryhub.writes.gate import normalised
+from memoryhub.writes.gate_preview import preview_write, write_through_gate
 
 logger = logging.getLogger(__name__)
 

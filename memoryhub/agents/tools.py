@@ -20,16 +20,16 @@ from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.bookkeeping import record_usage
-from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.secrets import WriteRefused, refusal_message, secrets_in_fields
 from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
-from memoryhub.memories.shape import compact_memory, write_answer
 from memoryhub.memories.storable import unstorable
 from memoryhub.memories.store import delete_memory, reinforce
 from memoryhub.memories.validity import parse_moment
 from memoryhub.models import Category, Memory, Status, Tier
 from memoryhub.retrieval.moments import statuses_at, then_and_now
 from memoryhub.retrieval.search import MODES, MemoryFilter, search_memories
+from memoryhub.writes.gate import edit_memory, gate_write
+from memoryhub.writes.shape import compact_memory, write_answer
 
 TURN_TTL_SECONDS = 6 * 3600
 LIST_LIMIT = 50

@@ -8,7 +8,6 @@ folds into nor supersedes an active memory: a planted text must not change what 
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -17,8 +16,9 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.memories.chain import release_successors
+from memoryhub.memories.fields import NewMemory
 from memoryhub.memories.planted import planted_instruction
-from memoryhub.memories.store import create_memory, delete_memory, record_event
+from memoryhub.memories.store import delete_memory, record_event, store_new
 from memoryhub.models import Memory, Status
 
 UNTRUSTED_REASON = "written by an untrusted source"
@@ -35,19 +35,13 @@ def hold_reason(text: str, *, trusted: bool = True) -> str | None:
     return "; ".join(why) or None
 
 
-def hold_write(
-    *, fields: dict[str, Any], reason: str, source: str, vector: np.ndarray, valid_from: datetime | None
-) -> Memory:
+def hold_write(*, command: NewMemory, reason: str, vector: np.ndarray) -> Memory:
     """Store a write held for review (status quarantined, with why), in one transaction with its history."""
     with transaction.atomic():
-        memory = create_memory(
-            content=fields["content"], project=fields["project"], category=fields["category"], tier=fields["tier"],
-            tags=fields["tags"], metadata=fields["metadata"], importance=fields["importance"], source=source,
-            vector=vector, valid_from=valid_from,
-        )  # fmt: skip
+        memory = store_new(command, vector=vector)
         Memory.objects.filter(pk=memory.pk).update(status=Status.QUARANTINED, held_reason=reason)
         memory.status, memory.held_reason = Status.QUARANTINED, reason
-        record_event(memory.pk, "held", actor=source, before={"status": Status.ACTIVE},
+        record_event(memory.pk, "held", actor=command.source, before={"status": Status.ACTIVE},
                      after={"status": Status.QUARANTINED}, note=reason)  # fmt: skip
     return memory
 

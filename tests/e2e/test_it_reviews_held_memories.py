@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memoryhub.memories.gate import gate_write
 from memoryhub.models import ApiToken, Memory, MemoryEvent
 from memoryhub.retrieval.search import search_memories
 from memoryhub.storage.filters import MemoryFilter
+from memoryhub.writes.gate import gate_write
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -14,12 +14,12 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.gate import find_duplicate, gate_write, normalised
-from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import secrets_in_fields
-from memoryhub.memories.twins import similar_in_scope
-from memoryhub.memories.update_gate import judge_neighbours
 from memoryhub.memories.updates import Verdict
+from memoryhub.retrieval.search import similar_in_scope
+from memoryhub.writes.gate import find_duplicate, gate_write, normalised
+from memoryhub.writes.noise import noise_reason
+from memoryhub.writes.update_gate import judge_neighbours
 
 
 @dataclass(frozen=True)
