@@ -164,6 +164,9 @@ class Status(models.TextChoices):
     ARCHIVED = "archived"
     # Replaced by a newer memory (`superseded_by`): kept and restorable, out of search and recall by default.
     SUPERSEDED = "superseded"
+    # Held for a person's review (a planted instruction, or a write of an untrusted token): kept, out of search,
+    # recall, the tools and consolidation until approved (memories/holds.py); `held_reason` says why.
+    QUARANTINED = "quarantined"
 
 
 class MemoryQuerySet(models.QuerySet):
@@ -181,6 +184,15 @@ class MemoryQuerySet(models.QuerySet):
 
     def active(self) -> MemoryQuerySet:
         return self.filter(status=Status.ACTIVE)
+
+    def unexpired(self, now: datetime | None = None) -> MemoryQuerySet:
+        """Not past `expires_at` (the SQL of search says the same: `storage.filters`)."""
+        return self.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now or timezone.now()))
+
+    def true_at(self, moment: datetime) -> MemoryQuerySet:
+        """The memories whose fact held at `moment`: begun by then, not yet ended or expired (superseded included)."""
+        ended = Q(valid_to__isnull=True) | Q(valid_to__gt=moment)
+        return self.filter(ended, valid_from__lte=moment).unexpired(moment)
 
 
 class Memory(models.Model):
@@ -214,6 +226,15 @@ class Memory(models.Model):
     # in the table only so SQLite can add the column in place (a NOT NULL column rebuilds the table, dropping
     # its FTS and change-log triggers); every write fills it and the migration fills the rows before it.
     valid_from = models.DateTimeField(default=timezone.now, null=True, blank=True)
+    # When the fact stopped being true: null while current, the successor's valid_from once superseded (or what
+    # the writer said). Rules in memories/validity.py; nullable so SQLite adds these columns in place, as above.
+    valid_to = models.DateTimeField(null=True, blank=True)
+    # Past this moment the memory leaves search, recall and the tools at once (a condition of every search, no sweep).
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # When someone last checked the fact: its creation, a person's confirm or edit, an agent writing it again.
+    verified_at = models.DateTimeField(default=timezone.now, null=True, blank=True)
+    # Why the memory waits for a person (status quarantined); null otherwise. Nullable for the same reason as above.
+    held_reason = models.TextField(null=True, blank=True)
 
     objects = MemoryQuerySet.as_manager()
 
@@ -319,6 +340,8 @@ class ApiToken(models.Model):
     prefix = models.CharField(max_length=16, blank=True, default="")
     projects = models.JSONField(null=True, blank=True)  # None: every project
     read_only = models.BooleanField(default=False)
+    # An untrusted source (a scraper, a browsing agent, a shared bot): its writes wait for a person's review.
+    untrusted = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)

@@ -11,9 +11,9 @@ from django.core.management import call_command
 from bench.commands import command
 from bench.commands.gate import judge
 from bench.gate_set import DURABLE, NOISE, secret_writes
-from memoryhub.memories.gate import gate_write
-from memoryhub.memories.noise import noise_reason
 from memoryhub.models import GateLogEntry, Memory
+from memoryhub.writes.gate import gate_write
+from memoryhub.writes.noise import noise_reason
 
 
 def test_the_set_is_big_enough_and_balanced():
@@ -100,7 +100,7 @@ def test_eval_gate_prints_the_rates():
 
 @pytest.mark.django_db
 def test_an_llm_judges_only_what_the_rules_are_unsure_of_and_its_failures_leave_the_rules_verdict(settings):
-    from memoryhub.memories.noise import judge_noise, noise_verdict
+    from memoryhub.writes.noise import judge_noise, noise_verdict
     from tests.fake_openai import FakeOpenAI, chat_answer
 
     unsure, sure_noise = "Pizza for the team on Friday", "thanks, that works!"
@@ -204,3 +204,20 @@ def test_a_person_stating_a_fact_about_themselves_in_the_first_person_is_kept(te
 )
 def test_a_session_narrating_its_work_in_the_first_person_is_refused(text):
     assert noise_reason(text), text
+
+
+@pytest.mark.parametrize(
+    "text, noise",
+    [
+        ("Added a read replica for the reporting queries.", False),
+        ("Set up a nightly job that vacuums the events table.", False),
+        ("Added tests and pushed the branch.", True),
+        ("Created a PR for the fix.", True),
+        ("Added a few helper functions to utils.py.", True),
+        ("Added logging.", True),
+        ("No GPUs: everything fits on CPU.", False),
+        ("No, that is fine.", True),
+    ],
+)
+def test_what_the_system_now_has_is_a_fact_and_the_sessions_own_work_is_a_log(text, noise):
+    assert bool(noise_reason(text)) is noise, noise_reason(text)

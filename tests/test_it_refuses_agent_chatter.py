@@ -11,7 +11,7 @@ import pytest
 from bench import chatter_set as labelled
 from bench.commands.chatter import rates
 from bench.gate_set import DURABLE
-from memoryhub.memories.noise import noise_reason
+from memoryhub.writes.noise import noise_reason
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from ui.ids import IdConverter
-from ui.views import bulk, changes, insights, login, memories, review, supersessions, team, writing
+from ui.views import bulk, changes, checking, held, insights, login, memories, review, supersessions, team, writing
 
 register_converter(IdConverter, "id")  # row ids: ASCII digits in any database's range (ui/ids.py)
 
@@ -37,12 +37,19 @@ dashboard_patterns = [
     path("supersessions/", supersessions.supersessions, name="supersessions"),
     path("supersessions/<id:pk>/restore/", supersessions.restore_supersession, name="restore_supersession"),
     path("changes/", changes.inbox, name="changes"),
+    path("checking/", checking.checking, name="checking"),
+    path("checking/<id:pk>/confirm/", checking.check_memory, name="check_memory"),
+    path("memories/<id:pk>/expiry/", checking.expiry, name="expiry"),
+    path("held/", held.held_inbox, name="held"),
+    path("held/<id:pk>/approve/", held.held_approve, name="held_approve"),
+    path("held/<id:pk>/discard/", held.held_discard, name="held_discard"),
     path("overview/", insights.overview, name="overview"),
     path("activity/", team.activity_index, name="activity_index"),
     path("projects/<str:project>/activity/", team.project_activity, name="activity"),
     path("tokens/", team.token_list, name="tokens"),
     path("tokens/new/", team.token_create, name="token_create"),
     path("tokens/<id:pk>/revoke/", team.token_revoke, name="token_revoke"),
+    path("tokens/<id:pk>/trust/", team.token_trust, name="token_trust"),
     path("people/", team.people, name="people"),
     path("people/new/", team.person_create, name="person_create"),
     path("people/grant/", team.grant, name="grant"),

@@ -18,14 +18,17 @@ from api.errors import Conflict, error_body
 from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
 from memoryhub.memories.actors import actor_kinds
-from memoryhub.memories.exports import event_as_dict, import_items
-from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.checking import set_expiry
+from memoryhub.memories.fields import new_memory
+from memoryhub.memories.holds import hold_imported
 from memoryhub.memories.refresh import refresh_memory
 from memoryhub.memories.selectors import MAX_ID, visible_memory
-from memoryhub.memories.shape import memory_as_dict, write_answer
 from memoryhub.memories.store import delete_memory
 from memoryhub.memories.supersession import restore, with_chains
 from memoryhub.models import Memory, MemoryEvent
+from memoryhub.writes.exports import event_as_dict, import_items
+from memoryhub.writes.gate import admit, edit_memory
+from memoryhub.writes.shape import memory_as_dict, write_answer
 
 WRITE_STATUS = {"created": status.HTTP_201_CREATED, "merged": 200, "duplicate": 200, "rejected": 422}
 
@@ -125,7 +128,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         agent = agent_of(request)
         data = parse(s.MemoryCreateSerializer, request.data)
         agent.check_write(data.get("project") or None)
-        result = gate_write(**data, source=agent.name)
+        # The one typed write, its fields checked here once; the gate judges it, the store trusts it.
+        result = admit(new_memory(**data, source=agent.name, trusted=agent.trusted))
         body = write_answer(result)
         if result.outcome == "rejected":
             fields = result.fields or {"content": [result.reason]}
@@ -137,7 +141,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         summary="Edit a memory",
         description="Only the fields sent change. The text is re-embedded when it changes and passes the noise rules; "
         "secrets are refused. `status` never enters or leaves `superseded` (a newer memory supersedes one; restore "
-        "brings it back), a 400 naming the field.",
+        "brings it back), a 400 naming the field. `expires_at` (a moment, or null for never) moves when the memory "
+        "leaves search and recall; it is not an edit of the fact.",
         parameters=[_ID_PARAM],
         request=s.MemoryUpdateSerializer,
         responses={200: s.MemorySerializer, **errors(400, 403, 404, 413, 422)},
@@ -151,7 +156,12 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         if "project" in changes:
             changes["project"] = changes["project"] or None
             agent.check_write(changes["project"])
-        edit_memory(memory=memory, changes=changes, actor=agent.name)
+        moves_expiry = "expires_at" in changes  # not an edit of the fact: its own rule (memories/checking.py)
+        expires_at = changes.pop("expires_at", None)
+        if changes or not moves_expiry:
+            edit_memory(memory=memory, changes=changes, actor=agent.name, trusted=agent.trusted)
+        if moves_expiry:
+            set_expiry(memory=memory, expires_at=expires_at, actor=agent.name)
         memory.refresh_from_db()
         record_usage(agent, "write", project=memory.project, timer=timer)
         return Response(memory_as_dict(memory))
@@ -191,6 +201,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         ids = import_items(
             items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects
         )
+        # A restore keeps what it restores; any other import is judged as writes are (and an untrusted token's waits).
+        hold_imported(memory_ids=ids, actor=agent.name, trusted=agent.trusted, judge_text=not keep_source)
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

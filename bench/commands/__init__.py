@@ -8,7 +8,7 @@ import importlib
 
 from django.core.management.base import BaseCommand
 
-NAMES = ("embed", "search", "ingest", "consolidate", "ui", "gate", "chatter", "recall", "locomo", "updates")
+NAMES = ("embed", "search", "ingest", "consolidate", "ui", "gate", "chatter", "recall", "locomo", "updates", "planted")
 
 
 def command(name: str) -> BaseCommand:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError
 
-from memoryhub.agents.tokens import create_token, revoke_token
+from memoryhub.agents.tokens import create_token, revoke_token, set_trust
 from memoryhub.models import ApiToken
 from memoryhub.people.persons import NotAllowed
 from memoryhub.people.roles import Access, Action
@@ -27,7 +27,9 @@ def tokens_for(access: Access) -> list[ApiToken]:
     return [token for token in rows if _manages(access, token)]
 
 
-def make_token(*, by: Access, name: str, projects: list[str], read_only: bool) -> tuple[ApiToken, str]:
+def make_token(
+    *, by: Access, name: str, projects: list[str], read_only: bool, untrusted: bool = False
+) -> tuple[ApiToken, str]:
     """A new token limited to `projects` (none given: every project, for a hub admin only). Returns the row and the
     raw token, shown once."""
     projects = [p.strip() for p in projects if p.strip()]
@@ -36,12 +38,21 @@ def make_token(*, by: Access, name: str, projects: list[str], read_only: bool) -
     refused = [p for p in projects if not by.can(Action.TOKENS, p)]
     if refused:
         raise NotAllowed(f"you may not make tokens for {', '.join(repr(p) for p in refused)}")
-    return create_token(name=name, projects=projects or None, read_only=read_only)
+    return create_token(name=name, projects=projects or None, read_only=read_only, untrusted=untrusted)
+
+
+def _managed(by: Access, token_id: int) -> ApiToken:
+    token = ApiToken.objects.filter(pk=token_id).first()
+    if token is None or not _manages(by, token):
+        raise ApiToken.DoesNotExist(f"token #{token_id} does not exist")
+    return token
 
 
 def withdraw_token(*, by: Access, token_id: int) -> ApiToken:
     """Revoke one token this person manages; any other id answers like a missing one."""
-    token = ApiToken.objects.filter(pk=token_id).first()
-    if token is None or not _manages(by, token):
-        raise ApiToken.DoesNotExist(f"token #{token_id} does not exist")
-    return revoke_token(token=token)
+    return revoke_token(token=_managed(by, token_id))
+
+
+def trust_token(*, by: Access, token_id: int, untrusted: bool) -> ApiToken:
+    """Switch the trust of one token this person manages; any other id answers like a missing one."""
+    return set_trust(token=_managed(by, token_id), untrusted=untrusted)

@@ -11,12 +11,12 @@ diary line. Measured on bench/gate_set.py (`python -m bench gate`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from django.conf import settings
 
-from memoryhub.memories.categories import guess_category
-from memoryhub.memories.chatter import agent_chatter
+from memoryhub.judges.noise_judge import ask_llm_about_noise
+from memoryhub.writes.categories import guess_category
+from memoryhub.writes.chatter import agent_chatter
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -43,11 +43,32 @@ _DIARY = re.compile(
 )
 # A sentence that reports work done, without a subject: "Fixed the failing test and pushed the branch."
 _WORK_REPORT = re.compile(
-    r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|added|ran|finished|completed|pushed|"
-    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|started|created|deployed|"
+    r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|ran|finished|completed|pushed|"
+    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|started|"
     r"merged|opened|closed|resolved)\b",
     re.IGNORECASE,
 )
+# "Added a holiday-proximity feature: days until the next public holiday." says what the system now has, a fact
+# worth keeping; "Added tests and pushed the branch." reports the session. A sentence opening on a verb that builds
+# something is a work report only when what it built is the session's own work (tests, a branch, a PR, helpers),
+# it goes on to another step, or it is too short to say what the thing is.
+_BUILT_REPORT = re.compile(r"^\W*(?:just )?(?:added|created|deployed|introduced|set up)\b", re.IGNORECASE)
+_SESSION_WORK_OBJECT = re.compile(
+    r"\b(?:tests?|unit tests|specs?|branch|pr|pull request|commits?|tickets?|helpers?|helper functions?|todos?|"
+    r"comments?|print statements?|debug(?:ging)? (?:logs?|output|statements?)|changelog entry|notes?|"
+    r"and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed)|then)\b",
+    re.IGNORECASE,
+)
+
+
+def _work_report(sentence: str) -> bool:
+    if _WORK_REPORT.match(sentence):
+        return True
+    if not _BUILT_REPORT.match(sentence):
+        return False
+    return bool(_SESSION_WORK_OBJECT.search(sentence)) or len(words(sentence)) < 6
+
+
 # First person singular is both how a session narrates itself ("I checked the config", "I'm taking a look") and
 # how a person states lasting facts about themselves ("I live in Lisbon", "I'm allergic to penicillin", "I moved
 # to Berlin in March", "I use fish as my shell"). Losing such a fact is worse than keeping a log line, so the
@@ -115,8 +136,10 @@ _ACK = re.compile(
     r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|alright|all right|right|yay|phew|whew|finally|got it|sounds good|"
     r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|seems to work|looks good|works now|"
     r"it works|that's it|there we go|here we go|"
-    r"understood|noted|yes|yep|yeah|no|nope|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
-    r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed)\b",
+    r"understood|noted|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
+    r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed|"
+    # "No, that's fine." answers; "No GPUs: everything fits on CPU." states that there are none.
+    r"(?:yes|yep|yeah|no|nope)(?=\s*[,.!?;:]|\s*$|\s+(?:problem|worries|thanks|thank|way|idea|luck)\b))\b",
     re.IGNORECASE,
 )
 _THINKING = re.compile(
@@ -194,25 +217,13 @@ def noise_verdict(text: str) -> tuple[str | None, bool]:
     return None, bool(_DURABLE_SIGNAL.search(text)) or bool(guess_category(text)) or count >= 14
 
 
-# A second opinion on the texts the rules are unsure of: text -> True (durable), False (noise) with a short why, or
-# None to keep the rules' verdict. Registered at start-up by the consolidation package (an LLM), so this floor never
-# imports it (the same hand-down as `update_gate.register_second_opinion`).
-NoiseJudge = Callable[[str], "tuple[bool, str] | None"]
-_noise_judge: NoiseJudge | None = None
-
-
-def register_noise_judge(judge: NoiseJudge | None) -> None:
-    global _noise_judge
-    _noise_judge = judge
-
-
 def judge_noise(text: str) -> str | None:
-    """The rules' verdict, with the registered judge (the configured LLM, when MEMORYHUB_GATE_LLM_JUDGE is on)
-    deciding the cases the rules are unsure of. No answer from the judge leaves the rules' verdict standing."""
+    """The rules' verdict, with the configured LLM (when MEMORYHUB_GATE_LLM_JUDGE is on) deciding the cases the
+    rules are unsure of. No answer from the judge leaves the rules' verdict standing."""
     reason, sure = noise_verdict(text)
-    if sure or _noise_judge is None:
+    if sure:
         return reason
-    answer = _noise_judge(text)
+    answer = ask_llm_about_noise(text)
     if answer is None:
         return reason
     durable, why = answer
@@ -239,7 +250,7 @@ def _chatter(sentence: str) -> str | None:
         return "it is a question, not a fact; store the answer once you know it"
     if durable:
         return None
-    if _WORK_REPORT.match(sentence):
+    if _work_report(sentence):
         return _SESSION_LOG
     if _FIRST_PERSON.match(sentence) and _FIRST_PERSON_NARRATION.match(sentence):
         return (
