@@ -42,13 +42,14 @@ def scrub_store(*, vacuum: bool = True) -> ScrubReport:
     """Find and remove every stored secret; see the module docstring. Safe to run again (it then changes nothing)."""
 
     report = ScrubReport()
-    memories = redact_rows(Memory.objects.iterator(), ("content", "tags", "metadata", "source", "project"))
+    fields = ("content", "tags", "metadata", "source", "project", "held_reason")
+    memories = redact_rows(Memory.objects.iterator(), fields)
     with transaction.atomic():
         for memory in memories:
             # update(): the content trigger refreshes the FTS rows and drops the vector; reembed() below adds it.
             Memory.objects.filter(pk=memory.pk).update(
                 content=memory.content, tags=memory.tags, metadata=memory.metadata, source=memory.source,
-                project=memory.project, embed_model="",
+                project=memory.project, held_reason=memory.held_reason, embed_model="",
             )  # fmt: skip
         report.memories = [m.pk for m in memories]
     report.events = scrub_history()
