@@ -123,6 +123,7 @@ _MARKER = re.compile(
 # subject ("Staging deploys from main", "Logging: use structlog").
 _ING_LEAD = re.compile(
     r"^\W*(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
+    r"according|regarding|including|depending|concerning|following|assuming|notwithstanding|"
     r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing"
     r"(?:\s+(?:the|a|an|this|that|these|those|my|your|our|its|some|all|any|every|each|for|through|up|out|over|on|into|"
     r"to|with|it|them|back|across|around|in|from|off|step|phase|part|task|round|stage|work|review)\b|"
@@ -163,7 +164,8 @@ _AGENT_I = re.compile(
 # "The fix is pushed to your branch", "the changes are committed": work on the person's branch, reported done.
 _HANDED_OVER = re.compile(
     r"\b(?:is|are|has been|have been)\s+(?:now\s+)?(?:pushed|committed|in place|ready for (?:your )?review|"
-    r"applied|done)\b|\byour (?:branch|pr|pull request|changes|request|review)\b|\bup for review\b|"
+    r"applied|done)\b(?!\s+(?:by|to|in|on|at|when|before|after|through|via|with|from|once|per)\b)|"  # passive
+    r"\byour (?:branch|pr|pull request|changes|request|review)\b|\bup for review\b|"
     r"\bon my (?:end|side)\b",  # the agent's side of a check; "on my machine" is a person's fact
     re.IGNORECASE,
 )
