@@ -1,9 +1,9 @@
 """A refused secret leaves nothing: 33 kinds of secret (bench/trace_secrets.py, a set written before the redaction was
 changed, with the companion values that travel beside a secret: the AWS secret next to its key id, the Twilio token
 next to the SID, a Slack webhook with a zero-width space inside) are sent through every route and face of a real
-server (REST create, metadata, update, import, import_from, capture, tools, the dashboard's New memory and edit forms,
-the login form's username field); every one is refused, no answer echoes it, and afterwards no table holds any part
-of any of them, nor (on SQLite) the database files or the server's log. `manage.py scrub` cleans what an older
+server (REST create, metadata, update, import, import_from, capture, tools, MCP, the dashboard's New memory and edit
+forms, the login form's username field); every one is refused, no answer echoes it, and afterwards no table holds
+any part of any of them, nor (on SQLite) the database files or the server's log. `manage.py scrub` cleans what an older
 install kept: gate log entries redacted span by span, plain usernames in the login records."""
 
 from __future__ import annotations
@@ -105,6 +105,17 @@ def send_everywhere(server: LiveServer, token: str, case: TraceCase, memory_id: 
             "tools/call", json={"name": "memory_update", "arguments": {"id": memory_id, "content": text}}
         ),  # fmt: skip
         "dashboard new": person.post("/memories/new/", {"content": text, "project": "alpha", "tags": ""}),
+        "mcp": httpx.post(
+            server.url + "/mcp",
+            timeout=60,
+            json={
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "memory_store", "arguments": {"content": text, "project": "alpha"}},
+            },
+            headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"},
+        ),
     }
     _, page = person.csrf(f"/memories/{memory_id}/edit/")
     version = re.search(rf'name="m{memory_id}-version" value="([^"]+)"', page).group(1)
@@ -139,6 +150,8 @@ def test_refused_secrets_leave_no_part_in_any_table_file_or_answer(store_templat
                     counts = answer.json()["counts"]
                     assert counts["created"] == counts["merged"] == 0, (case.kind, body)
                     captured += counts["rejected"]
+                elif route == "mcp":  # JSON-RPC: the refusal is the tool's error inside a 200
+                    assert answer.status_code == 200 and "secret" in body, (case.kind, body[:300])
                 elif route == "login username":
                     assert answer.status_code == 200 and "_auth_user_id" not in person.http.cookies
                 else:
