@@ -23,6 +23,11 @@ class MemoryhubConfig(AppConfig):
         register_noise_judge(ask_llm_about_noise)
         register_twin_lookup(similar_in_scope)
 
+        from memoryhub.operations.figures import store_figures  # (see above)
+        from memoryhub.runtime import metrics
+
+        metrics.register_store_figures(store_figures)  # what GET /metrics reads from the store at a scrape
+
 
 def check_store_extensions(app_configs=None, databases=None, **kwargs) -> list[checks.CheckMessage]:
     """The store's extensions work (sqlite-vec answers; pgvector builds and searches an HNSW index): asked by

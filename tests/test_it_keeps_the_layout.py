@@ -10,8 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "consolidation", "embeddings", "memories", "people", "retrieval", "runtime", "settings",
-            "storage"}  # fmt: skip
+PACKAGES = {"agents", "consolidation", "embeddings", "memories", "operations", "people", "retrieval",
+            "runtime", "settings", "storage"}  # fmt: skip
 
 
 # The floors, bottom first (docs/architecture.md draws the same table). A module may import from its own package and
@@ -28,9 +28,11 @@ FLOORS: list[set[str]] = [
     {"memoryhub.consolidation"},
     {"memoryhub.agents"},
     {"memoryhub.people"},
+    {"memoryhub.operations"},  # what an operator watches and wires to: the store's figures, webhooks
     # The wiring: start-up hands what lower floors need down to them (apps), the WSGI entry, URLs, middleware.
     {"memoryhub", "memoryhub.apps", "memoryhub.urls", "memoryhub.wsgi", "memoryhub.middleware"},
     {"api", "ui", "memoryhub.management", "memoryhub.migrations"},  # the faces
+    {"memoryhub.integrations"},  # clients of the REST API for agent frameworks: nothing of the server below them
 ]
 FLOOR_OF = {package: level for level, packages in enumerate(FLOORS) for package in packages}
 

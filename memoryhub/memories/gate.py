@@ -46,6 +46,7 @@ from memoryhub.memories.twins import similar_in_scope
 from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
 from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
+from memoryhub.runtime import metrics
 from memoryhub.storage import sql, vector_index
 
 
@@ -232,9 +233,11 @@ def gate_write(
     `valid_from`: when the fact became true (ISO 8601; default: now)."""
     # One write at a time through the gate when the model runs here, after the searches running (runtime/turns.py).
     with runtime.write_turn(exclusive=write_lane.uses_lane(get_embedder())):
-        return _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
-                           metadata=metadata, importance=importance, source=source,
-                           valid_from=valid_from)  # fmt: skip
+        result = _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
+                             metadata=metadata, importance=importance, source=source,
+                             valid_from=valid_from)  # fmt: skip
+    metrics.count_write_outcome(result.outcome, superseded=len(result.supersedes), conflicts=len(result.conflicts))
+    return result
 
 
 def _gate_write(

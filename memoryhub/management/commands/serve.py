@@ -23,6 +23,7 @@ from django.db import connections
 from waitress import serve
 
 from memoryhub import runtime
+from memoryhub.runtime import metrics
 from memoryhub.runtime.prefork import listening_socket, raise_system_exit
 from memoryhub.storage import sql
 
@@ -90,9 +91,15 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"MemoryHub serving on http://{host}:{port}/ with {workers} processes of {threads} threads (waitress)"
             )
-            code = runtime.serve_workers(
-                workers, lambda index: self._worker({"sockets": [sock]}, threads, no_preload), report=self.stderr.write
-            )
+            shared = metrics.share_across_workers()  # one GET /metrics over every worker (runtime/metrics.py)
+            try:
+                code = runtime.serve_workers(
+                    workers,
+                    lambda index: self._worker({"sockets": [sock]}, threads, no_preload),
+                    report=self.stderr.write,
+                )
+            finally:
+                metrics.forget_workers(shared)
             sock.close()
             if code:
                 raise SystemExit(code)
