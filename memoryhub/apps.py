@@ -23,10 +23,12 @@ class MemoryhubConfig(AppConfig):
         register_noise_judge(ask_llm_about_noise)
         register_twin_lookup(similar_in_scope)
 
-        from memoryhub.operations.figures import store_figures  # (see above)
-        from memoryhub.runtime import metrics
+        from memoryhub.operations.deliveries import deliver_due  # (see above)
+        from memoryhub.operations.figures import store_figures
+        from memoryhub.runtime import deliveries, metrics
 
         metrics.register_store_figures(store_figures)  # what GET /metrics reads from the store at a scrape
+        deliveries.register(deliver_due)  # the webhook delivery thread's pass, started by `serve`
 
 
 def check_store_extensions(app_configs=None, databases=None, **kwargs) -> list[checks.CheckMessage]:

@@ -122,6 +122,7 @@ class Command(BaseCommand):
             write_lane.warm_up()  # the write lane's own copy of the model (embeddings/write_lane.py)
         self.stdout.flush()
         runtime.start()
+        runtime.start_deliveries()  # webhooks: one worker of all sends them (runtime/deliveries.py)
         try:
             serve(
                 application,
