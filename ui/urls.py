@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ui.views import bulk, changes, insights, memories, review, supersessions, team, writing
+from ui.views import bulk, changes, hooks, insights, memories, review, supersessions, team, writing
 
 dashboard_patterns = [
     path("", memories.memory_list, name="memories"),
@@ -40,6 +40,9 @@ dashboard_patterns = [
     path("tokens/", team.token_list, name="tokens"),
     path("tokens/new/", team.token_create, name="token_create"),
     path("tokens/<int:pk>/revoke/", team.token_revoke, name="token_revoke"),
+    path("webhooks/", hooks.webhook_list, name="webhooks"),
+    path("webhooks/new/", hooks.webhook_create, name="webhook_create"),
+    path("webhooks/<int:pk>/remove/", hooks.webhook_remove, name="webhook_remove"),
     path("people/", team.people, name="people"),
     path("people/new/", team.person_create, name="person_create"),
     path("people/grant/", team.grant, name="grant"),
