@@ -10,7 +10,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "consolidation", "embeddings", "memories", "operations", "people", "retrieval",
+PACKAGES = {"agents", "consolidation", "embeddings", "integrations", "memories", "operations", "people", "retrieval",
             "runtime", "settings", "storage"}  # fmt: skip
 
 
