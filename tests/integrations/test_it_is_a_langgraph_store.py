@@ -91,3 +91,31 @@ def test_a_round_trip_async_in_one_fixed_project(server):
     # The fixed project holds them; the sync store without one sees them too, under their own namespace.
     with MemoryHubStore(live.url, token=token) as anywhere:
         assert ("users", "erin") in anywhere.list_namespaces()
+
+
+def test_the_documented_agent_remembers_across_runs(server, tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    live, token = server
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text()
+    example = re.search(r"<!-- langgraph-example:.*?-->\n```python\n(.*?)```", docs, re.S).group(1)
+    script = tmp_path / "agent.py"
+    script.write_text(example)
+    env = {**os.environ, "MEMORYHUB_URL": live.url, "MEMORYHUB_TOKEN": token,
+           "PYTHONPATH": str(Path(__file__).resolve().parents[2])}  # fmt: skip
+
+    def run(message: str) -> str:
+        done = subprocess.run([sys.executable, str(script), message], env=env, capture_output=True, text=True,
+                              timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done.stdout.strip()
+
+    assert run("remember: I am vegetarian and never eat meat") == "What I remember about alice: nothing yet"
+    # A second run, a new process: what the first one kept comes back for a question that names none of its words.
+    assert run("what should I order for dinner tonight?") == (
+        "What I remember about alice: I am vegetarian and never eat meat"
+    )
