@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 import time
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import httpx
@@ -39,9 +39,11 @@ from memoryhub.operations.webhooks import SIGNATURE_HEADER, refusal, sign
 BATCH = 50  # events read per hook and pass
 KEEP_DELIVERIES = 500  # tries kept in the log per hook
 # PostgreSQL hands out ids when a row is inserted, not when its transaction commits: an event with a lower id can
-# become visible after one with a higher id. Events younger than this are left for the next pass there, so a cursor
-# never moves past one still being committed. (SQLite commits one writer at a time, in id order.)
-SETTLE = timedelta(seconds=2)
+# become visible after one with a higher id. A hole in the ids is waited for (the cursor stays before it) until its
+# transaction commits, or for this long: then it is taken for a transaction that rolled back (a sequence never gives
+# an id back) and passed. (SQLite commits one writer at a time, in id order, and a rollback returns its ids.)
+HOLE_PATIENCE_S = 15.0
+_holes: dict[int, float] = {}  # the first id missing -> when the delivery pass first saw it missing (monotonic)
 _PROPOSAL = re.compile(r"proposal #(\d+)")
 
 
@@ -134,15 +136,14 @@ def backoff(failures: int) -> float:
     return min(2.0 ** max(failures - 1, 0), settings.MEMORYHUB_WEBHOOK_MAX_BACKOFF_S)
 
 
-def _deliver_to(hook: Webhook, now: datetime) -> bool:
+def _deliver_to(hook: Webhook) -> bool:
     """Send this hook its events past its cursor, in order, until one fails; True when it has more waiting."""
-    events = MemoryEvent.objects.filter(pk__gt=hook.cursor)
-    if connection.vendor == "postgresql":
-        events = events.filter(created_at__lte=now - SETTLE)
-    batch = list(events.order_by("pk")[:BATCH])
+    batch = list(MemoryEvent.objects.filter(pk__gt=hook.cursor).order_by("pk")[:BATCH])
     memories = Memory.objects.in_bulk({event.memory_id for event in batch})
     hooks = Webhook.objects.filter(pk=hook.pk)
     for event in batch:
+        if _before_a_hole(hook.cursor, event.pk):
+            return False  # the next pass looks again
         body = message(event, hook, memories.get(event.memory_id))
         if body is not None:
             started = time.perf_counter()
@@ -164,6 +165,17 @@ def _deliver_to(hook: Webhook, now: datetime) -> bool:
     return len(batch) == BATCH
 
 
+def _before_a_hole(cursor: int, next_id: int) -> bool:
+    """Whether ids between the cursor and the next event are missing and may still be committed (PostgreSQL)."""
+    if next_id == cursor + 1 or connection.vendor != "postgresql" or cursor == 0:
+        return False
+    seen = _holes.setdefault(cursor + 1, time.monotonic())
+    if time.monotonic() - seen < HOLE_PATIENCE_S:
+        return True
+    _holes.pop(cursor + 1, None)
+    return False
+
+
 def _trim_log(hook: Webhook) -> None:
     oldest_kept = (
         WebhookDelivery.objects.filter(webhook=hook).order_by("-pk").values_list("pk", flat=True)[KEEP_DELIVERIES:][:1]
@@ -179,7 +191,7 @@ def deliver_due() -> bool:
     due = Webhook.objects.filter(Q(next_attempt_at__isnull=True) | Q(next_attempt_at__lte=now)).order_by("pk")
     more = False
     for hook in due:
-        more = _deliver_to(hook, now) or more
+        more = _deliver_to(hook) or more
     return more
 
 
