@@ -137,32 +137,46 @@ def backoff(failures: int) -> float:
 
 
 def _deliver_to(hook: Webhook) -> bool:
-    """Send this hook its events past its cursor, in order, until one fails; True when it has more waiting."""
+    """Send this hook its events past its cursor, in order, until one fails; True when it has more waiting. The
+    hook's row is written once, at the end: an event sent again after a crash is what at-least-once allows."""
     batch = list(MemoryEvent.objects.filter(pk__gt=hook.cursor).order_by("pk")[:BATCH])
+    if not batch:
+        return False
     memories = Memory.objects.in_bulk({event.memory_id for event in batch})
-    hooks = Webhook.objects.filter(pk=hook.pk)
-    for event in batch:
-        if _before_a_hole(hook.cursor, event.pk):
-            return False  # the next pass looks again
-        body = message(event, hook, memories.get(event.memory_id))
-        if body is not None:
-            started = time.perf_counter()
-            status, error = _send(hook, body)
-            WebhookDelivery.objects.create(
-                webhook=hook, event=body["event"], event_id=event.pk, memory_id=event.memory_id,
-                attempt=hook.failures + 1, ok=not error, status_code=status, error=error,
-                duration_ms=(time.perf_counter() - started) * 1000,
-            )  # fmt: skip
-            if error:
-                hook.failures += 1
-                retry = timezone.now() + timedelta(seconds=backoff(hook.failures))
-                hooks.update(failures=hook.failures, next_attempt_at=retry)
-                return False
-        hook.cursor, hook.failures = event.pk, 0
-        if not hooks.update(cursor=event.pk, failures=0, next_attempt_at=None):
-            return False  # the hook was removed meanwhile
-    _trim_log(hook)
-    return len(batch) == BATCH
+    was = (hook.cursor, hook.failures, hook.next_attempt_at)
+    sent = False
+    try:
+        for event in batch:
+            if _before_a_hole(hook.cursor, event.pk):
+                return False  # the next pass looks again
+            body = message(event, hook, memories.get(event.memory_id))
+            if body is not None:
+                sent = True
+                if not _try(hook, event, body):
+                    hook.failures += 1
+                    hook.next_attempt_at = timezone.now() + timedelta(seconds=backoff(hook.failures))
+                    return False
+                hook.failures, hook.next_attempt_at = 0, None
+            hook.cursor = event.pk
+        return len(batch) == BATCH
+    finally:
+        if (hook.cursor, hook.failures, hook.next_attempt_at) != was:
+            Webhook.objects.filter(pk=hook.pk).update(
+                cursor=hook.cursor, failures=hook.failures, next_attempt_at=hook.next_attempt_at
+            )
+        if sent:
+            _trim_log(hook)
+
+
+def _try(hook: Webhook, event: MemoryEvent, body: dict[str, Any]) -> bool:
+    """One try, written to the delivery log; whether the receiver took it."""
+    started = time.perf_counter()
+    status, error = _send(hook, body)
+    WebhookDelivery.objects.create(
+        webhook=hook, event=body["event"], event_id=event.pk, memory_id=event.memory_id, attempt=hook.failures + 1,
+        ok=not error, status_code=status, error=error, duration_ms=(time.perf_counter() - started) * 1000,
+    )  # fmt: skip
+    return not error
 
 
 def _before_a_hole(cursor: int, next_id: int) -> bool:
