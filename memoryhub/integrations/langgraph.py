@@ -192,10 +192,16 @@ class MemoryHubStore(BaseStore):
         if op.query:
             body = {"query": op.query, "k": SEARCH_MAX_K, "min_score": 0, "mode": "hybrid"}
             if prefix:
-                body |= {"tags": [prefix_tag(prefix)], "project": self._project_of(prefix)}
+                projects = [self._project_of(prefix)]
+                body["tags"] = [prefix_tag(prefix)]
             elif self.project:
-                body["project"] = self.project
-            found = _check((yield ("POST", "search", None, body)), 200)["results"]
+                projects = [self.project]
+            else:  # every namespace: one search per project that holds items (a search sees one project)
+                projects = sorted({ns[0] for ns in (yield from self._namespaces(ListNamespacesOp(limit=10**9)))})
+            found = []
+            for project in projects:
+                found += _check((yield ("POST", "search", None, body | {"project": project})), 200)["results"]
+            found.sort(key=lambda m: -(m.get("score") or 0.0))
             hits = [m for m in found if _under(m, prefix) and _matches(_ours(m)["value"], op.filter)]
             return [_item(m, m.get("score"), searched=True) for m in hits[op.offset : wanted]]
         params = {"tag": prefix_tag(prefix) if prefix else ALL_ITEMS_TAG, "status": "active", "limit": PAGE}

@@ -45,6 +45,8 @@ def test_a_round_trip_sync(server):
         assert all(h.namespace == ("shop", "alice") for h in hits) and hits[0].score > 0
         across = store.search(("shop",), query="allergies to nuts", limit=1)
         assert [(h.namespace, h.key) for h in across] == [(("shop", "bob"), "diet")]
+        everywhere = store.search((), query="how carol likes her sentences", limit=1)  # every project searched
+        assert [(h.namespace, h.key) for h in everywhere] == [(("blog", "carol"), "style")]
         assert {h.namespace for h in store.search(("shop",), filter={"kind": "food"})} == {
             ("shop", "alice"),
             ("shop", "bob"),
