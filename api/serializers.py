@@ -4,9 +4,11 @@ serializers here describe them to the schema and validate input; the domain vali
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
 from memoryhub.memories.shape import iso, memory_as_dict
+from memoryhub.memories.validity import parse_moment
 from memoryhub.models import Category, ConflictChoice, ProposalKind, ProposalStatus, Status, Tier
 from memoryhub.retrieval.recall import BUDGET_CHARS_MAX, BUDGET_CHARS_MIN
 from memoryhub.retrieval.search import MODES
@@ -21,6 +23,16 @@ class StrictCharField(serializers.CharField):
         if not isinstance(data, str):
             self.fail("invalid")
         return super().to_internal_value(data)
+
+
+class MomentField(serializers.DateTimeField):
+    """A moment as the domain reads it (`validity.parse_moment`): ISO 8601, a date alone, no zone read as UTC."""
+
+    def to_internal_value(self, value):
+        try:
+            return parse_moment(value, self.field_name or "moment")
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(exc.messages) from exc
 
 
 def _category(**kw):
@@ -69,6 +81,13 @@ class MemoryCreateSerializer(ContentMixin, serializers.Serializer):
         required=False, allow_null=True,
         help_text="When the fact became true (default: now); of two facts about one thing, the later is current.",
     )  # fmt: skip
+    valid_to = MomentField(
+        required=False, allow_null=True, help_text="When the fact stops (or stopped) being true; after valid_from."
+    )
+    expires_at = MomentField(
+        required=False, allow_null=True,
+        help_text="When the memory leaves search, recall and the tools (a freeze until a date, a week's outage).",
+    )  # fmt: skip
 
 
 class MemoryUpdateSerializer(ContentMixin, serializers.Serializer):
@@ -81,6 +100,7 @@ class MemoryUpdateSerializer(ContentMixin, serializers.Serializer):
     metadata = serializers.DictField(required=False)
     confirmed = serializers.BooleanField(required=False)
     status = serializers.ChoiceField(choices=Status.choices, required=False)
+    expires_at = MomentField(required=False, allow_null=True, help_text="Move or (null) remove the expiry.")
 
 
 class MemoryImportItemSerializer(serializers.Serializer):
@@ -105,6 +125,10 @@ class MemoryImportItemSerializer(serializers.Serializer):
     access_count = serializers.IntegerField(required=False, min_value=0)
     id = serializers.IntegerField(required=False, help_text="The id in the exported store: remaps merged_into.")
     merged_into = serializers.IntegerField(required=False, allow_null=True)
+    valid_from = serializers.DateTimeField(required=False)
+    valid_to = serializers.DateTimeField(required=False, allow_null=True)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    verified_at = serializers.DateTimeField(required=False)
 
 
 class MemoryImportSerializer(serializers.Serializer):
@@ -121,6 +145,18 @@ class MemoryListQuerySerializer(serializers.Serializer):
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
     status = serializers.ChoiceField(choices=Status.choices, required=False)
     tag = StrictCharField(required=False, max_length=64, help_text="Only memories with this whole tag, in any case.")
+    verified_before = MomentField(
+        required=False,
+        help_text="Only memories nobody checked since this moment (ISO 8601, or a date); see verified_at.",
+    )
+
+
+def _as_of(what: str):
+    return MomentField(
+        required=False, allow_null=True,
+        help_text=f"{what} as it stood at this moment (ISO 8601): the memories true then, superseded ones included "
+        "and later ones left out; each result says in `true_now` whether it still holds.",
+    )  # fmt: skip
 
 
 class SearchRequestSerializer(serializers.Serializer):
@@ -145,12 +181,14 @@ class SearchRequestSerializer(serializers.Serializer):
         required=False, default=False,
         help_text="Also find memories a newer one replaced (what was used before); they answer with `superseded_by`.",
     )  # fmt: skip
+    as_of = _as_of("Search the store")
 
 
 class RecallRequestSerializer(serializers.Serializer):
     project = _project(help_text="The project the agent works in; globals are always included.")
     query = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
     budget_chars = serializers.IntegerField(required=False, min_value=BUDGET_CHARS_MIN, max_value=BUDGET_CHARS_MAX)
+    as_of = _as_of("Recall the facts")
 
 
 class ToolCallRequestSerializer(serializers.Serializer):
@@ -220,6 +258,13 @@ class MemorySerializer(serializers.Serializer):
     valid_from = serializers.DateTimeField(help_text="When the fact became true.")
     supersedes = serializers.ListField(child=serializers.IntegerField(), help_text="The memories this one replaced.")
     superseded_by = serializers.IntegerField(allow_null=True, help_text="The memory that replaced this one.")
+    valid_to = serializers.DateTimeField(
+        allow_null=True, help_text="When the fact stopped being true (null while current; the successor's valid_from)."
+    )
+    expires_at = serializers.DateTimeField(allow_null=True, help_text="When it leaves search, recall and the tools.")
+    verified_at = serializers.DateTimeField(
+        help_text="When someone last checked it: made, confirmed or edited by a person, or written again by an agent."
+    )
 
     def to_representation(self, instance):
         return memory_as_dict(instance)

@@ -182,6 +182,15 @@ class MemoryQuerySet(models.QuerySet):
     def active(self) -> MemoryQuerySet:
         return self.filter(status=Status.ACTIVE)
 
+    def unexpired(self, now: datetime | None = None) -> MemoryQuerySet:
+        """Not past `expires_at` (the SQL of search says the same: `storage.filters`)."""
+        return self.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=now or timezone.now()))
+
+    def true_at(self, moment: datetime) -> MemoryQuerySet:
+        """The memories whose fact held at `moment`: begun by then, not yet ended or expired (superseded included)."""
+        ended = Q(valid_to__isnull=True) | Q(valid_to__gt=moment)
+        return self.filter(ended, valid_from__lte=moment).unexpired(moment)
+
 
 class Memory(models.Model):
     content = models.TextField()
@@ -214,6 +223,13 @@ class Memory(models.Model):
     # in the table only so SQLite can add the column in place (a NOT NULL column rebuilds the table, dropping
     # its FTS and change-log triggers); every write fills it and the migration fills the rows before it.
     valid_from = models.DateTimeField(default=timezone.now, null=True, blank=True)
+    # When the fact stopped being true: null while current, the successor's valid_from once superseded (or what
+    # the writer said). Rules in memories/validity.py; nullable so SQLite adds these columns in place, as above.
+    valid_to = models.DateTimeField(null=True, blank=True)
+    # Past this moment the memory leaves search, recall and the tools at once (a condition of every search, no sweep).
+    expires_at = models.DateTimeField(null=True, blank=True)
+    # When someone last checked the fact: its creation, a person's confirm or edit, an agent writing it again.
+    verified_at = models.DateTimeField(default=timezone.now, null=True, blank=True)
 
     objects = MemoryQuerySet.as_manager()
 

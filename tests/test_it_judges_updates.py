@@ -117,6 +117,13 @@ def test_a_change_of_a_version_still_supersedes():
         # Qualifiers inside a compound name are qualifiers too.
         ("The Argo CD app for production is tollgate-prod.", "The Argo CD app for tollgate-staging syncs by hand.",
          Verdict.DIFFERENT),
+        # A passive report of a change from the older's value to another: a cue, naming what it replaced.
+        ("Logs go to a self-hosted Loki with 30 days of retention.", "Loki retention was cut from 30 to 14 days.",
+         Verdict.CONFLICT),
+        # A heading's value, and a name in several words opening a sentence: another value, not another subject.
+        ("Terminal font: Fira Code at 13 pt.", "Terminal font: Iosevka Term at 13 pt.", Verdict.CONFLICT),
+        ("Error tracking is Rollbar for both apps.", "Error tracking for both apps: Honeybadger Insights.",
+         Verdict.CONFLICT),
     ],
 )  # fmt: skip
 def test_the_rules_ask_a_person_when_a_change_touches_part_of_a_fact(older, newer, verdict):
@@ -183,3 +190,8 @@ def test_a_write_that_says_it_changed_asks_about_its_nearest_fact_when_nothing_e
     assert all(v.verdict != Verdict.CONFLICT for v in judge_update(text=text, neighbours=far))
     added = "Deploys now also post a summary to the #deploys channel."
     assert all(v.verdict != Verdict.CONFLICT for v in judge_update(text=added, neighbours=neighbours))
+
+
+def test_a_range_is_no_change_cue_but_a_passive_report_of_one_is():
+    assert change_cue("The worker pool scales from 2 to 10 replicas.") == ""
+    assert change_cue("The matching window was widened from 3 to 5 business days.")

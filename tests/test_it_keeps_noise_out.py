@@ -170,3 +170,54 @@ def test_new_text_for_an_existing_memory_passes_the_noise_rules_on_every_route(c
     memory.refresh_from_db()
     proposal.refresh_from_db()
     assert memory.content == fact and proposal.status == "pending"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I live in Lisbon and work remotely for a Berlin company.",
+        "I'm allergic to penicillin.",
+        "I moved to Berlin in March.",
+        "I use fish as my shell on every machine.",
+        "I have two daughters, Ana and Rita.",
+        "I'm working at Globex since January.",
+        "I switched to Neovim last year.",
+        "I run Arch Linux on my laptop.",
+    ],
+)
+def test_a_person_stating_a_fact_about_themselves_in_the_first_person_is_kept(text):
+    assert noise_reason(text) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I checked the config and it looks fine.",
+        "I'm taking a look now.",
+        "I just pushed the fix.",
+        "I'm stuck on the migration.",
+        "I've updated the README.",
+        "I was debugging the flaky test all morning.",
+        "I then restarted the worker.",
+        "I see the problem now.",
+    ],
+)
+def test_a_session_narrating_its_work_in_the_first_person_is_refused(text):
+    assert noise_reason(text), text
+
+
+@pytest.mark.parametrize(
+    "text, noise",
+    [
+        ("Added a read replica for the reporting queries.", False),
+        ("Set up a nightly job that vacuums the events table.", False),
+        ("Added tests and pushed the branch.", True),
+        ("Created a PR for the fix.", True),
+        ("Added a few helper functions to utils.py.", True),
+        ("Added logging.", True),
+        ("No GPUs: everything fits on CPU.", False),
+        ("No, that is fine.", True),
+    ],
+)
+def test_what_the_system_now_has_is_a_fact_and_the_sessions_own_work_is_a_log(text, noise):
+    assert bool(noise_reason(text)) is noise, noise_reason(text)

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ui.views import bulk, changes, hooks, insights, memories, review, supersessions, team, writing
+from ui.views import bulk, changes, checking, hooks, insights, memories, review, supersessions, team, writing
 
 dashboard_patterns = [
     path("", memories.memory_list, name="memories"),
@@ -34,6 +34,9 @@ dashboard_patterns = [
     path("supersessions/", supersessions.supersessions, name="supersessions"),
     path("supersessions/<int:pk>/restore/", supersessions.restore_supersession, name="restore_supersession"),
     path("changes/", changes.inbox, name="changes"),
+    path("checking/", checking.checking, name="checking"),
+    path("checking/<int:pk>/confirm/", checking.check_memory, name="check_memory"),
+    path("memories/<int:pk>/expiry/", checking.expiry, name="expiry"),
     path("overview/", insights.overview, name="overview"),
     path("activity/", team.activity_index, name="activity_index"),
     path("projects/<str:project>/activity/", team.project_activity, name="activity"),

@@ -17,6 +17,7 @@ from api.auth import AgentAPIMixin, agent_of
 from api.errors import Conflict, error_body
 from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
+from memoryhub.memories.checking import set_expiry
 from memoryhub.memories.exports import event_as_dict, import_items
 from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.selectors import MAX_ID, visible_memory
@@ -135,7 +136,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         summary="Edit a memory",
         description="Only the fields sent change. The text is re-embedded when it changes and passes the noise rules; "
         "secrets are refused. `status` never enters or leaves `superseded` (a newer memory supersedes one; restore "
-        "brings it back), a 400 naming the field.",
+        "brings it back), a 400 naming the field. `expires_at` (a moment, or null for never) moves when the memory "
+        "leaves search and recall; it is not an edit of the fact.",
         parameters=[_ID_PARAM],
         request=s.MemoryUpdateSerializer,
         responses={200: s.MemorySerializer, **errors(400, 403, 404, 413, 422)},
@@ -149,7 +151,12 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         if "project" in changes:
             changes["project"] = changes["project"] or None
             agent.check_write(changes["project"])
-        edit_memory(memory=memory, changes=changes, actor=agent.name)
+        moves_expiry = "expires_at" in changes  # not an edit of the fact: its own rule (memories/checking.py)
+        expires_at = changes.pop("expires_at", None)
+        if changes or not moves_expiry:
+            edit_memory(memory=memory, changes=changes, actor=agent.name)
+        if moves_expiry:
+            set_expiry(memory=memory, expires_at=expires_at, actor=agent.name)
         memory.refresh_from_db()
         record_usage(agent, "write", project=memory.project, timer=timer)
         return Response(memory_as_dict(memory))

@@ -21,6 +21,7 @@ from memoryhub.memories.importers import export_mcp_memory
 from memoryhub.memories.shape import memory_as_dict
 from memoryhub.memories.supersession import with_chains
 from memoryhub.models import Memory
+from memoryhub.retrieval.moments import statuses_at, then_and_now
 from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import MemoryFilter, search_memories, wanted_statuses
 
@@ -45,7 +46,10 @@ class SearchView(AgentAPIMixin, APIView):
             "else the store holds, and `explain.channels` names the channels that matched and how strongly: "
             "`words` (share of the query's words it holds), `identifier` (share of the query's identifiers found "
             "verbatim) and `meaning` (embedding similarity, 0 at what unrelated text gets). `min_score` sets the "
-            "floor for one request (default: the MEMORYHUB_SEARCH_MIN_SCORE setting)."
+            "floor for one request (default: the MEMORYHUB_SEARCH_MIN_SCORE setting). With `as_of` (ISO 8601) it "
+            "finds the memories true at that moment (superseded ones included, later ones and those expired by then "
+            "left out), and each result carries `true_now`: whether that fact still holds. Without it, a memory "
+            "past its `expires_at` is never returned."
         ),
         request=s.SearchRequestSerializer,
         responses={200: s.SearchResponseSerializer, **errors(400, 403, 413, 503)},
@@ -56,15 +60,18 @@ class SearchView(AgentAPIMixin, APIView):
         data = parse(s.SearchRequestSerializer, request.data)
         project = data.get("project") or None
         agent.check_read(project)
+        as_of = data.get("as_of")
+        status = wanted_statuses(data.get("status"), include_superseded=data.get("include_superseded", False))
         within = MemoryFilter(
             visible_from=project, allowed_projects=agent.projects, category=data.get("category"),
             tier=data.get("tier"), tags=data.get("tags") or None, source=data.get("source") or None,
-            status=wanted_statuses(data.get("status"), include_superseded=data.get("include_superseded", False)),
+            status=statuses_at(status, as_of), as_of=as_of,
         )  # fmt: skip
         hits = search_memories(query=data["query"], within=within, k=data["k"], mode=data["mode"],
-                               reinforce_results=True, min_score=data.get("min_score"))  # fmt: skip
+                               reinforce_results=as_of is None, min_score=data.get("min_score"))  # fmt: skip
         with_chains([h.memory for h in hits])
-        results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} for h in hits]
+        results = [memory_as_dict(h.memory) | {"score": h.score, "explain": h.explain} | then_and_now(h.memory, as_of)
+                   for h in hits]  # fmt: skip
         record_usage(agent, "search", project=project, timer=timer)
         return Response({"results": results})
 
@@ -95,6 +102,7 @@ class RecallView(AgentAPIMixin, APIView):
             query=data.get("query") or None,
             budget_chars=data.get("budget_chars"),
             allowed_projects=agent.projects,
+            as_of=data.get("as_of"),
         )
         record_usage(agent, "recall", project=project, timer=timer, recall_chars=len(block.text))
         return Response({"text": block.text, "memory_ids": block.memory_ids})

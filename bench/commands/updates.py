@@ -16,6 +16,10 @@ pairs (the rules were tuned on them) and the held-out pairs (written first, neve
 With `--store` (or `--store-only`, which skips the pairs), the crowded store of bench/crowded_set.py is
 measured too (bench/crowded_eval.py): each half in a scratch store of its own, or, with `--url` and
 `--token`, on a running server in projects named with a run id.
+
+With `--set round3 --half dev|held_out`, the round-three sets (bench/crowded_round3.py, bench/fold_round3.py) are
+measured instead, through a `manage.py serve` of their own on a new store (bench/round3_eval.py); `--misses`
+lists the dev half's misses.
 """
 
 from __future__ import annotations
@@ -69,9 +73,28 @@ class Command(BaseCommand):
             "projects.",
         )
         parser.add_argument("--token", help="the bearer token for --url")
+        parser.add_argument(
+            "--set",
+            dest="which",
+            choices=("labelled", "round3"),
+            default="labelled",
+            help="round3: the round-three crowded store and fold pairs, through a server of their own",
+        )
+        parser.add_argument(
+            "--half", dest="round3_half", choices=("dev", "held_out"), help="with --set round3: the half to measure"
+        )
+        parser.add_argument("--keep", help="with --set round3: the folder for the store and the server's log")
 
     def handle(self, *args, db: str | None, misses: bool, crowded: bool, store: bool, store_only: bool,
-               url: str | None, token: str | None, **options):  # fmt: skip
+               url: str | None, token: str | None, which: str = "labelled", round3_half: str | None = None,
+               keep: str | None = None, **options):  # fmt: skip
+        if which == "round3":
+            if not round3_half:
+                raise CommandError("--set round3 needs --half dev or --half held_out")
+            from bench import round3_eval
+
+            round3_eval.run(round3_half, write=self.stdout.write, misses=misses, keep=keep)
+            return
         if url and not token:
             raise CommandError("--url needs --token")
         if not store_only:

@@ -163,31 +163,36 @@ async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Cal
 # --- recall as a resource and a prompt -----------------------------------------------------------------------------
 
 
-def recall_text(caller: Caller, project: str | None, query: str | None = None) -> str:
+def recall_text(caller: Caller, project: str | None, query: str | None = None, as_of: str | None = None) -> str:
     from django.conf import settings
+    from django.core.exceptions import ValidationError
 
     from memoryhub.agents.tokens import AccessDenied
+    from memoryhub.memories.validity import parse_moment
     from memoryhub.retrieval.recall import build_recall
 
     try:
         caller.agent.check_read(project)
+        moment = parse_moment(as_of, "as_of")
     except AccessDenied as exc:
         raise MCPError(NOT_ALLOWED, str(exc)) from exc
+    except ValidationError as exc:
+        raise MCPError(types.INVALID_PARAMS, "as_of " + " ".join(exc.messages)) from exc
     block = build_recall(
         project=project, query=(query or "").strip()[:2000] or None,
-        budget_chars=settings.MEMORYHUB_RECALL_BUDGET_CHARS, allowed_projects=caller.agent.projects,
+        budget_chars=settings.MEMORYHUB_RECALL_BUDGET_CHARS, allowed_projects=caller.agent.projects, as_of=moment,
     )  # fmt: skip
     return block.text or EMPTY_RECALL
 
 
-def _recall_target(caller: Caller, uri: str) -> tuple[str | None, str | None]:
-    """memoryhub://recall[/<project>][?query=...] -> (project, query)."""
+def _recall_target(caller: Caller, uri: str) -> tuple[str | None, str | None, str | None]:
+    """memoryhub://recall[/<project>][?query=...&as_of=...] -> (project, query, as_of)."""
     parts = urlsplit(uri)
     if parts.scheme != "memoryhub" or parts.netloc != "recall":
         raise MCPError(RESOURCE_NOT_FOUND, f"no resource {uri!r}; try {RECALL_URI}")
     project = unquote(parts.path.strip("/")) or caller.project
-    query = (parse_qs(parts.query).get("query") or [None])[0]
-    return project, query
+    asked = parse_qs(parts.query)
+    return project, (asked.get("query") or [None])[0], (asked.get("as_of") or [None])[0]
 
 
 async def _list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
@@ -204,7 +209,8 @@ async def _list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
 async def _list_resource_templates(ctx: Any, params: Any) -> types.ListResourceTemplatesResult:
     template = types.ResourceTemplate(
         uri_template=RECALL_TEMPLATE, name="recall-project", title="MemoryHub recall for a project",
-        description="The recall block of one project (add ?query=... to include what matches a question).",
+        description="The recall block of one project (add ?query=... to include what matches a question, "
+        "&as_of=<ISO 8601 date> for what was true then).",
         mime_type="text/plain",
     )  # fmt: skip
     return types.ListResourceTemplatesResult(resource_templates=[template])
@@ -213,8 +219,8 @@ async def _list_resource_templates(ctx: Any, params: Any) -> types.ListResourceT
 async def _read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
     caller = _caller(ctx)
     uri = str(params.uri)
-    project, query = _recall_target(caller, uri)
-    text = await _in_thread(recall_text, caller, project, query)
+    project, query, as_of = _recall_target(caller, uri)
+    text = await _in_thread(recall_text, caller, project, query, as_of)
     return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type="text/plain", text=text)])
 
 
@@ -225,6 +231,7 @@ async def _list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
         arguments=[
             types.PromptArgument(name="query", description="The task or question, to include what matches it."),
             types.PromptArgument(name="project", description="The project; defaults to the connection's."),
+            types.PromptArgument(name="as_of", description="An ISO 8601 date: what was true then instead of now."),
         ],
     )  # fmt: skip
     return types.ListPromptsResult(prompts=[prompt])
@@ -235,7 +242,8 @@ async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.G
         raise MCPError(types.INVALID_PARAMS, f"no prompt {params.name!r}; the prompt is 'recall'")
     caller = _caller(ctx)
     arguments = params.arguments or {}
-    text = await _in_thread(recall_text, caller, arguments.get("project") or caller.project, arguments.get("query"))
+    text = await _in_thread(recall_text, caller, arguments.get("project") or caller.project, arguments.get("query"),
+                            arguments.get("as_of"))  # fmt: skip
     message = types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
     return types.GetPromptResult(description="MemoryHub recall", messages=[message])
 

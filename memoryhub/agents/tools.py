@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -25,7 +26,9 @@ from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
 from memoryhub.memories.shape import compact_memory, write_answer
 from memoryhub.memories.storable import unstorable
 from memoryhub.memories.store import delete_memory, reinforce
+from memoryhub.memories.validity import parse_moment
 from memoryhub.models import Category, Memory, Status, Tier
+from memoryhub.retrieval.moments import statuses_at, then_and_now
 from memoryhub.retrieval.search import MODES, MemoryFilter, search_memories
 
 TURN_TTL_SECONDS = 6 * 3600
@@ -93,6 +96,7 @@ TOOLS: list[dict] = [
             "category": _CATEGORY,
             "tier": _TIER,
             "tags": _TAGS | {"description": "Only memories carrying all these tags (any case)."},
+            "as_of": {"type": "string", "description": "ISO 8601 date: what was true then (past facts included)."},
         },
         ["query"],
     ),
@@ -108,6 +112,7 @@ TOOLS: list[dict] = [
             "tier": _TIER,
             "tags": _TAGS,
             "metadata": {"type": "object", "description": "Optional details: file path, URL, commit."},
+            "expires_at": {"type": "string", "description": "ISO 8601: when it stops mattering (a freeze, an outage)."},
         },
         ["content"],
     ),
@@ -215,14 +220,16 @@ def list_memories(
     tier: str | None = None,
     status: str | None = None,
     tag: str | None = None,
+    verified_before: datetime | None = None,
 ):
     """The memories this agent may see, filtered (memoryhub.memories.selectors); newest first.
     `project` means exactly that project."""
     if project:
         agent.check_read(project)
     rows = filter_memories(
-        project=project, category=category, tier=tier, status=status, tag=tag, allowed_projects=agent.projects
-    )
+        project=project, category=category, tier=tier, status=status, tag=tag, allowed_projects=agent.projects,
+        verified_before=verified_before,
+    )  # fmt: skip
     return rows.order_by("-pk")
 
 
@@ -279,14 +286,17 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
     project = args.get("project", default_project) or None
     if name == "memory_search":
         agent.check_read(project)
+        as_of = parse_moment(args.get("as_of"), "as_of")
         within = MemoryFilter(
             visible_from=project, allowed_projects=agent.projects, category=args.get("category"),
-            tier=args.get("tier"), tags=args.get("tags"),
+            tier=args.get("tier"), tags=args.get("tags"), as_of=as_of, status=statuses_at(Status.ACTIVE, as_of),
         )  # fmt: skip
         hits = search_memories(query=args["query"], within=within, k=args.get("k", 5),
-                               mode=args.get("mode", "hybrid"), reinforce_results=True)  # fmt: skip
+                               mode=args.get("mode", "hybrid"), reinforce_results=as_of is None)  # fmt: skip
         return {
-            "results": [compact_memory(h.memory, score=round(h.score, 4)) for h in hits],
+            "results": [
+                compact_memory(h.memory, score=round(h.score, 4), **then_and_now(h.memory, as_of)) for h in hits
+            ],  # fmt: skip
             "scope": scope_of(project, searched=True),
         }
     if name == "memory_store":
@@ -295,7 +305,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         agent.check_write(project)
         result = gate_write(
             content=args["content"], project=project, category=args.get("category"), tier=args.get("tier"),
-            tags=args.get("tags"), metadata=args.get("metadata"), source=agent.name,
+            tags=args.get("tags"), metadata=args.get("metadata"), source=agent.name, expires_at=args.get("expires_at"),
         )  # fmt: skip
         if result.kind == "secret":
             # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
@@ -306,7 +316,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         rows = list_memories(
             agent=agent, project=project, category=args.get("category"), tier=args.get("tier"),
             status=Status.ACTIVE, tag=args.get("tag"),
-        )  # fmt: skip
+        ).unexpired()  # fmt: skip
         memories = list(rows[: args.get("limit", 20)])
         return {"memories": [compact_memory(m) for m in memories], "count": len(memories)}
     memory = get_memory_for(agent, args["id"])

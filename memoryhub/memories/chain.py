@@ -22,6 +22,7 @@ from collections.abc import Collection
 from django.db import transaction
 from django.utils import timezone
 
+from memoryhub.memories.validity import end_validity
 from memoryhub.models import Memory, MemoryEvent, Status
 
 PASSED = "succession_passed"  # a superseded memory's link moved to the successor's own successor (or merged memory)
@@ -60,13 +61,14 @@ def release_successors(
             before = {"status": Status.SUPERSEDED, "superseded_by": left}
             if heir is not None:
                 Memory.objects.filter(pk=memory.pk).update(superseded_by_id=heir)
+                end_validity(memory_ids=[memory.pk], successor_id=heir)
                 after = {"status": Status.SUPERSEDED, "superseded_by": heir, "passed_from": left}
                 note = f"its successor #{left} was {action}; now superseded by #{heir}, which stands for it"
                 events.append(_event(memory.pk, PASSED, actor, before, after, note, now))
             else:
                 # A fresh decay clock, as any restore gives: the next sweep should not take it at once.
                 Memory.objects.filter(pk=memory.pk).update(
-                    status=Status.ACTIVE, superseded_by=None, last_accessed_at=now
+                    status=Status.ACTIVE, superseded_by=None, last_accessed_at=now, valid_to=None
                 )
                 after = {"status": Status.ACTIVE, "superseded_by": None, "successor_left": left, "because": action}
                 note = f"current again: its successor #{left} was {action}"
@@ -104,7 +106,7 @@ def repair_orphans(*, actor: str = "check") -> list[int]:
     with transaction.atomic():
         ids = orphaned_superseded()
         now = timezone.now()
-        Memory.objects.filter(pk__in=ids).update(status=Status.ACTIVE, last_accessed_at=now)
+        Memory.objects.filter(pk__in=ids).update(status=Status.ACTIVE, last_accessed_at=now, valid_to=None)
         MemoryEvent.objects.bulk_create(
             [
                 _event(pk, REVIVED, actor, {"status": Status.SUPERSEDED, "superseded_by": None},
@@ -130,6 +132,7 @@ def passed_back(*, merged: Memory, actor: str, note: str) -> list[int]:
         if source is None or not Memory.objects.filter(pk=source, status=Status.ACTIVE).exists():
             continue
         Memory.objects.filter(pk=memory.pk).update(superseded_by_id=source)
+        end_validity(memory_ids=[memory.pk], successor_id=source)
         MemoryEvent.objects.create(
             memory_id=memory.pk, action=PASSED, actor=actor,
             before={"status": Status.SUPERSEDED, "superseded_by": merged.pk},

@@ -55,6 +55,11 @@ SYNONYM_GROUPS = (
     "typescript ts", "postgresql postgres", "variable var", "function func fn", "parameter param",
     "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
     "maximum max", "hour hrs", "website site", "library lib", "credential cred", "setting option",
+    # An irregular verb's forms are one word ("pay" / "paid"), as a regular verb's are by their shared stem.
+    "pay paid", "send sent", "write wrote written", "build built", "run ran", "hold held", "keep kept",
+    "find found", "choose chose chosen", "take took taken", "give gave given", "break broke broken",
+    # Two everyday verbs for one act in what software does.
+    "trigger fire", "generate produce", "include contain",
 )  # fmt: skip
 
 
@@ -70,9 +75,21 @@ def _singular(word: str) -> str:
 _CANONICAL = {_singular(word): _singular(group.split()[0]) for group in SYNONYM_GROUPS for word in group.split()[1:]}
 
 
+def _verb_stems(word: str) -> tuple[str, ...]:
+    # "produced", "triggering": a grouped verb's other forms find its group by their stem.
+    if word.endswith("ing") and len(word) > 5:
+        return word[:-3], word[:-3] + "e"
+    if word.endswith("ed") and len(word) > 4:
+        return word[:-2], word[:-1]
+    return ()
+
+
 def normalise_word(word: str) -> str:
     """One spelling for one word: a plural and its singular, a short form and its long form (`SYNONYM_GROUPS`)."""
-    return _CANONICAL.get(_singular(word), _singular(word))
+    single = _singular(word)
+    if single in _CANONICAL:
+        return _CANONICAL[single]
+    return next((_CANONICAL[stem] for stem in _verb_stems(word) if stem in _CANONICAL), single)
 
 
 @dataclass(frozen=True)
@@ -221,10 +238,14 @@ def fact_differences(texts: list[str]) -> list[str]:
 
 # Words a rewording adds that state nothing on their own ("staging gets reset", "notebooks are run on JupyterHub",
 # "built on React 17", "Braintree handles our payments", "we monitor everything with Datadog").
+# A light verb standing where the other text has "use" or "have" states nothing either ("the app relies on SwiftPM",
+# "a depth limit applies to queries", "events get sent in batches"), nor does a polite word ("please call me Rita").
 FILLER = frozenset(
     {"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "built", "handle", "handled",
+     "rely", "relied", "apply", "applied", "send", "sent", "please", "kindly",
      "actually", "really", "everything", "anything", "something", "thing", "stuff"}
 )  # fmt: skip
+FILLER = frozenset(normalise_word(w) for w in FILLER)  # as the words compared are: "built" is read as "build"
 _POLAR = NEGATIONS | {"always", "alway"}
 
 

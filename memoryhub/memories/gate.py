@@ -45,6 +45,7 @@ from memoryhub.memories.supersession import current_successor, queue_conflict
 from memoryhub.memories.twins import similar_in_scope
 from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
+from memoryhub.memories.validity import mark_verified, written_times
 from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
 from memoryhub.runtime import metrics
 from memoryhub.storage import sql, vector_index
@@ -119,7 +120,8 @@ def _overlap(sa: set[str], sb: set[str]) -> float:
 def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
     """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
     same claim only if they hold the same numbers and both or neither negate."""
-    numbers = frozenset(w for w in word_set if any(ch.isdigit() for ch in w))
+    # "09:45" and "9:45" are one time: a number's leading zeros say nothing.
+    numbers = frozenset((w.lstrip("0") or "0") if w.isdigit() else w for w in word_set if any(c.isdigit() for c in w))
     return numbers, bool(word_set & NEGATIONS)
 
 
@@ -228,23 +230,26 @@ def gate_write(
     importance: Any = None,
     source: str = "",
     valid_from: Any = None,
+    valid_to: Any = None,
+    expires_at: Any = None,
 ) -> GateResult:
     """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written).
-    `valid_from`: when the fact became true (ISO 8601; default: now)."""
+    `valid_from`: when the fact became true (ISO 8601; default: now); `valid_to`, `expires_at`: see validity.py."""
     # One write at a time through the gate when the model runs here, after the searches running (runtime/turns.py).
     with runtime.write_turn(exclusive=write_lane.uses_lane(get_embedder())):
         result = _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
                              metadata=metadata, importance=importance, source=source,
-                             valid_from=valid_from)  # fmt: skip
+                             valid_from=valid_from, valid_to=valid_to, expires_at=expires_at)  # fmt: skip
     metrics.count_write_outcome(result.outcome, superseded=len(result.supersedes), conflicts=len(result.conflicts))
     return result
 
 
 def _gate_write(
     *, content: Any, project: Any, category: Any, tier: Any, tags: Any, metadata: Any, importance: Any, source: str,
-    valid_from: Any,
+    valid_from: Any, valid_to: Any, expires_at: Any,
 ) -> GateResult:  # fmt: skip
     valid_from = parse_import_time(valid_from, "valid_from")
+    times = written_times(valid_from=valid_from, valid_to=valid_to, expires_at=expires_at)
     raw = {"content": content, "project": project, "category": category or "", "tier": tier or ""}
     raw |= {"tags": tags or [], "metadata": metadata or {}, "importance": 0.5 if importance is None else importance}
     fields = clean_fields(raw, check_secrets=False)
@@ -293,7 +298,7 @@ def _gate_write(
         memory = create_memory(
             content=text, project=project, category=fields["category"], tier=fields["tier"], tags=fields["tags"],
             metadata=fields["metadata"], importance=fields["importance"], source=source, vector=vector,
-            valid_from=valid_from,
+            valid_from=valid_from, **times,
         )  # fmt: skip
         update = apply_updates(memory=memory, verdicts=verdicts, actor=source)
     return _explain_created(memory, update, guessed=guessed, warnings=warnings, text=text, payload=payload,
@@ -332,6 +337,7 @@ def _fold_into_twin(
         if changes:
             update_memory(memory=existing, changes=changes, actor=source, action="merged")
         reinforce(memory_ids=[existing.pk])
+        mark_verified(memory_ids=[existing.pk])  # an agent wrote the fact again: it still holds
     existing.refresh_from_db()
     outcome = "merged" if changes else "duplicate"
     detail = f"{how}, similarity {similarity:.2f}" if how != "same text" else how

@@ -62,7 +62,9 @@ def confirm_memory(*, memory: Memory, confirmed: bool = True, actor: str) -> Mem
         current.confirmed = confirmed
         # A person reading and vouching for it is a use: the decay clock restarts.
         current.last_accessed_at = now
-        current.save(update_fields=["confirmed", "last_accessed_at"])
+        if confirmed:  # a person vouching for it checked it (validity.py)
+            current.verified_at = now
+        current.save(update_fields=["confirmed", "last_accessed_at", "verified_at"])
         record_event(
             current.pk,
             "confirmed" if confirmed else "unconfirmed",

@@ -42,14 +42,55 @@ _DIARY = re.compile(
 )
 # A sentence that reports work done, without a subject: "Fixed the failing test and pushed the branch."
 _WORK_REPORT = re.compile(
-    r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|added|ran|finished|completed|pushed|"
-    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|started|created|deployed|"
+    r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|ran|finished|completed|pushed|"
+    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|started|"
     r"merged|opened|closed|resolved)\b",
     re.IGNORECASE,
 )
-# First person singular is how a session narrates itself; durable memories are written about the user, the
-# project or the team ("User prefers...", "We deploy..."), so "I checked...", "I'm taking..." is a log line.
+# "Added a holiday-proximity feature: days until the next public holiday." says what the system now has, a fact
+# worth keeping; "Added tests and pushed the branch." reports the session. A sentence opening on a verb that builds
+# something is a work report only when what it built is the session's own work (tests, a branch, a PR, helpers),
+# it goes on to another step, or it is too short to say what the thing is.
+_BUILT_REPORT = re.compile(r"^\W*(?:just )?(?:added|created|deployed|introduced|set up)\b", re.IGNORECASE)
+_SESSION_WORK_OBJECT = re.compile(
+    r"\b(?:tests?|unit tests|specs?|branch|pr|pull request|commits?|tickets?|helpers?|helper functions?|todos?|"
+    r"comments?|print statements?|debug(?:ging)? (?:logs?|output|statements?)|changelog entry|notes?|"
+    r"and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed)|then)\b",
+    re.IGNORECASE,
+)
+
+
+def _work_report(sentence: str) -> bool:
+    if _WORK_REPORT.match(sentence):
+        return True
+    if not _BUILT_REPORT.match(sentence):
+        return False
+    return bool(_SESSION_WORK_OBJECT.search(sentence)) or len(words(sentence)) < 6
+
+
+# First person singular is both how a session narrates itself ("I checked the config", "I'm taking a look") and
+# how a person states lasting facts about themselves ("I live in Lisbon", "I'm allergic to penicillin", "I moved
+# to Berlin in March", "I use fish as my shell"). Losing such a fact is worse than keeping a log line, so the
+# first person is narration only by what follows it: a verb of the session's work in the past or in progress, a
+# session word (just, now, then, first, next), a plan, a guess, or a passing state ("I'm stuck", "I'm back").
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
+_SESSION_WORK = (
+    r"checked|ran|re-?ran|tried|looked|found|fixed|noticed|saw|updated|added|pushed|wrote|rewrote|finished|"
+    r"opened|closed|merged|tested|debugged|investigated|reviewed|cleaned|refactored|changed|modified|got|did|"
+    r"removed|deleted|reverted|restarted|rebuilt|reinstalled|dug|spent|went through|worked on|traced|confirmed|"
+    r"verified|managed|figured|realized|realised|tweaked|bumped|patched|committed|edited|copied|renamed|searched"
+)
+_FIRST_PERSON_NARRATION = re.compile(
+    r"^\W*i(?:'ve| have| had|'d)?\s+(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
+    rf"(?:{_SESSION_WORK})\b|"
+    r"^\W*i(?:'m| am| was)\s+(?:(?:just|also|now|still|currently|about to|going to|trying to)\s+)?\w+ing\b"
+    r"(?!\s+(?:at|for|in|from|as)\b)|"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
+    r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off)\b|"
+    r"^\W*i\s+(?:just|then|now|first|next|finally)\b|"
+    r"^\W*i(?:'ll| will| would|'d| think| wonder| guess| suspect| believe| can't| cannot| don't know| need to| "
+    r"have to| should| see| want to| plan to| hope)\b",
+    re.IGNORECASE,
+)
 _PROGRESS = re.compile(
     # Away from the keyboard ("back from lunch", "off to lunch"); "Team lunch is on Fridays" is a fact.
     r"^\W*(?:back (?:from|to)\b|taking a break\b|brb\b|afk\b)|"
@@ -94,8 +135,10 @@ _ACK = re.compile(
     r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|alright|all right|right|yay|phew|whew|finally|got it|sounds good|"
     r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|seems to work|looks good|works now|"
     r"it works|that's it|there we go|here we go|"
-    r"understood|noted|yes|yep|yeah|no|nope|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
-    r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed)\b",
+    r"understood|noted|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
+    r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed|"
+    # "No, that's fine." answers; "No GPUs: everything fits on CPU." states that there are none.
+    r"(?:yes|yep|yeah|no|nope)(?=\s*[,.!?;:]|\s*$|\s+(?:problem|worries|thanks|thank|way|idea|luck)\b))\b",
     re.IGNORECASE,
 )
 _THINKING = re.compile(
@@ -218,9 +261,9 @@ def _chatter(sentence: str) -> str | None:
         return "it is a question, not a fact; store the answer once you know it"
     if durable:
         return None
-    if _WORK_REPORT.match(sentence):
+    if _work_report(sentence):
         return _SESSION_LOG
-    if _FIRST_PERSON.match(sentence):
+    if _FIRST_PERSON.match(sentence) and _FIRST_PERSON_NARRATION.match(sentence):
         return (
             "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
             "(true on its own, for any agent reading it later)"

@@ -6,6 +6,7 @@ Filters and their meaning, everywhere:
 - `tag`: the memory carries that whole tag, compared without regard to case (A-Z folded, as SQLite's lower()
   does); search's tag filter means the same (both are `memoryhub.storage.sql.tag_condition`);
 - `confirmed`: True or False;
+- `verified_before`: nobody checked it since that moment (memories/validity.py says who checks);
 - `allowed_projects`: what a token may see (its projects and the globals; None: everything).
 An empty string or None means "no filter". Nothing here writes.
 
@@ -14,6 +15,8 @@ the agents' tools answer from, so another project's memory is a 404 exactly like
 """
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from django.db.models import QuerySet
 
@@ -33,6 +36,7 @@ def filter_memories(
     source: str | None = None,
     confirmed: bool | None = None,
     allowed_projects: list[str] | None = None,
+    verified_before: datetime | None = None,
 ) -> QuerySet[Memory]:
     """`rows` (all memories by default) narrowed by the filters given; unordered."""
     rows = Memory.objects.all() if rows is None else rows
@@ -49,6 +53,8 @@ def filter_memories(
         rows = rows.filter(sql.has_tag(tag))
     if confirmed is not None:
         rows = rows.filter(confirmed=confirmed)
+    if verified_before is not None:
+        rows = rows.filter(verified_at__lt=verified_before)
     return rows
 
 

@@ -51,6 +51,10 @@ def memory_as_dict(memory: Memory) -> dict[str, Any]:
         # The supersession chain: what this memory replaced, and what replaced it.
         "supersedes": list(memory.supersedes_ids if hasattr(memory, "supersedes_ids") else chain_of(memory).supersedes),
         "superseded_by": memory.superseded_by_id,
+        # Time beside valid_from (memories/validity.py): when it stopped being true, expires, was last checked.
+        "valid_to": iso(memory.valid_to),
+        "expires_at": iso(memory.expires_at),
+        "verified_at": iso(memory.verified_at or memory.created_at),
     }
 
 

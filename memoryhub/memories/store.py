@@ -23,6 +23,7 @@ from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.chain import release_successors
 from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_rows, redact_value
 from memoryhub.memories.storable import MAX_METADATA_BYTES, metadata_size, unstorable
+from memoryhub.memories.validity import imported_times
 from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
 from memoryhub.storage import sql
 
@@ -191,9 +192,11 @@ def create_memory(
     actor: str | None = None,
     vector: np.ndarray | None = None,
     valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    expires_at: datetime | None = None,
 ) -> Memory:
     """Store one memory. `vector`, when the caller already embedded `content` with the active model, is reused.
-    `valid_from`: when the fact became true (default: now)."""
+    `valid_from`: when the fact became true (default: now); `valid_to`, `expires_at`: see `validity`."""
     fields = clean_fields(
         {
             "content": content,
@@ -213,7 +216,7 @@ def create_memory(
         now = timezone.now()
         memory = Memory.objects.create(
             **fields, source=source, embed_model=embedder.model_id, created_at=now, updated_at=now,
-            valid_from=valid_from or now,
+            valid_from=valid_from or now, valid_to=valid_to, expires_at=expires_at, verified_at=now,
         )  # fmt: skip
         sql.write_vector(memory.pk, vector)
         record_event(memory.pk, "created", actor=actor if actor is not None else source, after=snapshot(memory))
@@ -240,6 +243,8 @@ def update_memory(*, memory: Memory, changes: dict[str, Any], actor: str = "", a
         for field, value in cleaned.items():
             setattr(memory, field, value)
         memory.updated_at = timezone.now()
+        if set(cleaned) - {"status"}:  # an edit, not an archive: someone looked at the fact (validity.py)
+            memory.verified_at = memory.updated_at
         memory.save()
         if vector is not None:
             # The content trigger dropped the old vector and cleared embed_model; write the new pair.
@@ -335,7 +340,7 @@ def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str,
         errors["access_count"] = ["must be a whole number from 0 to 2147483647"]
     else:
         extra["access_count"] = count or 0
-    for name in ("created_at", "updated_at", "last_accessed_at", "valid_from"):
+    for name in ("created_at", "updated_at", "last_accessed_at", "valid_from", "verified_at"):
         try:
             parsed = parse_import_time(item.get(name), name)
         except ValidationError as exc:
@@ -343,10 +348,15 @@ def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str,
             continue
         if parsed is not None:
             extra[name] = parsed
+    try:
+        extra |= imported_times(item)
+    except ValidationError as exc:
+        errors |= {k: list(v) for k, v in exc.message_dict.items()}
     if errors:
         raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
     # An imported fact became true when the source says, else when it was first written there.
     extra.setdefault("valid_from", extra.get("created_at") or timezone.now())
+    extra.setdefault("verified_at", extra.get("updated_at") or extra.get("created_at") or timezone.now())
     return fields | extra
 
 

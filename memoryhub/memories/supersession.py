@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from memoryhub.memories.lifecycle import restore_memory
 from memoryhub.memories.store import record_event
+from memoryhub.memories.validity import end_validity
 from memoryhub.models import ConflictChoice, Memory, Proposal, ProposalKind, ProposalStatus, Status
 from memoryhub.storage import sql
 
@@ -79,7 +80,9 @@ def supersede(*, older: Memory, newer: Memory, actor: str, reason: str) -> None:
     with transaction.atomic():
         before = {"status": older.status, "superseded_by": older.superseded_by_id}
         Memory.objects.filter(pk=older.pk).update(status=Status.SUPERSEDED, superseded_by=newer)
+        end_validity(memory_ids=[older.pk], successor_id=newer.pk)
         older.status, older.superseded_by_id = Status.SUPERSEDED, newer.pk
+        older.valid_to = Memory.objects.values_list("valid_to", flat=True).get(pk=older.pk)
         record_event(older.pk, "superseded", actor=actor, before=before,
                      after={"status": Status.SUPERSEDED, "superseded_by": newer.pk},
                      note=f"superseded by #{newer.pk}: {reason}")  # fmt: skip
@@ -93,9 +96,9 @@ def _unlink(memory: Memory, *, actor: str, note: str) -> Memory | None:
     before = {"status": memory.status, "superseded_by": memory.superseded_by_id}
     # A fresh decay clock, as an archived memory restored gets: the next sweep should not take it at once.
     Memory.objects.filter(pk=memory.pk).update(
-        status=Status.ACTIVE, superseded_by=None, last_accessed_at=timezone.now()
+        status=Status.ACTIVE, superseded_by=None, last_accessed_at=timezone.now(), valid_to=None
     )
-    memory.status, memory.superseded_by_id = Status.ACTIVE, None
+    memory.status, memory.superseded_by_id, memory.valid_to = Status.ACTIVE, None, None
     record_event(memory.pk, "restored", actor=actor, before=before,
                  after={"status": Status.ACTIVE, "superseded_by": None}, note=note)  # fmt: skip
     if successor is not None:

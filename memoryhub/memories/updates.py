@@ -86,7 +86,10 @@ _CUE = re.compile(
     r"migrated|migrating|instead of|instead|upgraded|downgraded|changed|rescheduled|raised|lowered|increased|"
     r"decreased|reduced|bumped|from now on|as of|since we|renamed|retired|dropped|deprecated|took over|"
     r"taken over|handed over|passed from|passed to|rebuilt|rewritten|went from|going forward|these days|"
-    r"nowadays|anymore|is retired|was retired|used to)\b"
+    r"nowadays|anymore|is retired|was retired|used to|"
+    # A passive report of a change from one value to another ("retention was cut from 15 to 7 days", "the window
+    # was widened from 3 to 5 days"); an active "scales from 2 to 10" states a range and is no cue.
+    r"(?:was|were|got|been)\s+[a-z]+\s+from\s+\S+(?:\s+\S+)?\s+to)\b"
 )
 # Words by which a write adds a fact rather than replacing one ("also", "switched on", "started", "added"): such a
 # write replaces nothing, unless it also names what it replaces ("instead of", "from X to Y", "no longer").
@@ -162,17 +165,21 @@ def _values(text: str) -> set[str]:
     """The words of `text` that name a value rather than say something about it: a number or version, an
     identifier or path, a capitalised name, a day, a month, a count, how often (each normalised as compared)."""
     out = set()
-    for match in _WORD.finditer(text):
+    matches = list(_WORD.finditer(text))
+    for i, match in enumerate(matches):
         word = match.group(0).rstrip(".:")
         lower = word.lower()
         if lower in _STOP or lower in _LABELS or lower in _CHANGE_WORDS and lower not in _VALUE_WORDS:
             continue
-        # A capital that starts a sentence or follows a label ("Note:") says nothing about the word.
+        # A capital that starts a sentence or follows a label ("Note:") says nothing about the word, unless the
+        # next word is capitalised too: the first of a name in several words ("Coding font: Berkeley Mono").
         starts = not text[: match.start()].strip() or text[: match.start()].rstrip()[-1:] in ".!?:;"
+        following = matches[i + 1].group(0) if i + 1 < len(matches) else ""
+        named_on = word[:1].isupper() and following[:1].isupper() and text[match.end() : matches[i + 1].start()] == " "
         if (
             any(c.isdigit() for c in word)
             or re.search(r"\w[-_./#+]\w|^[/#@~]", word)
-            or (word[:1].isupper() and not starts)
+            or (word[:1].isupper() and (not starts or named_on or any(c.isupper() for c in word[1:])))
             or (len(word) > 1 and word.isupper())
             or lower in _VALUE_WORDS
         ):
@@ -307,6 +314,7 @@ class _Pair:
     adds: bool  # the newer adds a fact ("also", "switched on", "started") and names nothing it replaces
     kept: _Kept  # what the newer keeps of what the older is about
     names_old: bool  # the newer names one of the older's values as what it replaced
+    labelled: int = 0  # the tokens of a heading both texts open with ("Coding font: ..."); what follows is its value
 
     @property
     def shared(self) -> int:
@@ -397,7 +405,17 @@ def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = 
         runs=runs, one_edit=one_edit, closing=one_edit and _closes_on_value(runs[0], plain_old, plain_new),
         adds=adds_a_fact(newer) and not adds_a_fact(older), kept=kept_of_old,
         names_old=bool(cue) and _names_the_old(old_words, newer, topic),
+        labelled=_shared_heading(older, newer),
     )  # fmt: skip
+
+
+def _shared_heading(older: str, newer: str) -> int:
+    """How many tokens a heading both texts open with holds ("Coding font: JetBrains Mono" / "Coding font:
+    Berkeley Mono": 2), or 0: a short run of words before a colon names the slot, and what follows is its value."""
+    head, colon, _ = older.partition(":")
+    if not colon or len(head.split()) > 3 or not head.replace(" ", "").replace("-", "").isalpha():
+        return 0
+    return len(_tokens(head)) if newer.partition(":")[0].strip().lower() == head.strip().lower() else 0
 
 
 # Each rule below either settles the pair, as (verdict, reason), or leaves it to the next one (None).
@@ -416,6 +434,8 @@ def _about_another_subject(pair: _Pair) -> _Settled:
     # listens on port 8080."; "Port 8080 is where billing-api listens."): two things that share a value.
     if pair.cue or not pair.one_edit or pair.closing or pair.runs[0][0] != "replace":
         return None
+    if pair.labelled and pair.runs[0][1] == pair.labelled:
+        return None  # the heading's value, right after it: "Coding font: JetBrains Mono" / "...: Berkeley Mono"
     content_start = next((i for i, t in enumerate(pair.old_tokens) if t not in _STOP), 0)
     if _names_the_thing(pair.runs[0], pair.plain_old, pair.plain_new, content_start, pair.values):
         return Verdict.DIFFERENT, f"the same statement about another subject: {pair.changed}"

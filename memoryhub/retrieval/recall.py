@@ -14,6 +14,7 @@ and a 400-character block filled with preferences before any match drops the mem
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.conf import settings
 from django.db.models import Q
@@ -21,6 +22,7 @@ from django.db.models import Q
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts
+from memoryhub.retrieval.moments import standing, statuses_at, unchecked_since
 from memoryhub.retrieval.search import MemoryFilter, search_memories
 
 HEADER = "Memory (already in your context; search only for what is not here):"
@@ -41,10 +43,12 @@ class RecallBlock:
 def _tag(memory: Memory, changed: set[int]) -> str:
     """The line's end: its id, and for a memory that replaced an older one, since when its value holds ("since
     2026-03-01", 17 characters): the date an agent needs to judge a value that changed."""
+    parts = [f"#{memory.pk}"]
     if memory.pk in changed:
-        since = (memory.valid_from or memory.created_at).date().isoformat()
-        return f"[#{memory.pk}, since {since}]"
-    return f"[#{memory.pk}]"
+        parts.append(f"since {(memory.valid_from or memory.created_at).date().isoformat()}")
+    if checked := unchecked_since(memory):  # nobody checked it for long: the agent may want to (moments.py)
+        parts.append(f"checked {checked}")
+    return f"[{', '.join(parts)}]"
 
 
 def _line(memory: Memory, limit: int, tag: str) -> str:
@@ -59,16 +63,16 @@ def _ranked(memories: list[Memory]) -> list[Memory]:
     return sorted(memories, key=lambda m: (not m.confirmed, -m.effective_importance, -m.last_referenced_at.timestamp()))
 
 
-def _globals(limit: int = 50) -> list[Memory]:
-    rows = Memory.objects.filter(project__isnull=True, status=Status.ACTIVE)
+def _globals(limit: int = 50, as_of: datetime | None = None) -> list[Memory]:
+    rows = standing(as_of).filter(project__isnull=True)
     preferred = list(rows.filter(category__in=GLOBAL_CATEGORIES).order_by("-confirmed", "-importance", "-pk")[:limit])
     return _ranked(preferred)
 
 
-def _project_facts(project: str | None, limit: int = 50) -> list[Memory]:
+def _project_facts(project: str | None, limit: int = 50, as_of: datetime | None = None) -> list[Memory]:
     if not project:
         return []
-    rows = Memory.objects.filter(project=project, status=Status.ACTIVE)
+    rows = standing(as_of).filter(project=project)
     # Confirmed, or important, or used lately: what an agent should not have to search for.
     rows = rows.filter(Q(confirmed=True) | Q(importance__gte=0.6) | Q(access_count__gt=0))
     candidates = list(rows.order_by("-confirmed", "-importance", "-last_accessed_at", "-pk")[: limit * 2])
@@ -108,12 +112,14 @@ def build_recall(
     query: str | None = None,
     budget_chars: int | None = None,
     allowed_projects: list[str] | None = None,
+    as_of: datetime | None = None,
 ) -> RecallBlock:
     """The recall block for `project` (and `query`), never longer than `budget_chars` (None:
     MEMORYHUB_RECALL_BUDGET_CHARS): the query's best matches first, then the always-on facts (see the module
     docstring).
 
-    `allowed_projects` is the caller's token scope; the caller checks that `project` is inside it.
+    `allowed_projects` is the caller's token scope; the caller checks that `project` is inside it. `as_of`: the
+    facts true at that moment instead of now (moments.py).
     """
     budget = int(settings.MEMORYHUB_RECALL_BUDGET_CHARS if budget_chars is None else budget_chars)
     if budget < len(HEADER) + 10:
@@ -123,10 +129,10 @@ def build_recall(
     hits = []
     if query and query.strip():
         # search_memories applies the relevance floor: a turn that matches nothing adds no lines.
-        hits = search_memories(
-            query=query, within=MemoryFilter(visible_from=project, allowed_projects=allowed_projects), k=QUERY_MATCHES
-        )
-    always_on = {"globals": _globals(), "project": _project_facts(project)}
+        within = MemoryFilter(visible_from=project, allowed_projects=allowed_projects, as_of=as_of,
+                              status=statuses_at(Status.ACTIVE, as_of))  # fmt: skip
+        hits = search_memories(query=query, within=within, k=QUERY_MATCHES)
+    always_on = {"globals": _globals(as_of=as_of), "project": _project_facts(project, as_of=as_of)}
     shown = [h.memory.pk for h in hits] + [m.pk for memories in always_on.values() for m in memories]
     changed = set(Memory.objects.filter(superseded_by_id__in=shown).values_list("superseded_by_id", flat=True))
     block = _Block(budget, changed)

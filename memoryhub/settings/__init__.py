@@ -192,6 +192,8 @@ MEMORYHUB_CONVERSATION_RANKING = envbool("MEMORYHUB_CONVERSATION_RANKING", True)
 # Characters in a recall block when the caller names no size: the API's default, the MCP server's and the chat
 # proxy's block, and the one the dashboard's overview previews. 100 to 20000, what the API accepts.
 MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, minimum=100, maximum=20000)
+# A recall line of a fact nobody checked for this many days carries the day it was last checked.
+MEMORYHUB_UNCHECKED_DAYS = envint("MEMORYHUB_UNCHECKED_DAYS", 180, minimum=1, maximum=36500)
 
 # --- Write gate (memoryhub/memories/gate.py, secrets.py, noise.py) ----------------------------------------------------
 

@@ -10,6 +10,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import BooleanField
 from django.db.models.expressions import RawSQL
+from django.utils import timezone
 
 
 def tag_filter(condition: str, tag: str):
@@ -40,6 +41,10 @@ class MemoryFilter:
     created_before: datetime | None = None
     accessed_after: datetime | None = None
     accessed_before: datetime | None = None
+    # The memories true at that moment (valid_from <= as_of < valid_to, not expired by then); None: now.
+    as_of: datetime | None = None
+    # Past `expires_at`: False leaves them out (search, recall, tools), True keeps only them, None either.
+    expired: bool | None = False
 
     def scopes(self) -> list[str | None] | None:
         """The projects seen (None inside the list: the globals), or None for every project."""
@@ -55,8 +60,25 @@ class MemoryFilter:
         return any(
             value is not None
             for value in (self.category, self.tier, self.source, self.tags, self.created_after,
-                          self.created_before, self.accessed_after, self.accessed_before)
+                          self.created_before, self.accessed_after, self.accessed_before, self.as_of)
         )  # fmt: skip
+
+
+def time_clauses(as_of: datetime | None, expired: bool | None, a: str) -> list[tuple[str, list[datetime]]]:
+    """The filter's conditions on time, with their moments: true at `as_of` (begun, not ended, not expired by then),
+    else expired or not now. The rule `MemoryQuerySet.true_at` and `unexpired` say in the ORM."""
+    if as_of is not None:
+        return [
+            (f"{a}.valid_from <= %s", [as_of]),
+            (f"({a}.valid_to IS NULL OR {a}.valid_to > %s)", [as_of]),
+            (f"({a}.expires_at IS NULL OR {a}.expires_at > %s)", [as_of]),
+        ]
+    if expired is None:
+        return []
+    now = timezone.now()
+    if expired:
+        return [(f"{a}.expires_at <= %s", [now])]
+    return [(f"({a}.expires_at IS NULL OR {a}.expires_at > %s)", [now])]
 
 
 def _scope_clause(scopes: list[str | None], a: str) -> tuple[str, list]:
@@ -118,4 +140,7 @@ def memory_filter(
         if moment is not None:
             clauses.append(f"{a}.{column} {op} %s")
             params.append(adapt(moment))
+    for clause, moments in time_clauses(value.as_of, value.expired, a):
+        clauses.append(clause)
+        params.extend(adapt(moment) for moment in moments)
     return (" AND ".join(clauses) or everything), params

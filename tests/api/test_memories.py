@@ -53,6 +53,9 @@ def test_it_creates_a_memory_with_the_agents_name_as_source(claude):
             "valid_from": memory.created_at.isoformat().replace("+00:00", "Z"),
             "supersedes": [],
             "superseded_by": None,
+            "valid_to": None,
+            "expires_at": None,
+            "verified_at": memory.created_at.isoformat().replace("+00:00", "Z"),
         },
     }
     assert memory.source == "claude"

@@ -54,7 +54,8 @@ def test_the_schema_documents_the_whole_contract(schema):
     assert set(memory) == {
         "id", "content", "category", "tier", "project", "tags", "metadata", "source", "importance",
         "effective_importance", "confirmed", "status", "embed_model", "created_at", "updated_at",
-        "last_accessed_at", "access_count", "merged_into", "valid_from", "supersedes", "superseded_by",
+        "last_accessed_at", "access_count", "merged_into", "valid_from", "supersedes", "superseded_by", "valid_to",
+        "expires_at", "verified_at",
     }  # fmt: skip
 
 

@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 MEMORY_FIELDS = {
     "id", "content", "category", "tier", "project", "tags", "metadata", "source", "importance",
     "effective_importance", "confirmed", "status", "embed_model", "created_at", "updated_at", "last_accessed_at",
-    "access_count", "merged_into", "valid_from", "supersedes", "superseded_by",
+    "access_count", "merged_into", "valid_from", "supersedes", "superseded_by", "valid_to", "expires_at", "verified_at",
 }  # fmt: skip
 
 

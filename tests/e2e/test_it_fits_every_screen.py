@@ -62,6 +62,7 @@ def _pages(filled) -> list[tuple[str, str]]:
         ("/decay/", "decay"),
         ("/proposals/", "proposals"),
         ("/gate/", "gate"),
+        ("/checking/", "checking"),
         ("/overview/", "overview"),
     ]
 

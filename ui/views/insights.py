@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
+from memoryhub.memories.checking import expired
 from memoryhub.models import GateDecision, ProposalStatus
 from memoryhub.people.roles import Access, Action
 from ui import charts, decay_figures, selectors
@@ -35,7 +36,8 @@ def decay_context(access: Access) -> dict:
     from memoryhub.memories.lifecycle import last_sweep
 
     threshold = settings.MEMORYHUB_ARCHIVE_THRESHOLD
-    mine = selectors.memories_for(access)
+    everything = selectors.memories_for(access)
+    mine = everything.unexpired()  # an expired memory is out of use already: counted apart, below
     counts = decay_figures.tally(memories=mine)
     by_tier = decay_figures.distribution(counts, "tier")
     by_category = decay_figures.distribution(counts, "category")
@@ -70,6 +72,7 @@ def decay_context(access: Access) -> dict:
         "archived": decay_figures.recently_archived(memories=mine),
         # Replaced by a newer fact, not faded: counted apart, and never in the charts or a sweep.
         "superseded_total": selectors.nav_counts(access)["superseded"],
+        "expired_total": expired(everything).count(),
     }
 
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memoryhub", "0008_chain_whole"),
+        ("memoryhub", "0009_time"),
     ]
 
     operations = [
