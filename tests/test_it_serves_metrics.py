@@ -4,10 +4,12 @@ open to 127.0.0.1 only unless MEMORYHUB_METRICS_TOKEN is set."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import httpx
 import pytest
+from prometheus_client.mmap_dict import MmapedDict
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.live_server import LiveServer, create_token, migrated_store
@@ -38,14 +40,28 @@ def test_two_workers_answer_one_view_of_every_search_and_write(store_template, t
             assert again.json()["outcome"] in ("duplicate", "merged")
             refused = http.post("/api/v1/memories", json={"content": "ok"})
             assert refused.status_code == 422
-        searches = {"hybrid": 9, "keyword": 4}
-        for mode, count in searches.items():
-            for _ in range(count):  # a fresh connection each: whichever worker accepts it answers
-                with httpx.Client(base_url=server.url, headers=auth, timeout=60) as fresh:
-                    answer = fresh.post("/api/v1/search", json={"query": "when does the export run", "mode": mode})
-                    assert answer.status_code == 200
-        shares = {path.name for path in scratch.glob("memoryhub-metrics-*/histogram_*.db")}
-        assert len(shares) == 2, shares  # both workers answered searches, each counting in its own file
+        searches = {"hybrid": 0, "keyword": 0}
+
+        def shares() -> dict[str, float]:
+            """Searches counted by each worker, from its own file (histogram_<pid>.db: one value per bucket)."""
+            counted = {}
+            for path in scratch.glob("memoryhub-metrics-*/histogram_*.db"):
+                values = MmapedDict.read_all_values_from_file(str(path))
+                found = [value for key, value, *_ in values if json.loads(key)[1] == "memoryhub_search_seconds_bucket"]
+                if sum(found):
+                    counted[path.name] = sum(found)
+            return counted
+
+        # A fresh connection each: whichever worker accepts it answers. On until both have answered some (usually
+        # at once), and at least a dozen in all.
+        while sum(searches.values()) < 12 or (len(shares()) < 2 and sum(searches.values()) < 80):
+            mode = "hybrid" if sum(searches.values()) % 3 else "keyword"
+            with httpx.Client(base_url=server.url, headers=auth, timeout=60) as fresh:
+                answer = fresh.post("/api/v1/search", json={"query": "when does the export run", "mode": mode})
+                assert answer.status_code == 200
+            searches[mode] += 1
+        # Both workers answered searches, each counting in its own file; no scrape sees only its own share.
+        assert len(shares()) == 2 and sum(shares().values()) == sum(searches.values()), shares()
 
         for _ in range(4):  # every scrape, whichever worker answers it, sees every worker's counts
             with httpx.Client(base_url=server.url, timeout=60) as fresh:
