@@ -21,7 +21,8 @@ How LangGraph's model maps onto memories:
 - Exact lookups use two machine tags per memory: one for the item (namespace and key) and one for each namespace
   prefix; they start with `lg:`.
 
-Needs `pip install "memoryhub[langgraph]"` (langgraph, httpx). Nothing of the server is imported here.
+Needs `pip install "/path/to/memoryhub[langgraph]"` (this module, langgraph, httpx). Nothing of the server is
+imported here.
 """
 
 from __future__ import annotations
