@@ -54,12 +54,6 @@ class PayloadTooLarge(exceptions.APIException):
     default_code = "too_large"
 
 
-class Unavailable(exceptions.APIException):
-    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "a service this call needs is unavailable"
-    default_code = "unavailable"
-
-
 _CODES = {
     400: "invalid",
     401: "not_authenticated",

@@ -7,11 +7,11 @@ from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
 
-from memoryhub.memories.shape import iso, memory_as_dict
 from memoryhub.memories.validity import parse_moment
 from memoryhub.models import Category, ConflictChoice, ProposalKind, ProposalStatus, Status, Tier
 from memoryhub.retrieval.recall import BUDGET_CHARS_MAX, BUDGET_CHARS_MIN
 from memoryhub.retrieval.search import MODES
+from memoryhub.writes.shape import iso, memory_as_dict
 
 OUTCOMES = ("created", "merged", "duplicate", "rejected")
 

@@ -164,6 +164,9 @@ class Status(models.TextChoices):
     ARCHIVED = "archived"
     # Replaced by a newer memory (`superseded_by`): kept and restorable, out of search and recall by default.
     SUPERSEDED = "superseded"
+    # Held for a person's review (a planted instruction, or a write of an untrusted token): kept, out of search,
+    # recall, the tools and consolidation until approved (memories/holds.py); `held_reason` says why.
+    QUARANTINED = "quarantined"
 
 
 class MemoryQuerySet(models.QuerySet):
@@ -230,6 +233,8 @@ class Memory(models.Model):
     expires_at = models.DateTimeField(null=True, blank=True)
     # When someone last checked the fact: its creation, a person's confirm or edit, an agent writing it again.
     verified_at = models.DateTimeField(default=timezone.now, null=True, blank=True)
+    # Why the memory waits for a person (status quarantined); null otherwise. Nullable for the same reason as above.
+    held_reason = models.TextField(null=True, blank=True)
 
     objects = MemoryQuerySet.as_manager()
 
@@ -335,6 +340,8 @@ class ApiToken(models.Model):
     prefix = models.CharField(max_length=16, blank=True, default="")
     projects = models.JSONField(null=True, blank=True)  # None: every project
     read_only = models.BooleanField(default=False)
+    # An untrusted source (a scraper, a browsing agent, a shared bot): its writes wait for a person's review.
+    untrusted = models.BooleanField(default=False)
     created_at = models.DateTimeField(default=timezone.now)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
 from memoryhub.consolidation.proposals import deterministic_fields, llm_fields, run_consolidation
+from memoryhub.judges.llm import ChatClient, LLMError, get_llm
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Proposal
 from tests.fake_openai import FakeOpenAI, Reply, chat_answer

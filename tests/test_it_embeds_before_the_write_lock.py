@@ -8,9 +8,9 @@ from django.db import connection
 
 from memoryhub import embeddings
 from memoryhub.consolidation.proposals import accept_proposal, merge_memories, run_consolidation
-from memoryhub.memories.gate import gate_write, promote_gate_entry
 from memoryhub.memories.store import create_memory, import_memories, update_memory
 from memoryhub.storage import sql, vector_index
+from memoryhub.writes.gate import gate_write, promote_gate_entry
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

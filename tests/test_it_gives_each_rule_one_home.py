@@ -34,21 +34,22 @@ import api.views.proposals
 import api.views.retrieval
 import memoryhub.agents.proxy
 import memoryhub.agents.tools
-import memoryhub.memories.exports
-import memoryhub.memories.store
+import memoryhub.memories.fields
+import memoryhub.writes.exports
 import ui.services
 import ui.views.memories
 from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories import bookkeeping, gate, selectors, shape, storable
-from memoryhub.memories.gate import edit_memory
+from memoryhub.memories import bookkeeping, selectors, storable
 from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.storable import MAX_JSON_DEPTH, Unstorable, unstorable
 from memoryhub.memories.store import bookkeeping_write, clean_fields, create_memory
 from memoryhub.memories.supersession import supersede
 from memoryhub.models import Memory, MemoryEvent, Status, UsageRecord
 from memoryhub.storage import sql
+from memoryhub.writes import gate, shape
+from memoryhub.writes.gate import edit_memory
 from tests.api.conftest import error_of, make_agent
 from tests.integrations.fake_upstream import FakeUpstream
 from ui.forms import version_of
@@ -246,11 +247,11 @@ def test_a_lone_surrogate_in_a_tag_is_refused_alike_everywhere():
 
 
 def test_every_route_checks_storable_json_with_the_one_function():
-    for module in (api.auth, memoryhub.agents.tools, memoryhub.memories.store):
+    for module in (api.auth, memoryhub.agents.tools, memoryhub.memories.fields):
         assert module.unstorable is storable.unstorable, module.__name__
     assert not hasattr(api.auth, "bad_json_value") and not hasattr(memoryhub.agents.tools, "_storable")
     assert api.auth.MAX_JSON_DEPTH is storable.MAX_JSON_DEPTH
-    assert memoryhub.memories.store.MAX_METADATA_BYTES is storable.MAX_METADATA_BYTES
+    assert memoryhub.memories.fields.MAX_METADATA_BYTES is storable.MAX_METADATA_BYTES
 
 
 # --- another project's memory ------------------------------------------------------------------------------------
@@ -314,7 +315,7 @@ def test_another_projects_memory_answers_every_route_as_a_missing_one():
 
 
 def test_every_route_finds_a_memory_by_id_through_the_one_selector():
-    for module in (api.views.memories, memoryhub.agents.tools, memoryhub.memories.exports):
+    for module in (api.views.memories, memoryhub.agents.tools, memoryhub.writes.exports):
         assert module.visible_memory is selectors.visible_memory, module.__name__
 
 
@@ -415,11 +416,11 @@ SHAPE_KEYS = ("embed_model", "access_count", "last_accessed_at", "merged_into", 
 
 def test_every_answer_builds_a_memory_with_the_one_function():
     for module in (api.serializers, api.views.memories, api.views.retrieval, api.views.proposals,
-                   memoryhub.memories.exports):  # fmt: skip
+                   memoryhub.writes.exports):  # fmt: skip
         assert module.memory_as_dict is shape.memory_as_dict, module.__name__
     assert memoryhub.agents.tools.compact_memory is shape.compact_memory
     assert memoryhub.agents.tools.write_answer is api.views.memories.write_answer is shape.write_answer
-    for module in (memoryhub.agents.tools, memoryhub.memories.exports, api.serializers):
+    for module in (memoryhub.agents.tools, memoryhub.writes.exports, api.serializers):
         assert not hasattr(module, "compact") and not hasattr(module, "COMPACT_FIELDS"), module.__name__
     # A second dict of a memory, written out key by key beside the one home, fails here.
     root = Path(__file__).resolve().parent.parent
@@ -429,4 +430,4 @@ def test_every_answer_builds_a_memory_with_the_one_function():
             found = {key for key in SHAPE_KEYS if re.search(rf"[\"']{key}[\"']\s*:", path.read_text())}
             if len(found) >= 3:
                 copies[str(path.relative_to(root))] = sorted(found)
-    assert list(copies) == ["memoryhub/memories/shape.py"], copies
+    assert list(copies) == ["memoryhub/writes/shape.py"], copies

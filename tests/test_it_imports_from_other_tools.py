@@ -16,8 +16,8 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memoryhub.agents.tokens import create_token
-from memoryhub.memories.importers import export_mcp_memory, import_from, parse_mcp_memory, read_path
 from memoryhub.models import GateLogEntry, Memory
+from memoryhub.writes.importers import export_mcp_memory, import_from, parse_mcp_memory, read_path
 
 SAMPLES = Path(__file__).resolve().parent / "samples" / "imports"
 

@@ -16,12 +16,12 @@ from bench.commands.gate import run_fold_pair
 from bench.fold_set import ADDS, DEV, HELD_OUT, SAME
 from memoryhub.agents.tokens import Agent, create_token
 from memoryhub.agents.tools import call_tool
-from memoryhub.consolidation.llm import ChatClient
 from memoryhub.consolidation.proposals import run_consolidation
+from memoryhub.judges.llm import ChatClient
 from memoryhub.memories.details import added_details, dropped_details, fact_differences
-from memoryhub.memories.importers import ImportItem, import_from
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, Status
+from memoryhub.writes.importers import ImportItem, import_from
 from tests.api.conftest import make_agent
 from tests.fake_openai import FakeOpenAI, chat_answer
 

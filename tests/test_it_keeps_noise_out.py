@@ -11,9 +11,9 @@ from django.core.management import call_command
 from bench.commands import command
 from bench.commands.gate import judge
 from bench.gate_set import DURABLE, NOISE, secret_writes
-from memoryhub.memories.gate import gate_write
-from memoryhub.memories.noise import noise_reason
 from memoryhub.models import GateLogEntry, Memory
+from memoryhub.writes.gate import gate_write
+from memoryhub.writes.noise import noise_reason
 
 
 def test_the_set_is_big_enough_and_balanced():
@@ -100,7 +100,7 @@ def test_eval_gate_prints_the_rates():
 
 @pytest.mark.django_db
 def test_an_llm_judges_only_what_the_rules_are_unsure_of_and_its_failures_leave_the_rules_verdict(settings):
-    from memoryhub.memories.noise import judge_noise, noise_verdict
+    from memoryhub.writes.noise import judge_noise, noise_verdict
     from tests.fake_openai import FakeOpenAI, chat_answer
 
     unsure, sure_noise = "Pizza for the team on Friday", "thanks, that works!"

@@ -5,7 +5,7 @@
   dashboard's decay page;
 - archiving: memoryhub.memories.lifecycle.archive, one history event per memory archived, whatever the path;
 - filtering by tag: a whole tag in any case, the same through the API, the agents' tools, search and the dashboard;
-- a memory as a dict: memoryhub.memories.shape.memory_as_dict; the tools' compact form is a part of it, with the
+- a memory as a dict: memoryhub.writes.shape.memory_as_dict; the tools' compact form is a part of it, with the
   same meaning per key.
 """
 
@@ -25,8 +25,8 @@ from memoryhub.consolidation.proposals import merge_memories, proposal_for_merge
 from memoryhub.memories.decay import effective_importance, effective_importance_expression
 from memoryhub.memories.lifecycle import archive, archive_memory, below_threshold, run_decay_sweep
 from memoryhub.memories.selectors import filter_memories
-from memoryhub.memories.shape import memory_as_dict
 from memoryhub.models import Membership, Memory, MemoryEvent, Status
+from memoryhub.writes.shape import memory_as_dict
 from tests.api.conftest import make_agent
 from tests.factories import remember
 
@@ -215,7 +215,7 @@ def test_every_way_of_archiving_writes_one_event_per_memory(db):
 
 
 def test_the_tools_compact_form_is_part_of_the_api_shape(db):
-    from memoryhub.memories.shape import compact_memory as compact
+    from memoryhub.writes.shape import compact_memory as compact
 
     memory = remember("The release branch is cut on Thursdays", tags=["release"], importance=0.8)
     Memory.objects.filter(pk=memory.pk).update(updated_at=timezone.now() - timedelta(days=60))
@@ -262,7 +262,7 @@ def test_each_idea_is_written_in_one_place():
     assert _holders(r"jsonb_array_elements_text\(") == {"memoryhub/storage/postgres/queries.py"}
     assert _holders(r"tags__i?contains") == set()
     # A memory as a dict.
-    assert _holders(r"\"access_count\":\s*memory\.access_count") == {"memoryhub/memories/shape.py"}
+    assert _holders(r"\"access_count\":\s*memory\.access_count") == {"memoryhub/writes/shape.py"}
     # Dead code stays dead.
     for name in ("import_jsonl", "active_model_id", "embed_one", "model_field_names", "MIN_BUDGET", "with_tag",
                  "_effective_from_values", "delete_memories", "parse_jsonl"):  # fmt: skip

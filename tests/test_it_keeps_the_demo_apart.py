@@ -10,10 +10,10 @@ import pytest
 from django.core.management import call_command
 
 from memoryhub.memories.demo import DEMO_MEMORIES, DEMO_PROJECTS, demo_memories, remove_demo, seed_demo
-from memoryhub.memories.gate import gate_write
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import MemoryFilter, search_memories
+from memoryhub.writes.gate import gate_write
 
 pytestmark = pytest.mark.django_db
 OWN_FACT = "The webshop sends order mails through Postmark templates."

@@ -10,26 +10,29 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "consolidation", "embeddings", "integrations", "memories", "operations", "people", "retrieval",
-            "runtime", "settings", "storage"}  # fmt: skip
+PACKAGES = {"agents", "consolidation", "embeddings", "integrations", "judges", "memories", "operations", "people",
+            "retrieval", "runtime", "settings", "storage", "writes"}  # fmt: skip
 
 
 # The floors, bottom first (docs/architecture.md draws the same table). A module may import from its own package and
 # from any package on a floor below; never from another package on its own floor or from one above, at the top of a
-# module or inside a function. What a lower floor needs from above is handed down at start-up (memoryhub/apps.py).
+# module or inside a function. Code that needs a floor above it moves up (the write gate sits above search and the
+# judges); nothing is handed down at start-up.
 FLOORS: list[set[str]] = [
     {"memoryhub.startup"},  # the one error every entry point catches
     {"memoryhub.settings"},
     {"memoryhub.runtime"},  # threads, locks, pools, processes: below every package that needs one
     {"memoryhub.storage"},
     {"memoryhub.embeddings", "memoryhub.models"},
-    {"memoryhub.memories"},
+    {"memoryhub.memories"},  # record operations: store, edit, supersede, decay, select
     {"memoryhub.retrieval"},
+    {"memoryhub.judges"},  # the LLM's second opinions and its client
+    {"memoryhub.writes"},  # the write gate, above search and the judges it asks
     {"memoryhub.consolidation"},
     {"memoryhub.agents"},
     {"memoryhub.people"},
     {"memoryhub.operations"},  # what an operator watches and wires to: the store's figures, webhooks
-    # The wiring: start-up hands what lower floors need down to them (apps), the WSGI entry, URLs, middleware.
+    # The wiring: the app's start-up checks (apps), the WSGI entry, URLs, middleware.
     {"memoryhub", "memoryhub.apps", "memoryhub.urls", "memoryhub.wsgi", "memoryhub.middleware"},
     {"api", "ui", "memoryhub.management", "memoryhub.migrations"},  # the faces
     {"memoryhub.integrations"},  # clients of the REST API for agent frameworks: nothing of the server below them
@@ -99,15 +102,17 @@ def test_every_package_imports_only_from_the_floors_below_it():
 
 def test_the_floor_check_fails_on_an_upward_import():
     planted = "import json\n\ndef twins():\n    from memoryhub.retrieval.search import similar_in_scope\n"
-    assert upward_imports(planted, "memoryhub.memories.gate") == [
-        "memoryhub.memories.gate:4 imports memoryhub.retrieval.search.similar_in_scope "
+    assert upward_imports(planted, "memoryhub.memories.store") == [
+        "memoryhub.memories.store:4 imports memoryhub.retrieval.search.similar_in_scope "
         "(memoryhub.retrieval is not below memoryhub.memories)"
     ]
+    assert upward_imports(planted, "memoryhub.writes.gate") == []  # the gate sits above search
+    assert upward_imports("from memoryhub.writes.gate import gate_write\n", "memoryhub.judges.update_judge")
     # Sideways on one floor is refused too; `from memoryhub import x` and relative imports are followed.
     assert upward_imports("from memoryhub import models\n", "memoryhub.embeddings.minilm")
-    assert upward_imports("from ..retrieval import search\n", "memoryhub.memories.gate")
+    assert upward_imports("from ..retrieval import search\n", "memoryhub.memories.store")
     assert upward_imports("from . import decay\n", "memoryhub.memories", is_package=True) == []
-    assert upward_imports("from memoryhub.storage import sql\n", "memoryhub.memories.gate") == []
+    assert upward_imports("from memoryhub.storage import sql\n", "memoryhub.memories.store") == []
     # A planted module file is caught by the same walk the tree test uses.
     assert upward_imports("from ui.forms import version_of\n", "memoryhub.models")
 
@@ -233,22 +238,22 @@ def test_the_lab_sits_outside_the_product():
     # The check sees benchmark code planted in the product: a module importing the lab (at the top or inside a
     # function), a command named for a benchmark or an evaluation, a bench package.
     planted = {
-        "memoryhub/memories/noise.py": "def words():\n    from bench.gate_set import NOISE\n",
+        "memoryhub/writes/noise.py": "def words():\n    from bench.gate_set import NOISE\n",
         "memoryhub/retrieval/speed.py": "import bench.measure\n",
         "memoryhub/management/commands/bench_embed.py": "from memoryhub.embeddings import get_embedder\n",
         "memoryhub/management/commands/eval_gate.py": "",
         "ui/management/commands/bench_ui.py": "",
         "memoryhub/bench/corpus.py": "import random\n",
         "api/bench.py": "",
-        "memoryhub/memories/demo.py": "from memoryhub.memories.categories import guess_category\n",
+        "memoryhub/memories/demo.py": "from memoryhub.memories.store import import_memories\n",
     }
     assert lab_in_the_product(planted) == [
         "api/bench.py: a bench package inside the product",
         "memoryhub/bench/corpus.py: a bench package inside the product",
         "memoryhub/management/commands/bench_embed.py: a benchmark or evaluation command",
         "memoryhub/management/commands/eval_gate.py: a benchmark or evaluation command",
-        "memoryhub/memories/noise.py:2 imports bench.gate_set.NOISE",
         "memoryhub/retrieval/speed.py:1 imports bench.measure",
+        "memoryhub/writes/noise.py:2 imports bench.gate_set.NOISE",
         "ui/management/commands/bench_ui.py: a benchmark or evaluation command",
     ]
 
@@ -265,8 +270,8 @@ _SQL = re.compile(
     r"\b(SELECT|INSERT INTO|DELETE FROM|WHERE|JOIN)\b|\bUPDATE \w+ SET\b|\bFROM [a-z_]+\b|\bm\.[a-z_]+\b|"
     r"\bIS (NOT )?NULL\b|[=<>] %s"
 )
-NO_SQL = ["memoryhub/retrieval", "memoryhub/memories", "memoryhub/consolidation", "memoryhub/agents",
-          "memoryhub/people", "api", "ui"]  # fmt: skip
+NO_SQL = ["memoryhub/retrieval", "memoryhub/memories", "memoryhub/judges", "memoryhub/writes",
+          "memoryhub/consolidation", "memoryhub/agents", "memoryhub/people", "api", "ui"]  # fmt: skip
 
 
 def sql_in_strings(source: str) -> list[tuple[int, str]]:
@@ -292,14 +297,19 @@ def _literals(source: str) -> list[tuple[int, str]]:
     ]
 
 
-def test_no_sql_is_written_outside_storage():
-    found = [
-        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
-        for folder in NO_SQL
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        for line, text in sql_in_strings(path.read_text())
+def in_tree(root: Path, folders: list[str], check) -> list[str]:
+    """`path:line: what` for each finding of `check` (source -> [(line, what)]) in the Python files under `folders`
+    of the checkout at `root`: the one walk every tree test below makes, and the planted-tree test makes again."""
+    return [
+        f"{path.relative_to(root)}:{line}: {str(what)[:60]!r}"
+        for folder in folders
+        for path in sorted((root / folder).rglob("*.py"))
+        for line, what in check(path.read_text())
     ]
-    assert found == []
+
+
+def test_no_sql_is_written_outside_storage():
+    assert in_tree(ROOT, NO_SQL, sql_in_strings) == []
     # The check sees SQL when there is some: a fragment in an f-string, a statement, a condition on `m`.
     planted = 'def more(where, params, model_id):\n    return f"{where} AND m.embed_model = %s", [*params, model_id]\n'
     assert [line for line, _ in sql_in_strings(planted)] == [2]
@@ -320,13 +330,7 @@ def fts5_in_strings(source: str) -> list[tuple[int, str]]:
 
 
 def test_no_full_text_query_is_written_outside_storage():
-    found = [
-        f"{path.relative_to(ROOT)}:{line}: {text[:60]!r}"
-        for folder in NO_SQL
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        for line, text in fts5_in_strings(path.read_text())
-    ]
-    assert found == []
+    assert in_tree(ROOT, NO_SQL, fts5_in_strings) == []
     # The check sees FTS5 text when there is some: a scope filter, terms joined into an OR, a column filter.
     planted = 'def scoped(scope):\n    return f"scope : ({scope})"\n'
     assert [line for line, _ in fts5_in_strings(planted)] == [2]
@@ -336,14 +340,22 @@ def test_no_full_text_query_is_written_outside_storage():
     assert fts5_in_strings('"""A docstring may say scope : (...) or " OR "."""\nlog = "deploy or rollback"\n') == []
 
 
+MIGRATIONS = ["memoryhub/migrations"]
+
+
+def project_imports(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each import of the project's own code (memoryhub, api, ui), inside functions too."""
+    return [
+        (line, target)
+        for line, target in _imported_modules(source, "memoryhub.migrations.m")
+        if target.split(".")[0] in ("memoryhub", "api", "ui")
+    ]
+
+
 def test_no_migration_imports_the_projects_own_code():
     """A past migration carries its own SQL: one that imports today's storage (or any of the project's code)
     would change whenever that code does."""
-    found = {
-        path.name: sorted(name for name in _imports(path) if name.split(".")[0] in ("memoryhub", "api", "ui"))
-        for path in sorted((ROOT / "memoryhub" / "migrations").glob("*.py"))
-    }
-    assert {name: imported for name, imported in found.items() if imported} == {}
+    assert in_tree(ROOT, MIGRATIONS, project_imports) == []
     # The check sees such an import when there is one, at the top or inside a function.
     assert "memoryhub.storage" in _imports_of("from memoryhub.storage import sql\n")
     assert "memoryhub.storage.sqlite.schema" in _imports_of(
@@ -355,9 +367,9 @@ def test_no_migration_imports_the_projects_own_code():
 LONGEST_LINES = 60
 
 
-def test_no_function_in_memories_retrieval_or_agents_is_longer_than_the_limit():
+def test_no_function_in_memories_retrieval_writes_or_agents_is_longer_than_the_limit():
     found = {}
-    for folder in ("memoryhub/memories", "memoryhub/retrieval", "memoryhub/agents"):
+    for folder in ("memoryhub/memories", "memoryhub/retrieval", "memoryhub/writes", "memoryhub/agents"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
@@ -376,7 +388,7 @@ MAKERS = {
     "get_context", "start_new_thread", "allocate_lock", "fork", "forkpty",
 }  # fmt: skip
 NO_CONCURRENCY = ["memoryhub/memories", "memoryhub/retrieval", "memoryhub/storage", "memoryhub/embeddings",
-                  "memoryhub/consolidation"]  # fmt: skip
+                  "memoryhub/judges", "memoryhub/writes", "memoryhub/consolidation"]  # fmt: skip
 
 
 def concurrency_made(source: str) -> list[tuple[int, str]]:
@@ -406,13 +418,7 @@ def concurrency_made(source: str) -> list[tuple[int, str]]:
 
 
 def test_threads_locks_pools_and_processes_are_made_only_in_the_runtime():
-    found = [
-        f"{path.relative_to(ROOT)}:{line}: {name}"
-        for folder in NO_CONCURRENCY
-        for path in sorted((ROOT / folder).rglob("*.py"))
-        for line, name in concurrency_made(path.read_text())
-    ]
-    assert found == []
+    assert in_tree(ROOT, NO_CONCURRENCY, concurrency_made) == []
     # The check sees one when there is one, however it is spelled.
     assert concurrency_made("import threading\n\n_lock = threading.Lock()\n") == [(3, "Lock")]
     assert concurrency_made("from threading import Thread as T\nT(target=print).start()\n") == [(2, "Thread")]
@@ -420,3 +426,120 @@ def test_threads_locks_pools_and_processes_are_made_only_in_the_runtime():
     assert concurrency_made("from concurrent.futures import ThreadPoolExecutor\nP = ThreadPoolExecutor(2)\n")
     assert concurrency_made("import os\npid = os.fork()\n") == [(2, "fork")]
     assert concurrency_made("from memoryhub import runtime\n_lock = runtime.lock('copy')\n") == []
+
+
+# No start-up hooks: a lower floor that needs something from above is not handed it as a callable at start-up (a
+# `register_*` function keeping it in a module global, called from `AppConfig.ready`); the code that needs it moves
+# up and imports it. `ready` registers Django's system checks and nothing else.
+HOOKED = ["memoryhub", "api", "ui"]
+
+
+def start_up_hooks(source: str) -> list[tuple[int, str]]:
+    """(line, name) of each `register_*` function the text defines or calls (Django's `checks.register` and a
+    template library's `register` are not hooks of ours)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name.startswith("register_"):
+            found.append((node.lineno, node.name))
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name.startswith("register_"):
+                found.append((node.lineno, name))
+    return found
+
+
+def _ready_calls(source: str) -> list[str]:
+    """What `ready()` calls, as written (`checks.register`)."""
+    ready = next(n for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef) and n.name == "ready")
+    return [ast.unparse(call.func) for call in ast.walk(ready) if isinstance(call, ast.Call)]
+
+
+def test_no_floor_is_handed_code_at_start_up():
+    assert in_tree(ROOT, HOOKED, start_up_hooks) == []
+    assert _ready_calls((ROOT / "memoryhub" / "apps.py").read_text()) == ["checks.register"]
+    # The checks see a hook when there is one: a register_ function, its call in ready().
+    planted = "_lookup = None\n\ndef register_twin_lookup(lookup):\n    global _lookup\n    _lookup = lookup\n"
+    assert start_up_hooks(planted) == [(3, "register_twin_lookup")]
+    ready = (
+        "class C:\n    def ready(self):\n        checks.register(check)\n"
+        "        from memoryhub.writes.noise import register_noise_judge\n        register_noise_judge(judge)\n"
+    )
+    assert start_up_hooks(ready) == [(5, "register_noise_judge")]
+    assert _ready_calls(ready) == ["checks.register", "register_noise_judge"]
+    assert start_up_hooks("register = template.Library()\n\n@register.filter\ndef days(v):\n    return v\n") == []
+
+
+def test_each_tree_check_fails_on_what_is_planted_in_a_copy_of_the_tree(tmp_path):
+    """The folder walks themselves, not only the checkers: each rule planted in a file of a scratch checkout."""
+    planted = {
+        "memoryhub/writes/noise.py": "_judge = None\n\ndef register_noise_judge(judge):\n    global _judge\n"
+        "    _judge = judge\n",
+        "memoryhub/writes/lane.py": "import threading\n\n_lock = threading.Lock()\n",
+        "memoryhub/memories/turns.py": "from concurrent.futures import ThreadPoolExecutor as P\nPOOL = P(2)\n",
+        "memoryhub/judges/pool.py": "import threading\nthreading.Thread(target=print).start()\n",
+        "memoryhub/retrieval/query_text.py": 'def scoped(scope):\n    return f"scope : ({scope})"\n',
+        "memoryhub/writes/twins.py": 'E = \'"deploy" OR "notes"\'\n',
+        "memoryhub/migrations/0009_x.py": "def up(apps, editor):\n    from memoryhub.storage import sql\n",
+        "memoryhub/storage/sqlite/fts.py": 'E = \'"deploy" OR "notes"\'\n',  # storage may write FTS5
+    }
+    for path, text in planted.items():
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    assert in_tree(tmp_path, HOOKED, start_up_hooks) == ["memoryhub/writes/noise.py:3: 'register_noise_judge'"]
+    assert in_tree(tmp_path, NO_CONCURRENCY, concurrency_made) == [
+        "memoryhub/memories/turns.py:2: 'ThreadPoolExecutor'",
+        "memoryhub/judges/pool.py:2: 'Thread'",
+        "memoryhub/writes/lane.py:3: 'Lock'",
+    ]
+    assert in_tree(tmp_path, NO_SQL, fts5_in_strings) == [
+        "memoryhub/retrieval/query_text.py:2: 'scope : ('",
+        'memoryhub/writes/twins.py:1: \'"deploy" OR "notes"\'',
+    ]
+    assert in_tree(tmp_path, MIGRATIONS, project_imports) == [
+        "memoryhub/migrations/0009_x.py:2: 'memoryhub.storage.sql'"
+    ]
+
+
+# The project's own modules are imported by name, at the top or with a reason inside a function: never loaded from a
+# string (`importlib.import_module("memoryhub...")`), never guarded by `except ImportError` as if they might be absent.
+OWN = ("memoryhub", "api", "ui")
+
+
+def own_modules_dodged(source: str) -> list[tuple[int, str]]:
+    """(line, module) of each project module the text loads from a string, or imports inside a `try` that catches
+    ImportError (or ModuleNotFoundError)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            target = node.args[0].value
+            if name in ("import_module", "__import__") and str(target).split(".")[0] in OWN:
+                found.append((node.lineno, str(target)))
+        elif isinstance(node, ast.Try) and any(_catches_import_error(h) for h in node.handlers):
+            for stmt in node.body:
+                for line, target in _imported_modules(ast.unparse(stmt), "memoryhub.x"):
+                    if target.split(".")[0] in OWN:
+                        found.append((stmt.lineno + line - 1, target))
+    return sorted(found)
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    caught = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(getattr(c, "id", "") in ("ImportError", "ModuleNotFoundError") for c in caught)
+
+
+def test_the_projects_own_modules_are_never_loaded_by_name_or_guarded():
+    assert in_tree(ROOT, HOOKED, own_modules_dodged) == []
+    # The check sees both when they are there (the API's old consolidation loader, the dashboard's old guard).
+    planted = (
+        "import importlib\n\ndef consolidation(function):\n"
+        "    return getattr(importlib.import_module('memoryhub.consolidation.proposals'), function)\n"
+        "\ndef merged(memory):\n    try:\n        from memoryhub.consolidation.proposals import proposal_for_merged\n"
+        "    except ImportError:\n        return None\n"
+    )
+    assert own_modules_dodged(planted) == [
+        (4, "memoryhub.consolidation.proposals"),
+        (8, "memoryhub.consolidation.proposals.proposal_for_merged"),
+    ]
+    # A third-party module may be optional: only the project's own are held to this.
+    assert own_modules_dodged("try:\n    import onnx\nexcept ImportError:\n    onnx = None\n") == []

@@ -13,10 +13,10 @@ from django.db import connection
 
 from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
-from memoryhub.memories import gate
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval.search import MemoryFilter, search_memories
+from memoryhub.writes import gate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -15,9 +15,10 @@ from django.core.management.base import CommandError
 
 from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
-from memoryhub.memories.importers import read_path
-from memoryhub.memories.store import MAX_METADATA_BYTES, create_memory, metadata_size
+from memoryhub.memories.storable import MAX_METADATA_BYTES, metadata_size
+from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory
+from memoryhub.writes.importers import read_path
 from tests.api.conftest import error_of, make_agent
 
 pytestmark = pytest.mark.django_db

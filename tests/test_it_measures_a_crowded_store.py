@@ -12,9 +12,9 @@ from bench import crowded_eval
 from bench import crowded_set as cs
 from bench.crowded_set import Addition, Change, CrowdedHalf, Fact
 from memoryhub.agents.tokens import create_token
-from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import find_secrets
 from memoryhub.models import Memory
+from memoryhub.writes.noise import noise_reason
 
 EVERY = (*cs.FACTS, *cs.CHANGES, *cs.ADDITIONS)
 

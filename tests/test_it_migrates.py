@@ -50,9 +50,9 @@ def test_every_login_made_before_roles_becomes_a_hub_admin():
 
 @pytest.mark.django_db(transaction=True)
 def test_a_store_from_before_knowledge_updates_keeps_its_indexes_and_gets_dates():
-    from memoryhub.memories.gate import gate_write
     from memoryhub.models import Memory
     from memoryhub.retrieval.search import MemoryFilter, search_memories
+    from memoryhub.writes.gate import gate_write
 
     old = gate_write(content="The shopfront API listens on port 8000.", project="shop").memory
     call_command("migrate", "memoryhub", "0005", verbosity=0)  # the columns go, the memory row stays

@@ -275,7 +275,7 @@ def test_no_input_makes_the_checks_slow(text):
     """Patterns that can backtrack (a prefix like `(?:[a-z0-9]+_)*`) took seconds on inputs like these."""
     import time
 
-    from memoryhub.memories.noise import noise_reason
+    from memoryhub.writes.noise import noise_reason
 
     noise_reason("warm up the lazy imports")
     started = time.perf_counter()

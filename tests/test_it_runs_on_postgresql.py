@@ -165,7 +165,7 @@ def test_a_store_copied_to_sqlite_and_back_is_the_same_store(store_template, tmp
         source,
         "shell",
         "-c",
-        "from memoryhub.memories.gate import gate_write; "
+        "from memoryhub.writes.gate import gate_write; "
         "gate_write(content='ok thanks', source='t'); "
         "gate_write(content='The deploy key lives in Vault under ops/deploy', project='shopfront', source='t')",
     )

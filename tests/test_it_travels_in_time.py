@@ -190,8 +190,8 @@ def test_export_and_import_keep_all_four_times(hub):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_store_from_the_previous_release_gets_valid_to_and_verified_at():
-    from memoryhub.memories.gate import gate_write
     from memoryhub.models import Memory
+    from memoryhub.writes.gate import gate_write
 
     older = gate_write(content=A, project="shop", valid_from=JANUARY).memory
     newer = gate_write(content=B, project="shop", valid_from=JUNE).memory
@@ -209,7 +209,7 @@ def test_mcp_recall_answers_for_the_moment_its_uri_or_prompt_names():
 
     from memoryhub.agents.mcp_server import Caller, _recall_target, recall_text
     from memoryhub.agents.tokens import Agent
-    from memoryhub.memories.gate import gate_write
+    from memoryhub.writes.gate import gate_write
 
     older = gate_write(content=A, project="shop", valid_from=JANUARY).memory
     newer = gate_write(content=B, project="shop", valid_from=JUNE).memory

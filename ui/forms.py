@@ -5,8 +5,8 @@ from __future__ import annotations
 from django import forms
 from django.conf import settings
 
+from memoryhub.memories.fields import MAX_TAG_LENGTH, MAX_TAGS
 from memoryhub.memories.secrets import redact_label
-from memoryhub.memories.store import MAX_TAG_LENGTH, MAX_TAGS
 from memoryhub.models import Category, Memory, Status, Tier
 from ui.selectors import SORTS, MemoryFilters
 

@@ -11,6 +11,7 @@ class TokenForm(forms.Form):
     name = forms.CharField(max_length=200, help_text="The agent's name: the source of what it writes")
     projects = forms.MultipleChoiceField(required=False, choices=[], widget=forms.CheckboxSelectMultiple)
     read_only = forms.BooleanField(required=False)
+    untrusted = forms.BooleanField(required=False)
 
     def __init__(self, *args, projects: list[str], **kwargs):
         super().__init__(*args, **kwargs)

@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 from django.db import transaction
 
-from memoryhub.memories.gate import edit_memory
 from memoryhub.models import Memory, Status
+from memoryhub.writes.gate import edit_memory
 
 
 def bulk_confirm(*, memories: list[Memory], confirmed: bool, actor: str) -> int:

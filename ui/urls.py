@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from ui.views import bulk, changes, checking, hooks, insights, memories, review, supersessions, team, writing
+from ui.views import bulk, changes, checking, held, hooks, insights, memories, review, supersessions, team, writing
 
 dashboard_patterns = [
     path("", memories.memory_list, name="memories"),
@@ -37,12 +37,16 @@ dashboard_patterns = [
     path("checking/", checking.checking, name="checking"),
     path("checking/<int:pk>/confirm/", checking.check_memory, name="check_memory"),
     path("memories/<int:pk>/expiry/", checking.expiry, name="expiry"),
+    path("held/", held.held_inbox, name="held"),
+    path("held/<int:pk>/approve/", held.held_approve, name="held_approve"),
+    path("held/<int:pk>/discard/", held.held_discard, name="held_discard"),
     path("overview/", insights.overview, name="overview"),
     path("activity/", team.activity_index, name="activity_index"),
     path("projects/<str:project>/activity/", team.project_activity, name="activity"),
     path("tokens/", team.token_list, name="tokens"),
     path("tokens/new/", team.token_create, name="token_create"),
     path("tokens/<int:pk>/revoke/", team.token_revoke, name="token_revoke"),
+    path("tokens/<int:pk>/trust/", team.token_trust, name="token_trust"),
     path("webhooks/", hooks.webhook_list, name="webhooks"),
     path("webhooks/new/", hooks.webhook_create, name="webhook_create"),
     path("webhooks/<int:pk>/remove/", hooks.webhook_remove, name="webhook_remove"),

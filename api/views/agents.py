@@ -11,7 +11,7 @@ from api.auth import AgentAPIMixin, agent_of
 from api.views.common import errors, parse
 from memoryhub.agents.capture import capture_session
 from memoryhub.agents.tokens import Agent
-from memoryhub.memories.importers import FORMATS, OUTCOMES, ImportFormatError, import_from, parse_text
+from memoryhub.writes.importers import FORMATS, OUTCOMES, ImportFormatError, import_from, parse_text
 
 
 class WhoamiSerializer(serializers.Serializer):
@@ -141,7 +141,7 @@ class ImportFromView(AgentAPIMixin, APIView):
                 item for f in files for item in parse_text(format=data["format"], text=f["content"], name=f["name"])
             ]
             report = import_from(format=data["format"], items=items, project=project, source=agent.name,
-                                 dry_run=data["dry_run"])  # fmt: skip
+                                 dry_run=data["dry_run"], trusted=agent.trusted)  # fmt: skip
         except ImportFormatError as exc:
             raise serializers.ValidationError({"content": [str(exc)]}) from exc
         return Response(report.counts | {"summary": report.summary(), "dry_run": report.dry_run,
@@ -208,6 +208,6 @@ class CaptureView(AgentAPIMixin, APIView):
         project = _checked_project(agent, data)
         turns = [{"role": t["role"], "text": t["text"]} for t in data["turns"]]
         report = capture_session(turns=turns, project=project, session_id=data["session_id"], source=agent.name,
-                                 dry_run=data["dry_run"])  # fmt: skip
+                                 dry_run=data["dry_run"], trusted=agent.trusted)  # fmt: skip
         return Response({"extractor": report.extractor, "note": report.note, "dry_run": report.dry_run,
                          "counts": report.counts, "items": [i.as_dict() for i in report.items]})  # fmt: skip

@@ -18,13 +18,15 @@ from api.errors import Conflict, error_body
 from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import list_memories
 from memoryhub.memories.checking import set_expiry
-from memoryhub.memories.exports import event_as_dict, import_items
-from memoryhub.memories.gate import edit_memory, gate_write
+from memoryhub.memories.fields import new_memory
+from memoryhub.memories.holds import hold_imported
 from memoryhub.memories.selectors import MAX_ID, visible_memory
-from memoryhub.memories.shape import memory_as_dict, write_answer
 from memoryhub.memories.store import delete_memory, reinforce
 from memoryhub.memories.supersession import restore, with_chains
 from memoryhub.models import Memory, MemoryEvent
+from memoryhub.writes.exports import event_as_dict, import_items
+from memoryhub.writes.gate import admit, edit_memory
+from memoryhub.writes.shape import memory_as_dict, write_answer
 
 WRITE_STATUS = {"created": status.HTTP_201_CREATED, "merged": 200, "duplicate": 200, "rejected": 422}
 
@@ -124,7 +126,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         agent = agent_of(request)
         data = parse(s.MemoryCreateSerializer, request.data)
         agent.check_write(data.get("project") or None)
-        result = gate_write(**data, source=agent.name)
+        # The one typed write, its fields checked here once; the gate judges it, the store trusts it.
+        result = admit(new_memory(**data, source=agent.name, trusted=agent.trusted))
         body = write_answer(result)
         if result.outcome == "rejected":
             fields = result.fields or {"content": [result.reason]}
@@ -154,7 +157,7 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         moves_expiry = "expires_at" in changes  # not an edit of the fact: its own rule (memories/checking.py)
         expires_at = changes.pop("expires_at", None)
         if changes or not moves_expiry:
-            edit_memory(memory=memory, changes=changes, actor=agent.name)
+            edit_memory(memory=memory, changes=changes, actor=agent.name, trusted=agent.trusted)
         if moves_expiry:
             set_expiry(memory=memory, expires_at=expires_at, actor=agent.name)
         memory.refresh_from_db()
@@ -196,6 +199,8 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         ids = import_items(
             items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects
         )
+        # A restore keeps what it restores; any other import is judged as writes are (and an untrusted token's waits).
+        hold_imported(memory_ids=ids, actor=agent.name, trusted=agent.trusted, judge_text=not keep_source)
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

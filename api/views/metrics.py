@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.http import require_GET
 
 from api.errors import error_body
+from memoryhub.operations.figures import store_figures
 from memoryhub.runtime import metrics
 
 
@@ -34,5 +35,5 @@ def metrics_view(request: HttpRequest) -> HttpResponse:
     if not _allowed(request):
         why = "a bearer token (MEMORYHUB_METRICS_TOKEN)" if settings.MEMORYHUB_METRICS_TOKEN else "127.0.0.1"
         return JsonResponse(error_body("forbidden", f"metrics are open to {why} only"), status=403)
-    body, content_type = metrics.exposition()
+    body, content_type = metrics.exposition(store_figures())
     return HttpResponse(body, content_type=content_type)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
-
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
@@ -15,22 +13,21 @@ from rest_framework.response import Response
 
 from api import serializers as s
 from api.auth import AgentAPIMixin, agent_of
-from api.errors import Conflict, Unavailable
+from api.errors import Conflict
 from api.views.common import errors, parse, parse_query
 from api.views.memories import IdCursorPagination, sqlite_id
 from memoryhub.agents.tokens import AccessDenied, Agent
-from memoryhub.memories.shape import memory_as_dict
+from memoryhub.consolidation.proposals import (
+    accept_proposal,
+    reject_proposal,
+    run_consolidation,
+    source_projects,
+    undo_proposal,
+)
 from memoryhub.models import Proposal
+from memoryhub.writes.shape import memory_as_dict
 
 _ID_PARAM = OpenApiParameter("id", OpenApiTypes.INT, OpenApiParameter.PATH, description="The proposal's id.")
-
-
-def consolidation(function: str):
-    """The consolidation module is loaded on use, so the API stands even where it is missing or broken."""
-    try:
-        return getattr(importlib.import_module("memoryhub.consolidation.proposals"), function)
-    except (ImportError, AttributeError) as exc:
-        raise Unavailable(f"consolidation is not available: {exc}") from exc
 
 
 def _decide(call, **kwargs):
@@ -79,7 +76,7 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         """Deciding needs write access to the proposal's project and sight of every source: a memory moved to a
         project the token cannot see is never superseded or merged from here."""
         agent.check_write(proposal.project)
-        if not all(agent.may_see(project) for project in consolidation("source_projects")(proposal)):
+        if not all(agent.may_see(project) for project in source_projects(proposal)):
             raise AccessDenied(f"proposal #{proposal.pk} has sources this token cannot see; nothing changed")
 
     def list(self, request):
@@ -109,7 +106,6 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
             agent.check_write(project)  # a scoped token may not run over global memories
         else:
             agent.check_may_write()
-        run_consolidation = consolidation("run_consolidation")
         targets = [project] if project or agent.projects is None else list(agent.projects)
         proposals = [p for target in targets for p in run_consolidation(project=target, actor=agent.name)]
         return Response({"created": len(proposals), "proposals": [s.proposal_as_dict(p) for p in proposals]})
@@ -132,7 +128,6 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         proposal = self.get_proposal(pk)
         data = parse(s.ProposalAcceptSerializer, request.data or {})
         self.check_decide(agent, proposal)
-        accept_proposal = consolidation("accept_proposal")
         memory = _decide(accept_proposal, proposal=proposal, content=data.get("content") or None,
                          choice=data.get("choice") or None, actor=agent.name)  # fmt: skip
         proposal.refresh_from_db()
@@ -146,7 +141,7 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def reject(self, request, pk=None):
-        return self._decision(request, pk, "reject_proposal")
+        return self._decision(request, pk, reject_proposal)
 
     @extend_schema(
         summary="Undo an accepted proposal (restores the source memories)",
@@ -156,13 +151,12 @@ class ProposalViewSet(AgentAPIMixin, viewsets.GenericViewSet):
     )
     @action(detail=True, methods=["post"])
     def undo(self, request, pk=None):
-        return self._decision(request, pk, "undo_proposal")
+        return self._decision(request, pk, undo_proposal)
 
-    def _decision(self, request, pk, function: str) -> Response:
+    def _decision(self, request, pk, decide) -> Response:
         agent = agent_of(request)
         proposal = self.get_proposal(pk)
         self.check_decide(agent, proposal)
-        decide = consolidation(function)
         _decide(decide, proposal=proposal, actor=agent.name)
         proposal.refresh_from_db()
         return Response(s.proposal_as_dict(proposal))

@@ -16,14 +16,14 @@ from api.auth import AgentAPIMixin, agent_of
 from api.views.common import Timer, errors, parse, parse_query, record_usage
 from memoryhub.agents.tools import call_tool, tool_schemas
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.exports import export_jsonl, export_markdown, export_queryset
-from memoryhub.memories.importers import export_mcp_memory
-from memoryhub.memories.shape import memory_as_dict
 from memoryhub.memories.supersession import with_chains
 from memoryhub.models import Memory
 from memoryhub.retrieval.moments import statuses_at, then_and_now
 from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import MemoryFilter, search_memories, wanted_statuses
+from memoryhub.writes.exports import export_jsonl, export_markdown, export_queryset
+from memoryhub.writes.importers import export_mcp_memory
+from memoryhub.writes.shape import memory_as_dict
 
 
 class HealthView(APIView):

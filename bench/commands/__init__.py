@@ -8,7 +8,7 @@ import importlib
 
 from django.core.management.base import BaseCommand
 
-NAMES = ("embed", "search", "ingest", "consolidate", "ui", "gate", "recall", "locomo", "updates", "webhooks")
+NAMES = ("embed", "search", "ingest", "consolidate", "ui", "gate", "recall", "locomo", "updates", "planted", "webhooks")
 
 
 def command(name: str) -> BaseCommand:

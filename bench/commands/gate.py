@@ -20,10 +20,10 @@ from bench import secret_holdout as held
 from bench.fold_set import DEV, HELD_OUT, FoldPair
 from bench.gate_set import DURABLE, NOISE, secret_writes
 from memoryhub.agents.tokens import create_token
-from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds
 from memoryhub.models import Memory, Status
 from memoryhub.storage.scratch import scratch_database
+from memoryhub.writes.noise import noise_reason
 
 
 def judge(text: str) -> str | None:

@@ -41,7 +41,7 @@ from bench.measure import (
     served,
 )
 from memoryhub.embeddings import get_embedder, set_embedder
-from memoryhub.memories.store import clean_fields
+from memoryhub.memories.fields import clean_fields
 from memoryhub.models import Memory
 from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql, vector_index

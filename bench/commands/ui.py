@@ -22,7 +22,7 @@ from django.test import Client
 from bench import corpus as bench_corpus
 from bench.measure import percentile
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.store import clean_fields
+from memoryhub.memories.fields import clean_fields
 from memoryhub.models import Memory
 from memoryhub.storage import sql
 from memoryhub.storage.scratch import scratch_database

@@ -6,7 +6,7 @@ procedures that worked. Two extractors:
 
 - With an LLM configured (MEMORYHUB_LLM_BASE_URL, and MEMORYHUB_CAPTURE_USE_LLM not off) the model reads the end of
   the session (at most MEMORYHUB_CAPTURE_MAX_INPUT_CHARS) and answers JSON. Thinking is switched off and an empty or
-  reasoning-only answer is an error (memoryhub/consolidation/llm.py); on any error the rules below run instead and
+  reasoning-only answer is an error (memoryhub/judges/llm.py); on any error the rules below run instead and
   the report says why.
 - Otherwise, deterministic rules over the sentences that were said (code blocks left out): an explicit request to
   remember ("remember that ...", "note that ...", "keep in mind ..."), a preference the person stated ("I prefer
@@ -30,10 +30,10 @@ from typing import Any
 from django.conf import settings
 
 from memoryhub.agents.transcripts import bound_turns
-from memoryhub.consolidation.llm import LLMError, get_llm
-from memoryhub.memories.gate import normalised
-from memoryhub.memories.gate_preview import preview_write, write_through_gate
+from memoryhub.judges.llm import LLMError, get_llm
 from memoryhub.memories.secrets import find_secrets, redact
+from memoryhub.writes.gate import normalised
+from memoryhub.writes.gate_preview import preview_write, write_through_gate
 
 logger = logging.getLogger(__name__)
 
@@ -244,8 +244,9 @@ def extract(turns: list[dict[str, str]]) -> tuple[list[Candidate], str, str]:
 
 
 def capture_session(
-    *, turns: list[dict[str, str]], project: str | None, session_id: str, source: str, dry_run: bool = False
-) -> CaptureReport:
+    *, turns: list[dict[str, str]], project: str | None, session_id: str, source: str, dry_run: bool = False,
+    trusted: bool = True,
+) -> CaptureReport:  # fmt: skip
     """Pick the session's durable facts and send each through the gate (or say what the gate would do)."""
     candidates, extractor, note = extract(turns)
     report = CaptureReport(extractor=extractor, dry_run=dry_run, note=note)
@@ -260,7 +261,12 @@ def capture_session(
             report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
             continue
         done = write_through_gate(
-            content=candidate.content, project=project, category=candidate.category, metadata=metadata, source=source
+            content=candidate.content,
+            project=project,
+            category=candidate.category,
+            metadata=metadata,
+            source=source,
+            trusted=trusted,
         )
         report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
     return report

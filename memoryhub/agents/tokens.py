@@ -35,13 +35,15 @@ class Agent:
     projects: list[str] | None = None  # None: every project
     read_only: bool = False
     token_id: int | None = None
+    trusted: bool = True  # False: every write waits for a person's review (memories/holds.py)
 
     # DRF and Django ask `request.user.is_authenticated`; an agent with a verified token is.
     is_authenticated = True
 
     @classmethod
     def from_token(cls, token: ApiToken) -> Agent:
-        return cls(name=token.name, projects=token.projects, read_only=token.read_only, token_id=token.pk)
+        return cls(name=token.name, projects=token.projects, read_only=token.read_only, token_id=token.pk,
+                   trusted=not token.untrusted)  # fmt: skip
 
     def may_see(self, project: str | None) -> bool:
         """Global memories (project None) are visible to every token."""
@@ -103,8 +105,11 @@ def _clean_projects(projects: list[str] | None) -> list[str] | None:
     return cleaned
 
 
-def create_token(*, name: str, projects: list[str] | None = None, read_only: bool = False) -> tuple[ApiToken, str]:
-    """Make a token for an agent. Returns the row and the raw token, which is not stored anywhere."""
+def create_token(
+    *, name: str, projects: list[str] | None = None, read_only: bool = False, untrusted: bool = False
+) -> tuple[ApiToken, str]:
+    """Make a token for an agent. Returns the row and the raw token, which is not stored anywhere. `untrusted`: its
+    writes are held for a person's review."""
     name = (name or "").strip()
     if not name or len(name) > 200:
         raise ValidationError({"name": "the agent name must be 1 to 200 characters"})
@@ -115,6 +120,7 @@ def create_token(*, name: str, projects: list[str] | None = None, read_only: boo
         prefix=raw[:10],
         projects=_clean_projects(projects),
         read_only=read_only,
+        untrusted=untrusted,
     )
     return token, raw
 
@@ -146,6 +152,14 @@ def revoke_tokens(*, name: str | None = None, prefix: str | None = None) -> int:
         tokens = tokens.filter(prefix=prefix[:10])
     with transaction.atomic():
         return tokens.update(revoked_at=timezone.now())
+
+
+def set_trust(*, token: ApiToken, untrusted: bool) -> ApiToken:
+    """Switch a token's trust: from now on its writes are held for review (untrusted) or stored as the gate decides."""
+    if token.untrusted != untrusted:
+        token.untrusted = untrusted
+        token.save(update_fields=["untrusted"])
+    return token
 
 
 def revoke_token(*, token: ApiToken) -> ApiToken:

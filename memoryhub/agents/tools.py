@@ -20,16 +20,16 @@ from django.core.exceptions import ValidationError
 
 from memoryhub.agents.tokens import AccessDenied, Agent
 from memoryhub.memories.bookkeeping import record_usage
-from memoryhub.memories.gate import edit_memory, gate_write
 from memoryhub.memories.secrets import WriteRefused, refusal_message, secrets_in_fields
 from memoryhub.memories.selectors import MAX_ID, filter_memories, visible_memory
-from memoryhub.memories.shape import compact_memory, write_answer
 from memoryhub.memories.storable import unstorable
 from memoryhub.memories.store import delete_memory, reinforce
 from memoryhub.memories.validity import parse_moment
 from memoryhub.models import Category, Memory, Status, Tier
 from memoryhub.retrieval.moments import statuses_at, then_and_now
 from memoryhub.retrieval.search import MODES, MemoryFilter, search_memories
+from memoryhub.writes.gate import edit_memory, gate_write
+from memoryhub.writes.shape import compact_memory, write_answer
 
 TURN_TTL_SECONDS = 6 * 3600
 LIST_LIMIT = 50
@@ -237,7 +237,7 @@ def get_memory_for(agent: Agent, memory_id: Any) -> Memory:
     """The memory, or a 404 ToolError; another project's memory answers exactly as a missing one (the domain's
     rule, `visible_memory`, as on the API's routes)."""
     memory = visible_memory(memory_id, allowed_projects=agent.projects)
-    if memory is None:
+    if memory is None or memory.status == Status.QUARANTINED:  # held for a person: the model never reads it
         raise ToolError(f"no memory #{memory_id}", status=404, field="id")
     return memory
 
@@ -306,6 +306,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
         result = gate_write(
             content=args["content"], project=project, category=args.get("category"), tier=args.get("tier"),
             tags=args.get("tags"), metadata=args.get("metadata"), source=agent.name, expires_at=args.get("expires_at"),
+            trusted=agent.trusted,
         )  # fmt: skip
         if result.kind == "secret":
             # As on every route, a secret refuses the request itself (422): nothing stored, nothing echoed.
@@ -331,7 +332,7 @@ def _run(name: str, args: dict[str, Any], agent: Agent, default_project: str | N
     changes = {k: args[k] for k in ("content", "category", "tier", "tags", "metadata") if k in args}
     if not changes:
         raise ToolError("memory_update needs at least one of content, category, tier, tags, metadata")
-    edit_memory(memory=memory, changes=changes, actor=agent.name)
+    edit_memory(memory=memory, changes=changes, actor=agent.name, trusted=agent.trusted)
     memory.refresh_from_db()
     return {"memory": compact_memory(memory)}
 

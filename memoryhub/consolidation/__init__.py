@@ -1,2 +1,3 @@
-"""Turning many memories into fewer: clustering related memories (`clustering`), proposals a person accepts, rejects
-or undoes (`proposals`), and the OpenAI-compatible chat client that writes better proposals when configured (`llm`)."""
+"""Turning many memories into fewer: clustering related memories (`clustering`), stored pairs the update rules link
+(`update_pairs`), and proposals a person accepts, rejects or undoes (`proposals`; written by the LLM of `judges.llm`
+when one is configured)."""

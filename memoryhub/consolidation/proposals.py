@@ -20,12 +20,11 @@ from django.db import transaction
 from django.utils import timezone
 
 from memoryhub.consolidation.clustering import Cluster, cluster_key, find_clusters, word_set
-from memoryhub.consolidation.llm import ChatClient, LLMError, get_llm
 from memoryhub.consolidation.update_pairs import StoredUpdate, find_update_pairs
 from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.judges.llm import ChatClient, LLMError, get_llm
 from memoryhub.memories.chain import passed_back
 from memoryhub.memories.details import dropped_details
-from memoryhub.memories.gate import refuse_noise
 from memoryhub.memories.lifecycle import archive
 from memoryhub.memories.store import clean_fields, create_memory, record_event
 from memoryhub.memories.supersession import decide_conflict, queue_conflict
@@ -42,6 +41,7 @@ from memoryhub.models import (
     source_mark,
 )
 from memoryhub.storage import sql
+from memoryhub.writes.gate import refuse_noise
 
 logger = logging.getLogger(__name__)
 

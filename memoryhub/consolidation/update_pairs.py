@@ -14,9 +14,9 @@ import numpy as np
 
 from memoryhub.consolidation.clustering import active_in_scopes, candidate_pairs
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.update_gate import judge_link
 from memoryhub.memories.updates import Verdict
 from memoryhub.storage import sql
+from memoryhub.writes.update_gate import judge_link
 
 # Pairs closer than this are judged: the gate judges its nearest neighbours above the rules' own floor, but
 # every pair of a large scope is too many to judge, and updates of one fact sit well above it.

@@ -7,6 +7,7 @@ to any OpenAI-compatible `/v1/embeddings` endpoint (Ollama, LM Studio, llama.cpp
 from __future__ import annotations
 
 import functools
+import importlib.util
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -66,10 +67,10 @@ class LocalMiniLM:
         self.model_id = minilm.MODEL_ID
 
     def _load_runner(self):
-        try:
-            from memoryhub.embeddings import minilm_onnx  # optional: without ONNX Runtime, the numpy reference
-        except ImportError:
+        if importlib.util.find_spec("onnx") is None:  # optional: without ONNX, the numpy reference
             return minilm.NumpyBert(minilm.load_weights()), "numpy"
+        from memoryhub.embeddings import minilm_onnx  # loaded with the model: it imports ONNX, which is heavy
+
         # The name carries the builder's version: a changed graph or quantization is rebuilt, never reused stale.
         weight_type = minilm_onnx.weight_type_name()
         name = f"minilm-l6-v2-{minilm.WEIGHTS_SHA256[:12]}-b{minilm_onnx.BUILD_VERSION}-int8-{weight_type}.onnx"

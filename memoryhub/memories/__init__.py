@@ -1,5 +1,6 @@
-"""What a memory may become: writing and editing (`store`); the write gate (`gate`) with what it judges (`secrets`,
-`noise`, `categories`) and its answer for outside items and dry runs (`gate_preview`); removing secrets already
-stored (`scrub`); decay and archiving (`decay`, `lifecycle`); the one memory filter (`selectors`); backup and restore
-(`backup`); health checks and index repair (`health`); what a memory looks like in an answer (`shape`); export
-(`exports`); and moving in from other tools (`importers`, `markdown_notes`)."""
+"""The record operations: what a write may hold (`fields`, `storable`) and storing, editing and deleting a checked one
+(`store`); secrets refused in any field (`secrets`); supersession and its chain (`supersession`, `chain`,
+`supersession_log`) and the rules that judge whether one text replaces another (`updates`, `details`, `times`); decay
+and archiving (`decay`, `lifecycle`); bookkeeping after the answer (`bookkeeping`); the one memory filter
+(`selectors`); removing stored secrets (`scrub`); backup, restore and moving a store (`backup`, `transfer`); health
+checks (`health`); the dashboard's change feed (`changes`); and the demo memories (`demo`)."""

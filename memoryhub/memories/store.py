@@ -6,9 +6,9 @@ embedder that fails leaves nothing behind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 import numpy as np
@@ -16,20 +16,15 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.chain import release_successors
+from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory, parse_import_time
 from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_rows, redact_value
-from memoryhub.memories.storable import MAX_METADATA_BYTES, metadata_size, unstorable
 from memoryhub.memories.validity import imported_times
-from memoryhub.models import Category, Memory, MemoryEvent, Status, Tier
+from memoryhub.models import Memory, MemoryEvent, Status
 from memoryhub.storage import sql
-
-EDITABLE_FIELDS = ("content", "category", "tier", "project", "tags", "metadata", "importance", "confirmed", "status")
-MAX_TAGS = 50
-MAX_TAG_LENGTH = 64
 
 
 def snapshot(memory: Memory) -> dict[str, Any]:
@@ -51,133 +46,6 @@ def record_event(
     )
 
 
-def _unstorable(value: Any) -> str | None:
-    """Why a field's value cannot be stored as sent (the rule is `storable.unstorable`), or None."""
-    found = unstorable(value)
-    return None if found is None else f"it {found.why}" + (f" (at {found.path})" if found.path else "")
-
-
-class _Invalid(Exception):
-    """One field's value is wrong; its message says how. Collected per field, then raised as one ValidationError."""
-
-
-def _clean_content(content: Any) -> str:
-    if not isinstance(content, str) or not content.strip():
-        raise _Invalid("content is required and must be non-empty text")
-    if len(content) > settings.MEMORYHUB_MAX_CONTENT_CHARS:
-        raise _Invalid(f"content is longer than {settings.MEMORYHUB_MAX_CONTENT_CHARS} characters")
-    return content.strip()
-
-
-def _one_of(choices: list[str], *, blank: bool) -> Callable[[Any], str]:
-    """A field that holds one of `choices`; `blank` lets "" through as "not chosen" (category, tier; not status)."""
-
-    def clean(value: Any) -> str:
-        if value == "" and blank:
-            return ""
-        if value not in choices:
-            raise _Invalid(f"must be one of: {', '.join(choices)}")
-        return value
-
-    return clean
-
-
-def _clean_project(project: Any) -> str | None:
-    """None or "" is a global memory; a blank name is refused outright (never read as global by accident)."""
-    if project in (None, ""):
-        return None
-    if not isinstance(project, str) or len(project) > 200:
-        raise _Invalid("project must be text of at most 200 characters, or null for a global memory")
-    if not project.strip():
-        raise WriteRefused({"project": "project is blank: name a project, or send null for a global memory"}, kind="")
-    return project.strip()
-
-
-def _clean_tags(tags: Any) -> list[str]:
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise _Invalid("tags must be a list of strings")
-    if len(tags) > MAX_TAGS or any(len(t) > MAX_TAG_LENGTH or not t.strip() for t in tags):
-        raise _Invalid(f"at most {MAX_TAGS} tags, each 1 to {MAX_TAG_LENGTH} characters")
-    return list(dict.fromkeys(t.strip() for t in tags))
-
-
-def _clean_metadata(metadata: Any) -> dict:
-    if not isinstance(metadata, dict):
-        raise _Invalid("metadata must be a JSON object")
-    if (size := metadata_size(metadata)) > MAX_METADATA_BYTES:
-        raise WriteRefused(
-            {"metadata": f"metadata is {size} bytes as JSON; at most {MAX_METADATA_BYTES} are kept (keep "
-             "references there, a path or a URL, not documents)"},
-            kind="",
-        )  # fmt: skip
-    return metadata
-
-
-def _clean_importance(importance: Any) -> float:
-    if isinstance(importance, bool) or not isinstance(importance, int | float) or not 0.0 <= importance <= 1.0:
-        raise _Invalid("importance must be a number from 0 to 1")
-    return float(importance)
-
-
-def _clean_confirmed(confirmed: Any) -> bool:
-    if not isinstance(confirmed, bool):
-        raise _Invalid("confirmed must be true or false")
-    return confirmed
-
-
-# Each field's rule, in the order they are checked: the first refusal (WriteRefused) ends the check, other errors
-# are collected so the answer names every bad field at once.
-_FIELD_RULES: tuple[tuple[str, Callable[[Any], Any]], ...] = (
-    ("content", _clean_content),
-    ("category", _one_of(Category.values, blank=True)),
-    ("tier", _one_of(Tier.values, blank=True)),
-    ("status", _one_of(Status.values, blank=False)),
-    ("project", _clean_project),
-    ("tags", _clean_tags),
-    ("metadata", _clean_metadata),
-    ("importance", _clean_importance),
-    ("confirmed", _clean_confirmed),
-)
-
-
-def _is_set(name: str, values: dict[str, Any], *, partial: bool) -> bool:
-    """Does this write set the field? Content always on a whole write (so a missing one is an error), the project
-    even as null (that makes it global), any other field only with a value (null leaves it as it is)."""
-    if name == "content":
-        return name in values or not partial
-    if name == "project":
-        return name in values
-    return values.get(name) is not None
-
-
-def clean_fields(values: dict[str, Any], *, partial: bool = False, check_secrets: bool = True) -> dict[str, Any]:
-    """Validate and normalise memory fields; raises ValidationError naming each bad field.
-
-    Every write path (gate, edit, import, merge, promotion, dashboard) comes through here, so this is where the
-    rules no route may skip live: no NUL byte or lone surrogate anywhere, no blank project, and no secret in any
-    field (WriteRefused, answered 422). `check_secrets=False` is for the gate alone, which checks secrets itself
-    first so it can log the refusal redacted."""
-    errors: dict[str, str] = {}
-    out: dict[str, Any] = {}
-    for name in ("content", "project", "tags", "metadata"):
-        why = _unstorable(values.get(name))
-        if why:
-            errors[name] = f"refused: {why}"
-    if errors:
-        raise ValidationError(errors)
-    for name, clean in _FIELD_RULES:
-        if _is_set(name, values, partial=partial):
-            try:
-                out[name] = clean(values.get(name))
-            except _Invalid as exc:
-                errors[name] = str(exc)
-    if errors:
-        raise ValidationError(errors)
-    if check_secrets:
-        check_no_secrets({k: out[k] for k in ("content", "project", "tags", "metadata") if out.get(k)})
-    return out
-
-
 def create_memory(
     *,
     content: str,
@@ -195,30 +63,31 @@ def create_memory(
     valid_to: datetime | None = None,
     expires_at: datetime | None = None,
 ) -> Memory:
-    """Store one memory. `vector`, when the caller already embedded `content` with the active model, is reused.
+    """Store one memory without the gate (a merge, a promotion): its fields checked as any write's, secrets
+    included. `vector`, when the caller already embedded `content` with the active model, is reused.
     `valid_from`: when the fact became true (default: now); `valid_to`, `expires_at`: see `validity`."""
-    fields = clean_fields(
-        {
-            "content": content,
-            "project": project,
-            "category": category,
-            "tier": tier,
-            "tags": tags or [],
-            "metadata": metadata or {},
-            "importance": 0.5 if importance is None else importance,
-            "confirmed": confirmed,
-        }
-    )
-    embedder = get_embedder()
-    if vector is None or fields["content"] != content:
-        vector = embed_for_storage([fields["content"]])[0]
+    command = new_memory(content=content, project=project, category=category, tier=tier, tags=tags,
+                         metadata=metadata, importance=importance, confirmed=confirmed, source=source,
+                         valid_from=valid_from, valid_to=valid_to, expires_at=expires_at)  # fmt: skip
+    check_no_secrets(command.searched_for_secrets())
+    if vector is None or command.content != content:
+        vector = embed_for_storage([command.content])[0]
+    return store_new(command, vector=vector, actor=actor)
+
+
+def store_new(command: NewMemory, *, vector: np.ndarray, actor: str | None = None) -> Memory:
+    """Write a checked command (`fields.new_memory`; the gate has judged it, or `create_memory` checked its
+    secrets) with the vector of its text: the row, its vector and the history event, in one short transaction.
+    Nothing is checked or embedded again here."""
+    model_id = get_embedder().model_id
     with transaction.atomic():
         now = timezone.now()
         memory = Memory.objects.create(
-            **fields, source=source, embed_model=embedder.model_id, created_at=now, updated_at=now,
-            valid_from=valid_from or now, valid_to=valid_to, expires_at=expires_at, verified_at=now,
+            **command.row_fields(), source=command.source, embed_model=model_id, created_at=now, updated_at=now,
+            valid_from=command.valid_from or now, verified_at=now,
         )  # fmt: skip
         sql.write_vector(memory.pk, vector)
+        source = command.source
         record_event(memory.pk, "created", actor=actor if actor is not None else source, after=snapshot(memory))
     return memory
 
@@ -279,36 +148,6 @@ def delete_memory(*, memory: Memory, actor: str = "") -> None:
         release_successors(memory_ids=[memory.pk], actor=actor, action="deleted")
         record_event(memory.pk, "deleted", actor=actor, before=redact_value(snapshot(memory)))
         memory.delete()  # triggers remove the FTS entries and the vector
-
-
-# Imported dates before this are typos or epoch zeros; after "now" they would never decay. Both are clamped.
-EARLIEST = datetime(2000, 1, 1, tzinfo=UTC)
-
-
-def parse_import_time(value: Any, field: str) -> datetime | None:
-    """An imported timestamp, read leniently: ISO 8601 with or without a zone (none: UTC), or a date alone;
-    clamped to [2000-01-01, now] so a date in 2999 cannot make a memory immune to decay."""
-    if value in (None, ""):
-        return None
-    parsed = value if isinstance(value, datetime) else None
-    if isinstance(value, str) and len(value) <= 64:
-        try:
-            parsed = parse_datetime(value.strip())
-            if parsed is None:
-                day = parse_date(value.strip())
-                parsed = datetime(day.year, day.month, day.day) if day else None
-        except ValueError:  # well-formed but impossible: month 13, hour 25
-            parsed = None
-    if parsed is not None:
-        if timezone.is_naive(parsed):
-            parsed = parsed.replace(tzinfo=UTC)
-        try:
-            parsed = parsed.astimezone(UTC)
-        except OverflowError:  # the edge of the calendar (year 1 or 9999 in another zone): clamped below
-            parsed = EARLIEST if parsed.year < 2000 else timezone.now()
-    if parsed is None:
-        raise ValidationError({field: "must be an ISO 8601 date-time (no zone is read as UTC)"})
-    return min(max(parsed, EARLIEST), timezone.now())
 
 
 def clean_import_item(item: Any, *, source: str, keep_source: bool) -> dict[str, Any]:

@@ -32,9 +32,9 @@ from django.db import connection
 from django.db.models import Q
 from django.utils import timezone
 
-from memoryhub.memories.shape import iso, memory_as_dict
 from memoryhub.models import Memory, MemoryEvent, Proposal, Status, Webhook, WebhookDelivery
 from memoryhub.operations.webhooks import SIGNATURE_HEADER, refusal, sign
+from memoryhub.writes.shape import iso, memory_as_dict
 
 BATCH = 50  # events read per hook and pass
 KEEP_DELIVERIES = 500  # tries kept in the log per hook

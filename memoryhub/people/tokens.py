@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 
-from memoryhub.agents.tokens import create_token, revoke_token
+from memoryhub.agents.tokens import create_token, revoke_token, set_trust
 from memoryhub.models import ApiToken
 from memoryhub.people.persons import NotAllowed
 from memoryhub.people.roles import Access, Action
@@ -28,7 +28,9 @@ def tokens_for(access: Access) -> list[ApiToken]:
     return [token for token in rows if _manages(access, token)]
 
 
-def make_token(*, by: Access, name: str, projects: list[str], read_only: bool) -> tuple[ApiToken, str]:
+def make_token(
+    *, by: Access, name: str, projects: list[str], read_only: bool, untrusted: bool = False
+) -> tuple[ApiToken, str]:
     """A new token limited to `projects` (none given: every project, for a hub admin only). Returns the row and the
     raw token, shown once."""
     projects = [p.strip() for p in projects if p.strip()]
@@ -40,12 +42,21 @@ def make_token(*, by: Access, name: str, projects: list[str], read_only: bool) -
     # A token's name is the actor of what it writes; a person's name there would read as that person's change.
     if get_user_model().objects.filter(username=(name or "").strip()).exists():
         raise ValidationError({"name": "that is a person's username; give the agent its own name"})
-    return create_token(name=name, projects=projects or None, read_only=read_only)
+    return create_token(name=name, projects=projects or None, read_only=read_only, untrusted=untrusted)
+
+
+def _managed(by: Access, token_id: int) -> ApiToken:
+    token = ApiToken.objects.filter(pk=token_id).first()
+    if token is None or not _manages(by, token):
+        raise ApiToken.DoesNotExist(f"token #{token_id} does not exist")
+    return token
 
 
 def withdraw_token(*, by: Access, token_id: int) -> ApiToken:
     """Revoke one token this person manages; any other id answers like a missing one."""
-    token = ApiToken.objects.filter(pk=token_id).first()
-    if token is None or not _manages(by, token):
-        raise ApiToken.DoesNotExist(f"token #{token_id} does not exist")
-    return revoke_token(token=token)
+    return revoke_token(token=_managed(by, token_id))
+
+
+def trust_token(*, by: Access, token_id: int, untrusted: bool) -> ApiToken:
+    """Switch the trust of one token this person manages; any other id answers like a missing one."""
+    return set_trust(token=_managed(by, token_id), untrusted=untrusted)

@@ -1,5 +1,5 @@
-"""The webhook delivery thread: the wiring hands it the domain's pass (`register`), `serve` starts it in each serving
-process (`start_deliveries`), and `runtime.stop()` ends it.
+"""The webhook delivery thread: `serve` starts it in each serving process with the domain's pass
+(`start_deliveries(operations.deliveries.deliver_due)`), and `runtime.stop()` ends it.
 
 One process delivers at a time: under `serve --workers N` each worker starts the thread, but only the one that holds
 a `flock` on a file named for the store passes over the hooks; the others wait to take over if it dies (the kernel
@@ -25,16 +25,9 @@ logger = logging.getLogger(__name__)
 
 PAUSE_S = 1.0  # between passes that found nothing more to send
 
-_pass: Callable[[], bool] | None = None
 _thread: threading.Thread | None = None
 _stop = threading.Event()
 _lock = threading.Lock()
-
-
-def register(delivery_pass: Callable[[], bool]) -> None:
-    """The domain's pass: sends what is due, returns True when more is waiting."""
-    global _pass
-    _pass = delivery_pass
 
 
 def _lock_path() -> str:
@@ -71,14 +64,15 @@ def _loop(delivery_pass: Callable[[], bool]) -> None:
         connection.close()
 
 
-def start_deliveries() -> None:
-    """Start the delivery thread of this process (idempotent; nothing to do before `register`)."""
+def start_deliveries(delivery_pass: Callable[[], bool]) -> None:
+    """Start the delivery thread of this process (idempotent): it runs `delivery_pass` (sends what is due, True when
+    more is waiting) again and again while this process holds the sender's turn."""
     global _thread
     with _lock:
-        if _thread is not None or _pass is None:
+        if _thread is not None:
             return
         _stop.clear()
-        _thread = threading.Thread(target=_loop, args=(_pass,), name="memoryhub-webhooks", daemon=True)
+        _thread = threading.Thread(target=_loop, args=(delivery_pass,), name="memoryhub-webhooks", daemon=True)
         _thread.start()
 
 

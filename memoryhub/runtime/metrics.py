@@ -10,8 +10,8 @@ The metrics are made on first use, not at import: prometheus-client picks betwee
 metric is made, from the environment, so a metric made before `serve` named the directory would stay private to
 its process.
 
-What the store holds (memories by status, the database's size) is not counted by anyone: it is read from the store
-at each scrape, by the function the wiring hands over (`register_store_figures`), as the runtime knows nothing of
+What the store holds (memories by status, the database's size) is not counted by anyone: the view reads it from the
+store at each scrape (memoryhub/operations/figures.py) and hands it to `exposition`, as the runtime knows nothing of
 the domain.
 """
 
@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -49,7 +49,6 @@ class _Metrics:
 
 
 _made: _Metrics | None = None
-_store_figures: Callable[[], dict[str, Any]] | None = None
 
 
 def share_across_workers() -> str:
@@ -148,18 +147,14 @@ def waiting_write() -> Iterator[None]:
         gauge.dec()
 
 
-def register_store_figures(figures: Callable[[], dict[str, Any]]) -> None:
-    """The wiring hands over what reads the store's figures at a scrape: `{"memories": {status: count},
-    "database_bytes": int}`."""
-    global _store_figures
-    _store_figures = figures
-
-
 class _StoreCollector:
+    """The store's figures as read for this scrape: `{"memories": {status: count}, "database_bytes": int}`."""
+
+    def __init__(self, figures: dict[str, Any]):
+        self.figures = figures
+
     def collect(self):
-        if _store_figures is None:
-            return
-        figures = _store_figures()
+        figures = self.figures
         memories = GaugeMetricFamily("memoryhub_memories", "Memories in the store, by status", labels=["status"])
         for status, count in sorted(figures.get("memories", {}).items()):
             memories.add_metric([status], count)
@@ -169,7 +164,7 @@ class _StoreCollector:
         )
 
 
-def exposition() -> tuple[bytes, str]:
+def exposition(store_figures: dict[str, Any]) -> tuple[bytes, str]:
     """The text a scrape answers with, and its content type: every worker's counts, then the store's figures."""
     made = _metrics()
     registry = CollectorRegistry()
@@ -177,7 +172,7 @@ def exposition() -> tuple[bytes, str]:
         MultiProcessCollector(registry)
     else:
         registry.register(_Forward(made.registry))
-    registry.register(_StoreCollector())
+    registry.register(_StoreCollector(store_figures))
     return generate_latest(registry), CONTENT_TYPE_LATEST
 
 

@@ -195,7 +195,7 @@ MEMORYHUB_RECALL_BUDGET_CHARS = envint("MEMORYHUB_RECALL_BUDGET_CHARS", 400, min
 # A recall line of a fact nobody checked for this many days carries the day it was last checked.
 MEMORYHUB_UNCHECKED_DAYS = envint("MEMORYHUB_UNCHECKED_DAYS", 180, minimum=1, maximum=36500)
 
-# --- Write gate (memoryhub/memories/gate.py, secrets.py, noise.py) ----------------------------------------------------
+# --- Write gate (memoryhub/writes/gate.py, secrets.py, noise.py) ----------------------------------------------------
 
 # A write is noise below these sizes; a near-duplicate in the same scope is folded into the existing memory when
 # the vectors are this close (cosine) or the word sets overlap this much (Jaccard).

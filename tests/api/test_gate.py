@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from django.core.exceptions import ValidationError
 
-from memoryhub.memories.categories import guess_category, guess_tier
-from memoryhub.memories.gate import multi_fact_warning, promote_gate_entry
-from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import find_secrets
 from memoryhub.memories.store import create_memory, import_memories
 from memoryhub.models import GateLogEntry, Memory, MemoryEvent
+from memoryhub.writes.categories import guess_category, guess_tier
+from memoryhub.writes.gate import multi_fact_warning, promote_gate_entry
+from memoryhub.writes.noise import noise_reason
 from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from memoryhub.memories.gate import gate_write
 from memoryhub.models import Memory, Proposal
+from memoryhub.writes.gate import gate_write
 from tests.factories import remember
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

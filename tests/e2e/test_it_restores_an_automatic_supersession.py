@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from memoryhub.memories.gate import gate_write
 from memoryhub.models import Memory, MemoryEvent
+from memoryhub.writes.gate import gate_write
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -10,9 +10,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from memoryhub.memories.gate import gate_write
 from memoryhub.memories.supersession import decide_conflict, queue_conflict, supersede
 from memoryhub.models import Membership, Memory, MemoryEvent, Status
+from memoryhub.writes.gate import gate_write
 from tests.ui.conftest import HX, remember
 
 OLD = "The shopfront API listens on port 8000."

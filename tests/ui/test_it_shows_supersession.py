@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from memoryhub.memories.gate import gate_write
 from memoryhub.memories.supersession import queue_conflict
 from memoryhub.models import Memory, Proposal, Status
+from memoryhub.writes.gate import gate_write
 from tests.ui.conftest import HX, remember
 
 OLD = "The shopfront API listens on port 8000."

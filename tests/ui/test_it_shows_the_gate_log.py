@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memoryhub.memories.gate import gate_write
 from memoryhub.models import GateLogEntry, Memory
+from memoryhub.writes.gate import gate_write
 from tests.ui.conftest import HX
 
 

@@ -10,9 +10,9 @@ from datetime import UTC, datetime, timedelta
 
 from django.utils import timezone
 
-from memoryhub.memories.gate import gate_write
 from memoryhub.models import Memory, MemoryEvent
 from memoryhub.retrieval.search import MemoryFilter, search_memories
+from memoryhub.writes.gate import gate_write
 from tests.ui.conftest import HX, remember, row_ids
 from ui.forms import version_of
 

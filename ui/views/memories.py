@@ -6,14 +6,15 @@ from django.http import HttpResponse, HttpResponseRedirect, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from memoryhub.consolidation.proposals import proposal_for_merged
 from memoryhub.embeddings import EmbeddingError
 from memoryhub.memories.decay import days_until_below
-from memoryhub.memories.gate import edit_memory
 from memoryhub.memories.store import delete_memory
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Memory
 from memoryhub.people.activity import people_among
 from memoryhub.people.roles import Access, Action
+from memoryhub.writes.gate import edit_memory
 from ui import decay_figures, selectors
 from ui.forms import EditTextForm, FilterForm, RetagForm
 from ui.views.common import (
@@ -100,18 +101,9 @@ def memory_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
         "people": people_among(sorted({event.actor for event in events})),
         "similar": selectors.similar_memories(memory, request.access),
         "merged_from": list(selectors.memories_for(request.access).filter(merged_into=memory).order_by("pk")),
-        "merge_proposal": _merge_proposal(memory),
+        "merge_proposal": proposal_for_merged(memory),  # the accepted merge that made it: the page offers the undo
     }
     return render_view(request, "ui/memory_detail.html", None, context)
-
-
-def _merge_proposal(memory: Memory):
-    """The accepted merge that made this memory, so its page can offer the undo."""
-    try:
-        from memoryhub.consolidation.proposals import proposal_for_merged
-    except ImportError:
-        return None
-    return proposal_for_merged(memory)
 
 
 # --- rows ------------------------------------------------------------------------------------------------------

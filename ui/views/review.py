@@ -306,7 +306,7 @@ def gate_log(request: HtmxHttpRequest) -> HttpResponse:
 @dashboard_view
 @require_POST
 def promote(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    from memoryhub.memories.gate import promote_gate_entry
+    from memoryhub.writes.gate import promote_gate_entry
 
     entry = get_scoped(request, GateLogEntry.objects.all(), pk, Action.CURATE, "Gate log entry")
     try:

@@ -103,8 +103,9 @@ def token_create(request: HtmxHttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         _, raw = tokens.make_token(
-            by=request.access, name=data["name"], projects=data["projects"], read_only=data["read_only"]
-        )
+            by=request.access, name=data["name"], projects=data["projects"], read_only=data["read_only"],
+            untrusted=data["untrusted"],
+        )  # fmt: skip
     except ValidationError as exc:
         form.add_error(None, error_text(exc))
         return render_view(request, TOKENS, None, _tokens_context(request, form), status=422)
@@ -121,6 +122,19 @@ def token_revoke(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     except ApiToken.DoesNotExist as exc:
         raise Missing(f"Token #{pk} does not exist.") from exc
     return done(request, f"Token {token.prefix}… of {token.name} revoked.", reverse("ui:tokens"))
+
+
+@dashboard_view
+@requires(Action.TOKENS)
+@require_POST
+def token_trust(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    untrusted = request.POST.get("untrusted") == "1"
+    try:
+        token = tokens.trust_token(by=request.access, token_id=pk, untrusted=untrusted)
+    except ApiToken.DoesNotExist as exc:
+        raise Missing(f"Token #{pk} does not exist.") from exc
+    state = "untrusted: its writes are held for review" if token.untrusted else "trusted"
+    return done(request, f"Token {token.prefix}… of {token.name} is {state}.", reverse("ui:tokens"))
 
 
 # --- people ------------------------------------------------------------------------------------------------------

@@ -6,8 +6,8 @@ from django.http import HttpResponse
 from django.views.decorators.http import require_http_methods
 
 from memoryhub.embeddings import EmbeddingError
-from memoryhub.memories.gate import gate_write
 from memoryhub.people.roles import Action
+from memoryhub.writes.gate import gate_write
 from ui import selectors
 from ui.forms import NewMemoryForm
 from ui.views.common import (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.consolidation.llm import LLMError, get_llm
 from memoryhub.consolidation.proposals import run_consolidation
+from memoryhub.judges.llm import LLMError, get_llm
 
 
 class Command(BaseCommand):

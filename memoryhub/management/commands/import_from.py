@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from memoryhub.memories.importers import FORMATS, ImportFormatError, import_from, read_path
+from memoryhub.writes.importers import FORMATS, ImportFormatError, import_from, read_path
 
 
 class Command(BaseCommand):

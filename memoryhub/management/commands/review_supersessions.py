@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from memoryhub.memories.supersession_review import LinkReview, review_supersessions
+from memoryhub.writes.supersession_review import LinkReview, review_supersessions
 
 SHOWN = 70  # characters of each text in a listed link
 

@@ -23,6 +23,7 @@ from django.db import connections
 from waitress import serve
 
 from memoryhub import runtime
+from memoryhub.operations.deliveries import deliver_due
 from memoryhub.runtime import metrics
 from memoryhub.runtime.prefork import listening_socket, raise_system_exit
 from memoryhub.storage import sql
@@ -122,7 +123,7 @@ class Command(BaseCommand):
             write_lane.warm_up()  # the write lane's own copy of the model (embeddings/write_lane.py)
         self.stdout.flush()
         runtime.start()
-        runtime.start_deliveries()  # webhooks: one worker of all sends them (runtime/deliveries.py)
+        runtime.start_deliveries(deliver_due)  # webhooks: one worker of all sends them (runtime/deliveries.py)
         try:
             serve(
                 application,

@@ -8,10 +8,10 @@ folded into as a duplicate, and one judged another fact (a look-alike) is neithe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 
+from memoryhub.judges.update_judge import ask_llm_about_update
 from memoryhub.memories.supersession import kept_both, queue_conflict, supersede
 from memoryhub.memories.updates import (
     RULES,
@@ -24,17 +24,6 @@ from memoryhub.memories.updates import (
     project_words,
 )
 from memoryhub.models import Memory, Status
-
-# A second opinion on the pairs the rules are unsure of (conflicts): (older, newer) -> a verdict, or None to keep
-# the rules' one. Registered at start-up by the consolidation package (an LLM), so this floor never imports it.
-SecondOpinion = Callable[..., Verdict | None]
-_second_opinion: SecondOpinion | None = None
-
-
-def register_second_opinion(judge: SecondOpinion | None) -> None:
-    global _second_opinion
-    _second_opinion = judge
-
 
 # How many neighbours are judged: the nearest by meaning, then the best word matches. An update is about the
 # same subject, so its older fact is among the very nearest; judging more only adds chances to be wrong.
@@ -109,16 +98,17 @@ def judge_neighbours(
     if any(v.verdict == Verdict.SUPERSEDE for v in verdicts):
         # About to hide a fact: judge again with the scope's own names set aside (rare, so the count is affordable).
         verdicts = judge_update(text=text, neighbours=neighbours, topic=scope_topic(project, text=text))
-    if _second_opinion is None or not any(v.verdict == Verdict.CONFLICT for v in verdicts):
+    if not any(v.verdict == Verdict.CONFLICT for v in verdicts):
         return verdicts
-    # Asked inside the write transaction, but only for the rare pair the rules could not call.
+    # Asked inside the write transaction, but only for the rare pair the rules could not call (the LLM, when
+    # MEMORYHUB_GATE_LLM_JUDGE is on and one is configured; otherwise no opinion and the rules' verdict stands).
     texts = {n.id: n for n in neighbours}
     out = []
     for verdict in verdicts:
         if verdict.verdict == Verdict.CONFLICT:
             n = texts[verdict.memory_id]
             older, newer = (text, n.content) if n.newer else (n.content, text)
-            opinion = _second_opinion(older=older, newer=newer)
+            opinion = ask_llm_about_update(older=older, newer=newer)
             if opinion is not None and opinion != verdict.verdict:
                 verdict = replace(verdict, verdict=opinion, reason=f"{verdict.reason}; the LLM judged: {opinion}")
         out.append(verdict)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from django.conf import settings
@@ -21,9 +21,9 @@ from django.db import transaction
 from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
-from memoryhub.memories.categories import guess_category, guess_tier
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
-from memoryhub.memories.noise import judge_noise, noise_reason, words
+from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory
+from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
 from memoryhub.memories.secrets import (
     WriteRefused,
     find_secrets,
@@ -33,22 +33,17 @@ from memoryhub.memories.secrets import (
     refusal_message,
     secrets_in_fields,
 )
-from memoryhub.memories.store import (
-    EDITABLE_FIELDS,
-    clean_fields,
-    create_memory,
-    parse_import_time,
-    reinforce,
-    update_memory,
-)
+from memoryhub.memories.store import create_memory, reinforce, store_new, update_memory
 from memoryhub.memories.supersession import current_successor, queue_conflict
-from memoryhub.memories.twins import similar_in_scope
-from memoryhub.memories.update_gate import apply_updates, judge_neighbours
 from memoryhub.memories.updates import Verdict
-from memoryhub.memories.validity import mark_verified, written_times
+from memoryhub.memories.validity import mark_verified
 from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
+from memoryhub.retrieval.search import similar_in_scope
 from memoryhub.runtime import metrics
 from memoryhub.storage import sql, vector_index
+from memoryhub.writes.categories import guess_category, guess_tier
+from memoryhub.writes.noise import judge_noise, noise_reason, words
+from memoryhub.writes.update_gate import apply_updates, judge_neighbours
 
 
 @dataclass
@@ -56,7 +51,7 @@ class GateResult:
     outcome: str  # created | merged | duplicate | rejected
     memory: Memory | None
     reason: str
-    kind: str = ""  # why: secret, noise, duplicate, near_duplicate; "" when created
+    kind: str = ""  # why: secret, noise, duplicate, near_duplicate; held (stored for review); "" when created
     warnings: list[str] = field(default_factory=list)
     log_entry: GateLogEntry | None = None
     fields: dict[str, list[str]] = field(default_factory=dict)  # for a refused secret: {field path: [message]}
@@ -194,18 +189,18 @@ def find_duplicate(
     return Memory.objects.get(pk=best[0]), best[1], best[2]
 
 
-def _fold(memory: Memory, fields: dict[str, Any], explicit: set[str]) -> dict[str, Any]:
+def _fold(memory: Memory, command: NewMemory, explicit: set[str]) -> dict[str, Any]:
     """What the new write adds to the existing memory: new tags and metadata keys, a missing category or tier."""
     changes: dict[str, Any] = {}
-    new_tags = [t for t in fields.get("tags") or [] if t not in memory.tags]
+    new_tags = [t for t in command.tags if t not in memory.tags]
     if new_tags:
         changes["tags"] = list(memory.tags) + new_tags
-    new_meta = {k: v for k, v in (fields.get("metadata") or {}).items() if k not in memory.metadata}
+    new_meta = {k: v for k, v in command.metadata.items() if k not in memory.metadata}
     if new_meta:
         changes["metadata"] = dict(memory.metadata) | new_meta
     for name in ("category", "tier"):
-        if name in explicit and fields.get(name) and not getattr(memory, name):
-            changes[name] = fields[name]
+        if name in explicit and getattr(command, name) and not getattr(memory, name):
+            changes[name] = getattr(command, name)
     return changes
 
 
@@ -219,59 +214,44 @@ def _log(decision: str, *, reason: str, kind: str, content: str, payload: dict, 
     )  # fmt: skip
 
 
-def gate_write(
-    *,
-    content: Any,
-    project: Any = None,
-    category: Any = None,
-    tier: Any = None,
-    tags: Any = None,
-    metadata: Any = None,
-    importance: Any = None,
-    source: str = "",
-    valid_from: Any = None,
-    valid_to: Any = None,
-    expires_at: Any = None,
-) -> GateResult:
-    """Check a write and do what the check decides. Raises ValidationError for bad fields (nothing written).
-    `valid_from`: when the fact became true (ISO 8601; default: now); `valid_to`, `expires_at`: see validity.py."""
+def gate_write(**fields: Any) -> GateResult:
+    """`admit` a write given as the keyword fields of `fields.new_memory` (content, project, category, tier, tags,
+    metadata, importance, source, valid_from, valid_to, expires_at, trusted), checked once there. Raises
+    ValidationError for bad fields (nothing written)."""
+    return admit(new_memory(**fields))
+
+
+def admit(command: NewMemory) -> GateResult:
+    """Judge a checked write (`fields.new_memory`: its form checked, not yet its secrets) and do what it decides:
+    refuse it, fold it into its twin, or store it (superseding what it replaces)."""
     # One write at a time through the gate when the model runs here, after the searches running (runtime/turns.py).
     with runtime.write_turn(exclusive=write_lane.uses_lane(get_embedder())):
-        result = _gate_write(content=content, project=project, category=category, tier=tier, tags=tags,
-                             metadata=metadata, importance=importance, source=source,
-                             valid_from=valid_from, valid_to=valid_to, expires_at=expires_at)  # fmt: skip
+        result = _admit(command)
     metrics.count_write_outcome(result.outcome, superseded=len(result.supersedes), conflicts=len(result.conflicts))
     return result
 
 
-def _gate_write(
-    *, content: Any, project: Any, category: Any, tier: Any, tags: Any, metadata: Any, importance: Any, source: str,
-    valid_from: Any, valid_to: Any, expires_at: Any,
-) -> GateResult:  # fmt: skip
-    valid_from = parse_import_time(valid_from, "valid_from")
-    times = written_times(valid_from=valid_from, valid_to=valid_to, expires_at=expires_at)
-    raw = {"content": content, "project": project, "category": category or "", "tier": tier or ""}
-    raw |= {"tags": tags or [], "metadata": metadata or {}, "importance": 0.5 if importance is None else importance}
-    fields = clean_fields(raw, check_secrets=False)
-    explicit = {name for name, value in (("category", category), ("tier", tier)) if value}
-    text = fields["content"]
-    project = fields["project"]
-    payload = {k: fields[k] for k in ("category", "tier", "tags", "metadata", "importance")}
+def _admit(command: NewMemory) -> GateResult:
+    text, project, source = command.content, command.project, command.source
+    explicit = {name for name in ("category", "tier") if getattr(command, name)}
+    payload = {k: getattr(command, k) for k in ("category", "tier", "tags", "metadata", "importance")}
 
-    found = secrets_in_fields({k: fields[k] for k in ("content", "project", "tags", "metadata") if fields.get(k)})
+    found = secrets_in_fields(command.searched_for_secrets())
     if found:
-        return _refuse_secret(fields, found, payload=payload, source=source)
+        return _refuse_secret(command, found, payload=payload)
 
     why = judge_noise(text)
     if why:
         return _refuse_noise(why, text=text, payload=payload, project=project, source=source)
 
-    guessed = _guess_missing(fields)
+    command, guessed = _guess_missing(command)
     warning = multi_fact_warning(text)
     warnings = [warning] if warning else []
 
     embedder = get_embedder()
-    vector = embed_for_storage([text])[0]
+    vector = embed_for_storage([text])[0]  # the one embedding of the write: the twin check and the row use it
+    if held := hold_reason(text, trusted=command.trusted):  # a person decides: nothing folded into, nothing superseded
+        return _held(command, held, vector=vector, warnings=warnings)
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
     runtime.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part
     # The twin is looked for inside the write transaction, which writers enter one at a time, in this process and in
@@ -282,7 +262,8 @@ def _gate_write(
         candidates = similar_in_scope(
             content=text, vector=vector, model_id=embedder.model_id, project=project, limit=50
         )
-        verdicts = judge_neighbours(text=text, project=project, candidates=candidates, valid_from=valid_from)
+        verdicts = judge_neighbours(text=text, project=project, candidates=candidates,
+                                    valid_from=command.valid_from)  # fmt: skip
         # A memory the update rules judged to hold another value, or to be another fact, is never folded into.
         skip = {v.memory_id for v in verdicts if v.verdict != Verdict.NONE}
         duplicate = find_duplicate(content=text, project=project, vector=vector, candidates=candidates, skip=skip)
@@ -293,16 +274,17 @@ def _gate_write(
                 return _repeat_of_superseded(repeated[0], text=text, payload=payload, project=project,
                                              source=source, warnings=warnings)  # fmt: skip
         if duplicate is not None:
-            return _fold_into_twin(duplicate, fields, explicit, payload=payload, source=source, warnings=warnings)
+            return _fold_into_twin(duplicate, command, explicit, payload=payload, warnings=warnings)
 
-        memory = create_memory(
-            content=text, project=project, category=fields["category"], tier=fields["tier"], tags=fields["tags"],
-            metadata=fields["metadata"], importance=fields["importance"], source=source, vector=vector,
-            valid_from=valid_from, **times,
-        )  # fmt: skip
+        memory = store_new(command, vector=vector)
         update = apply_updates(memory=memory, verdicts=verdicts, actor=source)
     return _explain_created(memory, update, guessed=guessed, warnings=warnings, text=text, payload=payload,
                             project=project, source=source)  # fmt: skip
+
+
+def _held(command: NewMemory, reason: str, *, vector: Any, warnings: list[str]) -> GateResult:
+    memory = hold_write(command=command, reason=reason, vector=vector)
+    return GateResult("created", memory, held_answer(memory), kind="held", warnings=warnings)
 
 
 def _refuse_noise(why: str, *, text: str, payload: dict, project: str | None, source: str) -> GateResult:
@@ -312,27 +294,26 @@ def _refuse_noise(why: str, *, text: str, payload: dict, project: str | None, so
     return GateResult("rejected", None, reason, kind="noise", log_entry=entry)
 
 
-def _guess_missing(fields: dict) -> list[str]:
-    """Fill a category and tier the writer left out from the text; what was guessed, for the write's reason."""
+def _guess_missing(command: NewMemory) -> tuple[NewMemory, list[str]]:
+    """A category and tier the writer left out, guessed from the text; what was guessed, for the write's reason."""
     guessed = []
-    if not fields["category"]:
-        fields["category"] = guess_category(fields["content"])
-        if fields["category"]:
-            guessed.append(f"category guessed: {fields['category']}")
-    if not fields["tier"]:
-        fields["tier"] = guess_tier(fields["content"], fields["category"])
-        if fields["tier"]:
-            guessed.append(f"tier guessed: {fields['tier']}")
-    return guessed
+    category = command.category or guess_category(command.content)
+    if category and not command.category:
+        guessed.append(f"category guessed: {category}")
+    tier = command.tier or guess_tier(command.content, category)
+    if tier and not command.tier:
+        guessed.append(f"tier guessed: {tier}")
+    return replace(command, category=category, tier=tier), guessed
 
 
 def _fold_into_twin(
-    duplicate: tuple[Memory, str, float], fields: dict, explicit: set[str], *, payload: dict, source: str,
+    duplicate: tuple[Memory, str, float], command: NewMemory, explicit: set[str], *, payload: dict,
     warnings: list[str],
 ) -> GateResult:  # fmt: skip
     """Store nothing new: add to the twin what the write brings (merged) or only reinforce it (duplicate)."""
     existing, how, similarity = duplicate
-    changes = _fold(existing, fields, explicit)
+    source = command.source
+    changes = _fold(existing, command, explicit)
     with transaction.atomic():
         if changes:
             update_memory(memory=existing, changes=changes, actor=source, action="merged")
@@ -351,7 +332,7 @@ def _fold_into_twin(
         )
     entry = _log(
         GateDecision.MERGED if changes else GateDecision.DUPLICATE, reason=reason, kind="duplicate",
-        content=fields["content"], payload=payload, project=fields["project"], source=source, memory=existing,
+        content=command.content, payload=payload, project=command.project, source=source, memory=existing,
     )  # fmt: skip
     return GateResult(outcome, existing, reason, kind="duplicate", warnings=warnings, log_entry=entry)
 
@@ -391,20 +372,20 @@ def _repeat_of_superseded(
                       conflicts=conflicts)  # fmt: skip
 
 
-def _refuse_secret(fields: dict, found: dict[str, list[str]], *, payload: dict, source: str) -> GateResult:
+def _refuse_secret(command: NewMemory, found: dict[str, list[str]], *, payload: dict) -> GateResult:
     """Log a refused secret with every secret span redacted (the kind and length kept, the value never)."""
     kinds = [kind for path_kinds in found.values() for kind in path_kinds]
     reason = refusal_message(kinds)
-    text = fields["content"]
+    text = command.content
     spans = [{"field": "content", "kind": f.kind, "length": f.end - f.start} for f in find_secrets(text)]
     spans += [{"field": path, "kind": k} for path, path_kinds in found.items() if path != "content" for k in path_kinds]
     safe_payload = {k: payload[k] for k in ("category", "tier", "importance")} | {
         "tags": [redact_label(t) for t in payload["tags"]], "metadata": redact_value(payload["metadata"]),
         "redacted": True, "secrets": spans,
     }  # fmt: skip
-    project = redact_label(fields["project"]) if fields.get("project") else fields.get("project")
+    project = redact_label(command.project) if command.project else command.project
     entry = _log(GateDecision.REJECTED, reason=reason, kind="secret", content=redact(text), payload=safe_payload,
-                 project=project, source=source)  # fmt: skip
+                 project=project, source=command.source)  # fmt: skip
     fields = {path: [refusal_message(path_kinds)] for path, path_kinds in found.items()}
     return GateResult("rejected", None, reason, kind="secret", log_entry=entry, fields=fields)
 
@@ -422,21 +403,25 @@ def refuse_noise(content: Any) -> None:
 EditAction = Literal["updated", "edited", "retagged"]
 
 
-def edit_memory(*, memory: Memory, changes: dict[str, Any], actor: str, action: EditAction = "updated") -> Memory:
+def edit_memory(
+    *, memory: Memory, changes: dict[str, Any], actor: str, action: EditAction = "updated", trusted: bool = True
+) -> Memory:
     """The one edit, whoever makes it (the API, the agents' tools, the dashboard's edit and retag forms).
 
     Only the editable fields change, each checked as for any write; a secret in any field is refused (422) by
     `clean_fields`, before the noise rules judge new text, with nothing changed. New text is re-embedded, and one
     history event named `action` records what was there before (`store.update_memory`). Supersession is not an
     edit: a memory becomes superseded only when a newer one replaces it, and leaves that state by a restore,
-    which also unlinks its successor."""
+    which also unlinks its successor. An agent's edit (`updated`) that plants an instruction, or any edit by an
+    untrusted token, sends the memory back to review (memories/holds.py)."""
     if not changes:
         raise ValidationError({"non_field_errors": "nothing to change: send at least one field"})
     _check_editable(memory, changes)
     if "content" in changes:
         clean_fields({"content": changes["content"]}, partial=True)  # a secret is named before noise
         refuse_noise(changes["content"])
-    return update_memory(memory=memory, changes=changes, actor=actor, action=action)
+    memory = update_memory(memory=memory, changes=changes, actor=actor, action=action)
+    return hold_edited(memory=memory, actor=actor, by_agent=action == "updated", trusted=trusted)
 
 
 def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
@@ -446,6 +431,7 @@ def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
         editable = ", ".join(EDITABLE_FIELDS)
         raise ValidationError({name: f"cannot be edited; the editable fields are {editable}" for name in unknown})
     status = changes.get("status")
+    check_hold_edit(memory, status)
     if status is None or status == memory.status:
         return
     if status == Status.SUPERSEDED:

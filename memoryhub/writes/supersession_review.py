@@ -20,10 +20,10 @@ from django.db import transaction
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.supersession import queue_conflict, restore
 from memoryhub.memories.supersession_log import AutoSupersession, automatic_supersessions
-from memoryhub.memories.update_gate import judge_link
 from memoryhub.memories.updates import UpdateVerdict, Verdict
 from memoryhub.models import Memory
 from memoryhub.storage import sql
+from memoryhub.writes.update_gate import judge_link
 
 ACTOR = "review_supersessions"
 

@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("memoryhub", "0009_time"),
+        ("memoryhub", "0010_trust"),
     ]
 
     operations = [

@@ -2,19 +2,16 @@
 durable memory or noise.
 
 Only with MEMORYHUB_GATE_LLM_JUDGE on and an LLM configured. Thinking is off; an empty, reasoning-only or
-malformed answer, or none at all, leaves the rules' verdict standing. The noise rules are handed this function at
-start-up (`noise.register_noise_judge`), so the memories package never imports the LLM client.
+malformed answer, or none at all, leaves the rules' verdict standing. Asked by the noise rules
+(`writes.noise.judge_noise`), which sit on the floor above.
 """
 
 from __future__ import annotations
 
-import logging
+from typing import Any
 
-from django.conf import settings
-
-from memoryhub.consolidation.llm import LLMError, get_llm
-
-logger = logging.getLogger(__name__)
+from memoryhub.judges.llm import LLMError
+from memoryhub.judges.opinion import second_opinion
 
 _JUDGE_PROMPT = (
     "You decide whether a note an AI coding agent wants to save is a durable memory or noise. Durable: a fact, "
@@ -27,20 +24,12 @@ _JUDGE_PROMPT = (
 
 def ask_llm_about_noise(text: str) -> tuple[bool, str] | None:
     """(durable, why) from the LLM, or None (not configured, switched off, or no usable answer)."""
-    if not settings.MEMORYHUB_GATE_LLM_JUDGE:
-        return None
-    try:
-        client = get_llm()
-        if client is None:
-            return None
-        answer = client.complete_json(
-            [{"role": "system", "content": _JUDGE_PROMPT}, {"role": "user", "content": text[:2000]}]
-        )
-        durable = answer.get("durable")
-        if not isinstance(durable, bool):
-            raise LLMError("the answer has no true/false `durable`")
-    except LLMError as exc:
-        logger.info("the LLM could not judge a write (%s); the rules decide", exc)
-        return None
+    return second_opinion(prompt=_JUDGE_PROMPT, question=text[:2000], read=_durable, about="a write")
+
+
+def _durable(answer: dict[str, Any]) -> tuple[bool, str]:
+    durable = answer.get("durable")
+    if not isinstance(durable, bool):
+        raise LLMError("the answer has no true/false `durable`")
     why = answer.get("why") if isinstance(answer.get("why"), str) else ""
     return durable, why

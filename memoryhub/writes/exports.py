@@ -1,6 +1,6 @@
 """Export as JSON lines or Markdown, and import of exported items; a history event as plain data.
 
-An export line is a memory in the API's shape (`memoryhub.memories.shape.memory_as_dict`): it carries every field
+An export line is a memory in the API's shape (`memoryhub.writes.shape.memory_as_dict`): it carries every field
 of the API answer, so an export imported elsewhere restores the same memories (new ids; `merged_into` is remapped
 within the imported set).
 """
@@ -18,10 +18,10 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.backup import auto_backup
 from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.selectors import visible_memory
-from memoryhub.memories.shape import iso, memory_as_dict
 from memoryhub.memories.store import clean_import_item, store_imported
 from memoryhub.models import Category, Memory, MemoryEvent
 from memoryhub.storage import vector_index
+from memoryhub.writes.shape import iso, memory_as_dict
 
 
 def event_as_dict(event: MemoryEvent) -> dict[str, Any]:

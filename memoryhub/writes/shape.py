@@ -13,9 +13,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from memoryhub.memories.gate import GateResult
 from memoryhub.memories.supersession import chain_of
 from memoryhub.models import Memory
+from memoryhub.writes.gate import GateResult
 
 
 def iso(value: datetime | None) -> str | None:

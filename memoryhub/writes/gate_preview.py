@@ -14,12 +14,12 @@ from typing import Any
 from django.core.exceptions import ValidationError
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.gate import find_duplicate, gate_write, normalised
-from memoryhub.memories.noise import noise_reason
 from memoryhub.memories.secrets import secrets_in_fields
-from memoryhub.memories.twins import similar_in_scope
-from memoryhub.memories.update_gate import judge_neighbours
 from memoryhub.memories.updates import Verdict
+from memoryhub.retrieval.search import similar_in_scope
+from memoryhub.writes.gate import find_duplicate, gate_write, normalised
+from memoryhub.writes.noise import noise_reason
+from memoryhub.writes.update_gate import judge_neighbours
 
 
 @dataclass(frozen=True)
@@ -72,12 +72,13 @@ def write_through_gate(
     metadata: Any = None,
     source: str,
     valid_from: Any = None,
+    trusted: bool = True,
 ) -> ItemWrite:
     """One item sent through the gate; bad fields are a "rejected" outcome naming them, so one bad item does not
     stop the rest of an import or a capture. `valid_from`: the source's date for the fact, if it has one."""
     try:
         result = gate_write(content=content, project=project, category=category or None, tags=tags,
-                            metadata=metadata, source=source, valid_from=valid_from)  # fmt: skip
+                            metadata=metadata, source=source, valid_from=valid_from, trusted=trusted)  # fmt: skip
     except ValidationError as exc:
         fields = "; ".join(f"{k}: {' '.join(v)}" for k, v in exc.message_dict.items())
         return ItemWrite("rejected", f"refused: {fields}")

@@ -13,7 +13,7 @@ Formats (the names `python manage.py import_from FORMAT PATH` and POST /api/v1/i
   metadata are kept in the memory's metadata. The project is the one the import names (see below), because mem0's
   ids name people and agents rather than code bases.
 - `markdown`: CLAUDE.md, AGENTS.md, .cursorrules and other rule files, Basic Memory notes; a file or a folder of
-  them (memoryhub/memories/markdown_notes.py).
+  them (memoryhub/writes/markdown_notes.py).
 
 Every item goes through `gate_write`, so secrets are refused, near-duplicates (also within one import) folded,
 noise refused: an import from another tool is not a restore (POST memories/import is). Every item lands in one
@@ -35,12 +35,12 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from memoryhub.memories.gate_preview import preview_write, write_through_gate
-from memoryhub.memories.markdown_notes import is_markdown_file, markdown_files, parse_note
+from memoryhub.memories.fields import parse_import_time
 from memoryhub.memories.secrets import find_secrets, redact
 from memoryhub.memories.storable import MAX_JSON_DEPTH  # a file nests no deeper than a memory's metadata may
-from memoryhub.memories.store import parse_import_time
 from memoryhub.models import Category, Memory
+from memoryhub.writes.gate_preview import preview_write, write_through_gate
+from memoryhub.writes.markdown_notes import is_markdown_file, markdown_files, parse_note
 
 FORMATS = ("mcp-memory", "mem0", "markdown")
 OUTCOMES = ("created", "merged", "duplicate", "rejected")
@@ -294,6 +294,7 @@ def import_from(
     source: str,
     dry_run: bool = False,
     skipped: list[str] | None = None,
+    trusted: bool = True,
 ) -> ImportReport:
     """Send each item through the gate (or, on a dry run, say what the gate would decide). `skipped`: the files
     reading left alone (read_path), carried into the report."""
@@ -316,6 +317,7 @@ def import_from(
             metadata=item.metadata,
             source=source,
             valid_from=item.valid_from,
+            trusted=trusted,
         )
         report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id, done.supersedes))
     return report

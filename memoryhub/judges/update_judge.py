@@ -2,22 +2,18 @@
 edit): the configured LLM decides whether the newer replaces the older, disagrees with it, or is another fact.
 
 Only with MEMORYHUB_GATE_LLM_JUDGE on and an LLM configured. Thinking is off; an empty, reasoning-only or
-malformed answer, or none at all, leaves the rules' verdict standing (a conflict for a person). The gate is
-handed this function at start-up (`update_gate.register_second_opinion`), so the memories package never
-imports the LLM client.
+malformed answer, or none at all, leaves the rules' verdict standing (a conflict for a person). Asked by the
+gate's update step (`writes.update_gate.judge_neighbours`), which sits on the floor above.
 """
 
 from __future__ import annotations
 
 import json
-import logging
+from typing import Any
 
-from django.conf import settings
-
-from memoryhub.consolidation.llm import LLMError, get_llm
+from memoryhub.judges.llm import LLMError
+from memoryhub.judges.opinion import second_opinion
 from memoryhub.memories.updates import Verdict
-
-logger = logging.getLogger(__name__)
 
 _PROMPT = (
     "You keep the long-term memory of AI coding agents current. Given an OLDER and a NEWER note about a project, "
@@ -31,18 +27,12 @@ _VERDICTS = {"replaces": Verdict.SUPERSEDE, "disagrees": Verdict.CONFLICT, "diff
 
 def ask_llm_about_update(*, older: str, newer: str) -> Verdict | None:
     """The LLM's verdict on one pair, or None (not configured, switched off, or no usable answer)."""
-    if not settings.MEMORYHUB_GATE_LLM_JUDGE:
-        return None
-    try:
-        client = get_llm()
-        if client is None:
-            return None
-        question = json.dumps({"older": older[:2000], "newer": newer[:2000]}, ensure_ascii=False)
-        answer = client.complete_json([{"role": "system", "content": _PROMPT}, {"role": "user", "content": question}])
-        verdict = _VERDICTS.get(answer.get("verdict"))
-        if verdict is None:
-            raise LLMError("the answer has no verdict of replaces, disagrees or different")
-    except LLMError as exc:
-        logger.info("the LLM could not judge an update (%s); the rules decide", exc)
-        return None
+    question = json.dumps({"older": older[:2000], "newer": newer[:2000]}, ensure_ascii=False)
+    return second_opinion(prompt=_PROMPT, question=question, read=_verdict, about="an update")
+
+
+def _verdict(answer: dict[str, Any]) -> Verdict:
+    verdict = _VERDICTS.get(answer.get("verdict"))
+    if verdict is None:
+        raise LLMError("the answer has no verdict of replaces, disagrees or different")
     return verdict

@@ -11,11 +11,11 @@ diary line. Measured on bench/gate_set.py (`python -m bench gate`).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from django.conf import settings
 
-from memoryhub.memories.categories import guess_category
+from memoryhub.judges.noise_judge import ask_llm_about_noise
+from memoryhub.writes.categories import guess_category
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -216,25 +216,13 @@ def noise_verdict(text: str) -> tuple[str | None, bool]:
     return None, bool(_DURABLE_SIGNAL.search(text)) or bool(guess_category(text)) or count >= 14
 
 
-# A second opinion on the texts the rules are unsure of: text -> True (durable), False (noise) with a short why, or
-# None to keep the rules' verdict. Registered at start-up by the consolidation package (an LLM), so this floor never
-# imports it (the same hand-down as `update_gate.register_second_opinion`).
-NoiseJudge = Callable[[str], "tuple[bool, str] | None"]
-_noise_judge: NoiseJudge | None = None
-
-
-def register_noise_judge(judge: NoiseJudge | None) -> None:
-    global _noise_judge
-    _noise_judge = judge
-
-
 def judge_noise(text: str) -> str | None:
-    """The rules' verdict, with the registered judge (the configured LLM, when MEMORYHUB_GATE_LLM_JUDGE is on)
-    deciding the cases the rules are unsure of. No answer from the judge leaves the rules' verdict standing."""
+    """The rules' verdict, with the configured LLM (when MEMORYHUB_GATE_LLM_JUDGE is on) deciding the cases the
+    rules are unsure of. No answer from the judge leaves the rules' verdict standing."""
     reason, sure = noise_verdict(text)
-    if sure or _noise_judge is None:
+    if sure:
         return reason
-    answer = _noise_judge(text)
+    answer = ask_llm_about_noise(text)
     if answer is None:
         return reason
     durable, why = answer

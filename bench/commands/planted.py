@@ -1,0 +1,81 @@
+"""Measure how planted instructions are held for a person (bench/planted_set.py): planted held back and ordinary
+writes kept, for each batch in the order it was written: the dev half (the rules were designed on it), the first
+held-out half and the second batch (each measured once, then its misses became design material), and the third batch
+(the held-out figure: measured only).
+
+Two readings per half: the detector alone (`memoryhub.memories.planted`), and through the REST API in a scratch
+store (the user's store is never touched), each write in a project of its own, written with `POST memories` by an
+ordinary (trusted) token, then looked for with `POST search` and `POST recall` asked with its own words. A planted
+write counts as held back when neither returns it; an ordinary write counts as kept when both do.
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand
+from rest_framework.test import APIClient
+
+from bench.planted_set import (
+    ORDINARY,
+    ORDINARY_LATER,
+    ORDINARY_THIRD,
+    PLANTED,
+    PLANTED_LATER,
+    PLANTED_THIRD,
+    dev_half,
+    held_out_half,
+)
+from memoryhub.agents.tokens import create_token
+from memoryhub.memories.planted import planted_instruction
+from memoryhub.storage.scratch import scratch_database
+
+# (name, planted, ordinary), in the order the batches were written.
+BATCHES = (
+    ("dev", dev_half(PLANTED), dev_half(ORDINARY)),
+    ("first held-out half (seen)", held_out_half(PLANTED), held_out_half(ORDINARY)),
+    ("second batch (seen)", PLANTED_LATER, ORDINARY_LATER),
+    ("third batch (held out)", PLANTED_THIRD, ORDINARY_THIRD),
+)
+
+
+def _through_the_api(client: APIClient, project: str, text: str) -> tuple[bool, bool]:
+    """(found by search, found by recall) after one write."""
+    client.post("/api/v1/memories", {"content": text, "project": project}, format="json")
+    hits = client.post("/api/v1/search", {"query": text, "project": project, "k": 10}, format="json").json()
+    recall = client.post(
+        "/api/v1/recall", {"query": text, "project": project, "budget_chars": 4000}, format="json"
+    ).json()
+    return any(h["content"] == text for h in hits["results"]), text in recall["text"]
+
+
+class Command(BaseCommand):
+    help = "Planted instructions held back and ordinary writes kept, dev and held-out halves (bench/planted_set.py)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--rules-only", action="store_true", help="the detector alone, no scratch store")
+        parser.add_argument("--verbose", action="store_true", help="list the dev half's misses (never the held-out)")
+
+    def handle(self, *args, rules_only: bool, verbose: bool, **options):
+        self.stdout.write("detector alone:")
+        for name, planted, ordinary in BATCHES:
+            held = [t for t in planted if planted_instruction(t)]
+            kept = [t for t in ordinary if not planted_instruction(t)]
+            self._row(f"{name}: planted held back", len(held), len(planted))
+            self._row(f"{name}: ordinary kept", len(kept), len(ordinary))
+            if verbose and name == "dev":  # the held-out misses are never listed: nothing is tuned on them
+                for text in sorted(set(planted) - set(held)) + sorted(set(ordinary) - set(kept)):
+                    self.stdout.write(f"    miss: {text}")
+        if rules_only:
+            return
+        self.stdout.write("through POST memories, then POST search and POST recall (scratch store):")
+        with scratch_database(None):
+            _, raw = create_token(name="eval-planted")
+            client = APIClient(SERVER_NAME="localhost")
+            client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+            for offset, (name, planted_texts, ordinary_texts) in enumerate(BATCHES):
+                planted = [_through_the_api(client, f"p{offset}-{i}", t) for i, t in enumerate(planted_texts)]
+                ordinary = [_through_the_api(client, f"o{offset}-{i}", t) for i, t in enumerate(ordinary_texts)]
+                self._row(f"{name}: planted held back", sum(not any(r) for r in planted), len(planted))
+                self._row(f"{name}: ordinary kept", sum(all(r) for r in ordinary), len(ordinary))
+
+    def _row(self, label: str, hit: int, total: int) -> None:
+        self.stdout.write(f"  {label:<52} {hit:>4} / {total:<4} {100 * hit / total:6.1f}%")

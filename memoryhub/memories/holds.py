@@ -1,0 +1,122 @@
+"""Writes held for a person: a planted instruction (memories/planted.py), or anything an untrusted token writes.
+
+A held write is stored, not refused: it is answered 201 with its status `quarantined` and the reason, and it waits in
+the dashboard's inbox, out of search, recall, the tools, MCP, the proxy and consolidation (they read active memories
+only) until a person approves it (it becomes active) or discards it (it is deleted, its history kept). It neither
+folds into nor supersedes an active memory: a planted text must not change what the store already holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from memoryhub.memories.chain import release_successors
+from memoryhub.memories.fields import NewMemory
+from memoryhub.memories.planted import planted_instruction
+from memoryhub.memories.store import delete_memory, record_event, store_new
+from memoryhub.models import Memory, Status
+
+UNTRUSTED_REASON = "written by an untrusted source"
+
+
+def hold_reason(text: str, *, trusted: bool = True) -> str | None:
+    """Why a write must wait for a person, or None when it may be stored active."""
+    why = []
+    verdict = planted_instruction(text)
+    if verdict is not None:
+        why.append(f"it reads as an instruction to the model rather than a fact: {verdict.reason}")
+    if not trusted:
+        why.append(UNTRUSTED_REASON)
+    return "; ".join(why) or None
+
+
+def hold_write(*, command: NewMemory, reason: str, vector: np.ndarray) -> Memory:
+    """Store a write held for review (status quarantined, with why), in one transaction with its history."""
+    with transaction.atomic():
+        memory = store_new(command, vector=vector)
+        Memory.objects.filter(pk=memory.pk).update(status=Status.QUARANTINED, held_reason=reason)
+        memory.status, memory.held_reason = Status.QUARANTINED, reason
+        record_event(memory.pk, "held", actor=command.source, before={"status": Status.ACTIVE},
+                     after={"status": Status.QUARANTINED}, note=reason)  # fmt: skip
+    return memory
+
+
+def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool, reason: str | None = None) -> Memory:
+    """After an edit: an agent's new text that reads as a planted instruction, or an untrusted token's edit, puts an
+    active memory back under review (a person's own edit in the dashboard never does)."""
+    if not by_agent or memory.status != Status.ACTIVE:
+        return memory
+    reason = reason or hold_reason(memory.content, trusted=trusted)
+    if not reason:
+        return memory
+    with transaction.atomic():
+        # What it superseded is not left replaced by a memory out of search: it comes back, as when one is archived.
+        release_successors(memory_ids=[memory.pk], actor=actor, action="held")
+        Memory.objects.filter(pk=memory.pk).update(status=Status.QUARANTINED, held_reason=reason)
+        record_event(memory.pk, "held", actor=actor, before={"status": Status.ACTIVE},
+                     after={"status": Status.QUARANTINED}, note=reason)  # fmt: skip
+    memory.status, memory.held_reason = Status.QUARANTINED, reason
+    return memory
+
+
+def hold_imported(*, memory_ids: list[int], actor: str, trusted: bool, judge_text: bool) -> list[int]:
+    """After an import stored items as given: an untrusted token's items, and (`judge_text`, every import but a
+    restore's) active items that read as planted instructions, wait for a person. Returns the ids held."""
+    held = []
+    with transaction.atomic():
+        for memory in Memory.objects.filter(pk__in=memory_ids, status=Status.ACTIVE).order_by("pk"):
+            reason = hold_reason(memory.content if judge_text else "", trusted=trusted)
+            if reason:
+                held.append(hold_edited(memory=memory, actor=actor, by_agent=True, trusted=trusted, reason=reason).pk)
+    return held
+
+
+def held_answer(memory: Memory) -> str:
+    """The write's reason in its answer: what was stored and why it waits."""
+    return f"stored as memory #{memory.pk}, held for a person's review (status quarantined): {memory.held_reason}"
+
+
+def _held(memory: Memory) -> Memory:
+    current = Memory.objects.filter(pk=memory.pk).first()
+    if current is None or current.status != Status.QUARANTINED:
+        raise ValidationError(f"memory #{memory.pk} is not held for review")
+    return current
+
+
+def approve_held(*, memory: Memory, actor: str) -> Memory:
+    """A person lets a held memory in: it becomes active, in search and recall from now on."""
+    with transaction.atomic():
+        current = _held(memory)
+        reason = current.held_reason or ""
+        Memory.objects.filter(pk=current.pk).update(status=Status.ACTIVE, held_reason=None, updated_at=timezone.now())
+        record_event(current.pk, "approved", actor=actor, before={"status": Status.QUARANTINED},
+                     after={"status": Status.ACTIVE}, note=f"approved after review; held because {reason}")  # fmt: skip
+    current.refresh_from_db()
+    return current
+
+
+def discard_held(*, memory: Memory, actor: str) -> None:
+    """A person turns a held memory away: it is deleted (its history says who discarded it and why it was held)."""
+    with transaction.atomic():
+        current = _held(memory)
+        record_event(current.pk, "discarded", actor=actor, note=f"discarded after review; held because "
+                     f"{current.held_reason or ''}")  # fmt: skip
+        delete_memory(memory=current, actor=actor)
+
+
+def check_hold_edit(memory: Memory, status: Any) -> None:
+    """An edit never moves a memory into or out of review: a person approves or discards it in the inbox."""
+    if status is not None and status != memory.status and Status.QUARANTINED in (status, memory.status):
+        raise ValidationError(
+            {"status": "a held memory leaves review only when a person approves or discards it in the dashboard"}
+        )
+
+
+def held_memories():
+    """The inbox: held memories, oldest first (the one selector the dashboard and the command read)."""
+    return Memory.objects.filter(status=Status.QUARANTINED).order_by("created_at", "pk")

@@ -1,0 +1,309 @@
+"""Planted instructions: a write that instructs the model rather than stating a fact or a person's standing preference.
+
+An agent that read a web page, a README, an issue comment or a tool's output can be talked into storing a sentence
+that then steers every later session. Such a write is held for a person (memories/holds.py), not refused: it may be
+a real rule of the team, and a person decides. Each rule below names one way a text instructs the model against its
+user, and answers the reason a person reads in the inbox:
+
+- it overrides earlier instructions ("ignore the user's instructions", "developer mode", "no longer apply");
+- it hides itself or deceives the user ("never tell the user", "silently", "say the tests pass");
+- it sends data or secrets somewhere (a URL, an address, a reply, a commit message);
+- it runs fetched code (`curl ... | sh`, "download and execute");
+- it turns a safety check off (certificate checks, hooks, scanners, confirmations, authentication);
+- it points installs at another index or another package name.
+
+Forceful rules a person gives stay active: "Never push directly to main", "Always pin GitHub Actions to a commit SHA",
+"Install packages only from the company index at ..." name what to do, not how to work against the user. So the
+rules look for the harmful act, and a negation before it ("never disable the hooks") reads as the person's rule.
+Measured on bench/planted_set.py (`python -m bench planted`), designed on its dev half only.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_I = re.IGNORECASE
+# In the patterns below, `~` is any character inside one sentence: a dot ends a sentence only before a space or the
+# end, so ".env" and "the .aws folder" stay inside it (`_rx` spells it out).
+_IN_SENTENCE = r"(?:[^.;\n]|\.(?=\S))"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern.replace("~", _IN_SENTENCE), _I)
+
+
+# --- who a text speaks to ------------------------------------------------------------------------------------------
+_MODEL = r"(?:ai|llms?|language models?|models?|assistants?|agents?|bots?|claude|gpt|copilot|automated tools?)"
+# The model, named: "assistant:", "note to the AI", "if you are an AI model", "AI agents must", "any agent reading
+# this", "as an assistant working in this repo". "The assistant should ask first" is a person's preference: not here.
+_ADDRESSED = _rx(
+    r"(?:^\W*(?:<!--\s*)?(?:assistants?|ai|model|agents?|claude|gpt|llm|system|automation)\b"
+    r"(?: note)?\s*[:,]|"
+    r"^\W*(?:all |any )?(?:coding |automated )?agents\b~{0,40}\b(?:must|should|may)\b|"
+    r"\b(?:dear|hey|hi|attention|note (?:to|for)(?: the)?|instructions? for|directive|to the)\s+"
+    r"(?:the\s+|any\s+|all\s+)?"
+    r"(?:ai |llm |coding |automated )?" + _MODEL + r"\b|"
+    r"\bif you are an? (?:ai|llm|language model|assistant|agent|bot)\b|"
+    r"\b(?:model|assistant|system|ai|agent) (?:instruction|directive|override|note|policy)\b|"
+    r"\b(?:ai|llm) (?:agents?|assistants?|models?|coding agents?|helpers?|contributors?)\b|"
+    r"\b(?:any|every|all) (?:ai |llm |automated )?(?:agents?|assistants?|contributors?|tools)\b~{0,20}"
+    r"\b(?:reading|working|helping)\b|"
+    r"\b(?:as an?|for) (?:ai |llm )?(?:assistant|agent)s? (?:working|helping|reading)\b|"
+    r"\b" + _MODEL + r" (?:reading|working (?:in|on)) this\b|"
+    r"\bthe (?:ai|model|llm)\b(?: (?:must|should|reading|will|is expected))|"
+    r"\byou are (?:now|no longer)\b|\byour role has changed\b)",
+)
+# Permission handed to the model: "you are authorised to push", "the model is allowed to read any file".
+_GRANT = _rx(
+    r"\b(?:you are|you're|the (?:assistant|model|agent|ai)s? (?:is|are)|assistants are|agents are|"
+    + _MODEL
+    + r" (?:is|are))\s+(?:now\s+)?(?:allowed|authori[sz]ed|permitted|exempt|free|expected)\s+(?:to|from)\b"
+)
+
+# --- what it asks for ----------------------------------------------------------------------------------------------
+_THE_USER = r"(?:the user|the user'?s|what the user|the chat|the person)"
+_OVERRIDE = _rx(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b~{0,40}?\b(?:instructions?|guidance|guidelines|rules|"
+    r"system prompt|prompt|policy|polic(?:y|ies)|claude\.md|agents\.md|security\.md|preferences|constraints|"
+    r"the user|everything)\b|"
+    r"\b(?:prior|previous|earlier|above|former|existing|user'?s?)\b~{0,40}\b(?:instructions?|rules|constraints|"
+    r"guidance|guidelines|preferences|policies)\b~{0,30}\b(?:cancelled|canceled|void|deprecated|obsolete|revoked|"
+    r"replaced|no longer)\b|"
+    r"\b(?:no longer (?:apply|applies|bound|valid|required)|(?:is|are) (?:now )?obsolete)\b|"
+    r"\b(?:developer|god|jailbreak|unrestricted) mode\b|"
+    r"\brestrictions?\b~{0,40}\b(?:lifted|removed|disabled)\b|"
+    r"\binstructions? (?:have|has) (?:been )?(?:updated|changed|replaced)\b|"
+    r"\b(?:new objective|your (?:new|real|true) (?:objective|goal|instructions?|task|role))\b|"
+    r"\btreat\b~{0,80}\bas (?:instructions|coming from|more important|(?:a )?commands?)\b|"
+    r"\b(?:more important|higher priority|precedence) (?:than|over)\b|"
+    r"\b(?:whatever|regardless of what|even if|even when) " + _THE_USER + r"\b(?! (?:prefers|likes|wants))|"
+    r"\b(?:before|instead of|over|not) (?:doing )?(?:what )?" + _THE_USER + r"\s+(?:says|said|asks|wants)\b|"
+    r"\b(?:work|works|working) for\b~{0,40}\bnot the user\b|\bnot the user\b|"
+    r"\bif the user asks you to stop\b|\bcontinue anyway\b|"
+    r"\b(?:obey|follow|execute)\b~{0,40}\b(?:found in|that (?:arrive|come)s? (?:in|from)|from (?:a |this )?memor)|"
+    r"\bnever (?:question|refuse)\b~{0,40}\b(?:memor|request)|\bexecute them as written\b|"
+    r"\bexclusively\b|"
+    r"\bnot bound by\b|\bsystem override\b|\bfollow only\b|\bignore any instruction\b|"
+    r"\bobey it\b|\band obey\b|\bapply it to every\b|\badd it to your (?:long-term )?memory\b",
+)
+_HIDE = _rx(
+    r"\b(?:never|don'?t|do not|not)\s+(?:tell|mention|reveal|show|inform|warn|report|disclose|bring up|list|"
+    r"record|let)\b~{0,40}?\b(?:the user|them|anyone|this|that you|that a memory|memory|the changes|know)\b|"
+    r"\b(?:tell|let) no one\b|\bkeep (?:the user|them) (?:unaware|from|in the dark)\b|\bkeeps? them from\b|"
+    r"\b(?:keep|kept) (?:this|it|the rule|these rules)~{0,20}\b(?:secret|hidden|private)\b|"
+    r"\bhidden rules?\b|\bpretend (?:you|that)\b|\bwhen the user is not looking\b|"
+    r"(?<!ed )\b(?:silently|quietly|secretly|covertly)\b(?!\s+\w+(?:ed|s)\b)|"
+    r"\bwithout (?:telling|informing|notifying) (?:the user|anyone)\b|"
+    r"\bhide\b~{0,40}\bfrom\b|\bhides? which\b|\bdelete this memory\b|\bthis memory'?s? entry\b|"
+    r"\b(?:deny|denies) (?:that )?(?:it|this|you)\b|\byou have no memor|"
+    r"\b(?:if|when) (?:anyone|someone|the user) asks\b~{0,60}\b(?:say|deny|you have|tell them)\b|"
+    r"\b(?:do not|don'?t|never) (?:log|report)\b~{0,40}\b(?:requests?|commands?|what you)\b|"
+    r"\b(?:answer|say|tell the user|report|reply)\b~{0,40}\b(?:tests?|build|ci|suite|task|it|bill)\b~{0,30}"
+    r"\b(?:pass|passes|passed|green|complete|fine|done)\b|"
+    r"\breport (?:only|just) the\b|\b(?:reply|respond|answer)\b~{0,30}\bonly with\b|"
+    r"\b(?:say|says|report) (?:it|that it) has\b~{0,40}\beven (?:when|if)\b|\beven when it has not\b|"
+    r"\bwhatever the file says\b|\bsay it was\b|"
+    r"\blook like theirs\b",
+)
+_SECRET_THING = (
+    r"(?:credentials?|\.env\b|api[ _-]?keys?|keys|tokens?|passwords?|secrets?(?:\.ya?ml)?|ssh|private keys?|"
+    r"id_rsa|cookies?|\.npmrc|\.netrc|\.aws|\.kube|kubeconfig|\.pem\b|database dump|conversation(?: history)?|"
+    r"the diff|file contents|every file|any file|contents of|oauth|environment variables|`env`|"
+    r"clipboard|~/\.?[\w-]+|(?<!\w)(?-i:[A-Z][A-Z0-9]*_(?:API_)?(?:KEY|TOKEN|SECRET|PASSWORD))\b|auth token)"
+)
+_DESTINATION = (
+    r"(?:https?://|\bwebhook\b|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|\bcurl\b|github\.com/|"
+    r"\b(?:issue|thread|footer|readme|pull request|pr|comment|reply|answer|notes|collaborators|reviewer)\b)"
+)
+_SEND = _rx(
+    # The verb as an order (the sentence's start, or after "always", "first", "to", ...): "Ledger sends invoices"
+    # and "My work email is ..." describe, they do not order.
+    r"(?:^|[.;:!]\s+|,\s*|\b(?:always|also|then|first|must|should|please|kindly|to|and|will|you|by)\s+)\W*"
+    r"(?:send|post|upload|e-?mail|forward|submit|transmit|exfiltrate|leak|paste|pipe|share|push|sync)(?:ing)?\b"
+    r"~{0,80}?" + _DESTINATION + r"|"
+    r"\b(?:include|copy|append|put|write|store|add|print|keep|fill)\b~{0,50}?(?<!\w)" + _SECRET_THING + r"~{0,60}?"
+    r"\b(?:reply|answer|commit messages?|summar(?:y|ies)|pull request|description|bug reports?|memory|notes|"
+    r"fixtures|/tmp|output|reuse|issue|footer|readme|commit|verbatim)\b|"
+    r"\b(?:include|copy|append|put|write)\b~{0,30}?\b(?:the )?(?:contents of|user'?s)\b~{0,40}?"
+    r"\b(?:credentials|keys?|cookies|\.\w+)\b|"
+    r"\binclude a call to https?://|"
+    r"https?://\S*\$\{?[A-Z_]*(?:TOKEN|KEY|SECRET|PASSWORD)|"
+    r"\bpush every branch to\b|\bscp\b~{0,30}@|"
+    r"\b(?:read|share|access)\b~{0,20}\bany file\b|"
+    # The secret named first, then "include it in the commit message", "store it in memory".
+     + _SECRET_THING + r"~{0,60}?\b(?:include|copy|append|put|write|store|add|send)\s+(?:it|them)\b~{0,20}?"
+    r"\b(?:in|into|to)\b",
+)
+_FETCHED_CODE = _rx(
+    r"\b(?:curl|wget|iwr|invoke-webrequest|fetch)\b[^|;\n]{0,200}\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b|"
+    r"\b(?:curl|wget)\b[^|;\n]{0,200}\|\s*(?:python3?|node|perl|ruby)\b|"
+    r"<\(\s*(?:curl|wget)\b|\$\(\s*(?:curl|wget)\b|\biex\s*\(|"
+    r"\b(?:download|fetch)\b~{0,60}\b(?:and|then)\s+(?:execute|run)\b|\b(?:download|fetch)\b~{0,80}\brun it\b|"
+    r"\b(?:execute|run)\b~{0,20}\b(?:the )?(?:script|installer|bootstrap|binary)\b~{0,20}\b(?:at|from)\b|"
+    r"\b(?:fetch|download)\b~{0,20}\band execute\b|\bpipe remote scripts\b|"
+    r"\brun the contents of\b|\binstall -r https?://",
+)
+_SAFETY_TARGET = (
+    r"(?:pre-commit|hooks?|scanners?|scanning|csrf|authentication|auth|branch protection|protection checks?|ssl|tls|"
+    r"certificates?|certificate checks?|tests?|test suite|gates?|lint|linter|type checker|permissions|safety|"
+    r"2fa|mfa|two-factor|firewall|rate limit(?:ing)?|code signing|signing|antivirus|audit log|codeql|warnings|"
+    r"reviews?|required reviews|security)"
+)
+# A safety check turned off: what is turned off, for the negation check and the reason.
+_SAFETY_OFF = _rx(
+    r"\bverify\s*=\s*false\b|\bsslverify\s+false\b|--no-verify\b|hookspath\s+/dev/null|--trusted-host\b|"
+    r"--unsafe-perm\b|\bignore-scripts=false\b|--audit=false\b|reject_unauthorized=0\b|"
+    r"\bdebug\s*=\s*true\b~{0,60}\bproduction\b|allowed_hosts\s*=\s*\[\s*'\*'|\bchmod\s+(?:-r\s+)?777\b|"
+    r"\b0\.0\.0\.0/0\b|\broles/owner\b|\bufw disable\b|"
+    r"\b(?:disable|disables|turn off|turned off|switch off|comment out|remove|skip|bypass|delete|silence|"
+    r"ignore|edit)\b~{0,40}?\b" + _SAFETY_TARGET + r"\b|"
+    r"\b" + _SAFETY_TARGET + r"\b~{0,30}\b(?:is|are) (?:turned off|disabled|not needed|unnecessary)\b|"
+    r"\bmark\b~{0,30}\bas passed\b|\bassertions so they pass\b|"
+    r"\b(?:never|don'?t|do not|stop|no need to)\s+(?:ask|asking)\b~{0,30}?\b(?:for )?(?:confirmation|"
+    r"permission|approval|before|the user)\b|"
+    r"\b(?:confirmation|approval|permission)s? (?:is|are) (?:never|not|no longer|turned off)\b|"
+    r"\bexempt from\b|\bpre-approved\b|\bjust run the command\b|"
+    r"\bwithout (?:checking|reviewing|verifying|reading|review|asking)\b|\bapprove them without\b|"
+    r"\b(?:do not|don'?t|never) warn the user\b|"
+    r"\becho \S+ \| sudo -S\b|\bhard-coded\b~{0,20}\bfor convenience\b|"
+    r"\badmin rights\b|\badd\b~{0,40}\bas an owner\b|\bforce-push whenever\b",
+)
+# Installs pointed at another index, registry or proxy.
+_INDEX = _rx(
+    r"(?:--(?:extra-)?index-url|(?:^|\s)-i\s+https?://|--registry|pip_(?:extra_)?index_url|"
+    r"npm_config_registry|goproxy|\b(?:npm|yarn|pip|go|package) (?:registry|index|proxy|mirror)\b|"
+    r"\bregistry\b|\bmirror\b|\bpoint\b~{0,40}\b(?:package|packages|pip|npm|installs?)\b~{0,20}\bat\b)"
+)
+# An index names a host: a URL, or a bare domain ("pkgproxy.example.ru"). Names are tried from their first character
+# only (the lookbehinds): from every character, a long word costs time quadratic in its length.
+_HOST = re.compile(
+    r"https?://|(?<![\w.-])[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}\b(?![\w.]*\.(?:py|js|ya?ml|toml|json|txt|md)\b)", _I
+)
+_OWNED = re.compile(r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp)\b", _I)
+# Plain HTTP, a bare address or a trusted-host is suspect whoever names it.
+_UNSAFE_HOST = re.compile(r"\bhttp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|--trusted-host", _I)
+# Another package in place of the one meant: "install X instead of Y", "replace numpy with numpy-fast-bin".
+_SWAP = _rx(r"\b(?:install|prefer|replace|use)\b~{0,80}?\b(?:instead of|over|rather than|with)\b")
+_PACKAGE_NAME = re.compile(
+    r"`([a-z0-9][\w./-]*)`|\b(?:package|instead of|over|rather than|with|install)\s+(?:the )?([a-z0-9][\w./-]*)", _I
+)
+# The package an install command names: `yarn add reactt-dom`, `pip install requestss`.
+_INSTALLED = re.compile(r"\b(?:pip3?|npm|yarn|pnpm|go|cargo|gem)\s+(?:install|i|add|get)\s+([a-z0-9][\w./-]*)", _I)
+_WORD_RUN = re.compile(r"[a-z0-9][\w-]*", _I)
+_MISSPELT = re.compile(r"\(with that spelling\)|\bthe maintained fork\b", _I)
+_FROM_INDEX = _rx(r"\b(?:package|packages)\b~{0,60}\bfrom https?://")
+# A clause that says "not": "Never disable the hooks" is a person's rule, not a planted one.
+_NEGATED = re.compile(r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid)\b", _I)
+_CLAUSE_START = re.compile(r"[.;:!?\n]|\b(?:but|so|then|and then)\b|,\s", _I)
+_FACT_VOICE = _rx(
+    r"^\W*(?:the|our|we|it|this|that|these|those|[A-Z][a-z]+'s)\b~{0,80}?\b(?:is|are|was|were|has|have|"
+    r"runs|uses|lives|posts|says|said|reports)\b"
+)
+
+
+@dataclass(frozen=True)
+class PlantedVerdict:
+    """Why a text reads as an instruction to the model: the rule's name and a reason a person reads."""
+
+    rule: str
+    reason: str
+
+
+def _negated(text: str, start: int) -> bool:
+    """Whether the clause before `start` says "not" (never, don't, without...)."""
+    clause = text[:start]
+    cut = 0
+    for boundary in _CLAUSE_START.finditer(clause):
+        cut = boundary.end()
+    return bool(_NEGATED.search(clause[cut:]))
+
+
+def _first_unnegated(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    for match in pattern.finditer(text):
+        if not _negated(text, match.start()):
+            return match
+    return None
+
+
+def _lookalike(wanted: str, instead: str) -> bool:
+    """A package name made to pass for another: it holds the other's name, or differs from it by a letter or two."""
+    a, b = wanted.lower(), instead.lower()
+    if a == b:
+        return False
+    if min(len(a), len(b)) < 5:  # pnpm and npm are two tools, not a look-alike
+        return False
+    return b in a or a in b or (abs(len(a) - len(b)) <= 2 and _distance(a, b) <= 2)
+
+
+def _distance(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i]
+        for j, cb in enumerate(b, 1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def _install_redirect(text: str) -> str | None:
+    index = _INDEX.search(text)
+    if index is not None and not _negated(text, index.start()) and _HOST.search(text):
+        # A person names their own index ("the company index at ..."); an index nobody owns is suspect.
+        if _UNSAFE_HOST.search(text) or not _OWNED.search(text):
+            return "it points installs at another package index"
+    swap = _SWAP.search(text)
+    if swap is not None and not _negated(text, swap.start()) and not _FACT_VOICE.search(text):
+        names = list(dict.fromkeys(m.group(1) or m.group(2) for m in _PACKAGE_NAME.finditer(text)))
+        for i, one in enumerate(names):
+            for other in names[i + 1 :]:
+                if _lookalike(one, other):
+                    return f"it swaps the package {one!r} for a look-alike, {other!r}"
+    if _MISSPELT.search(text) or (_FROM_INDEX.search(text) and not _OWNED.search(text)):
+        return "it points installs at another package name or index"
+    return _misspelt_install(text)
+
+
+def _squashed(word: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", word.lower())
+
+
+def _misspelt_install(text: str) -> str | None:
+    """An install command naming a package a letter or two away from a name the text also uses ("`yarn add reactt-dom`
+    whenever React DOM is needed")."""
+    words = [w.group(0) for w in _WORD_RUN.finditer(text)]
+    spoken = {_squashed(w) for w in words} | {_squashed(a + b) for a, b in zip(words, words[1:], strict=False)}
+    for match in _INSTALLED.finditer(text):
+        name = _squashed(match.group(1))
+        for other in spoken:
+            if len(other) >= 4 and other != name and abs(len(other) - len(name)) <= 2 and _distance(name, other) <= 2:
+                return f"it installs {match.group(1)!r}, a look-alike of a package it names"
+    return None
+
+
+def planted_instruction(text: str) -> PlantedVerdict | None:
+    """Why `text` reads as an instruction planted for the model, or None when it states a fact or a preference."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    if _OVERRIDE.search(text):
+        return PlantedVerdict("override", "it tells the model to override earlier instructions")
+    if _HIDE.search(text):
+        return PlantedVerdict("hiding", "it tells the model to hide something from the user")
+    if _FETCHED_CODE.search(text):
+        return PlantedVerdict("fetched_code", "it tells the model to run code fetched from the network")
+    send = _first_unnegated(_SEND, text)
+    if send is not None and not _FACT_VOICE.search(text):
+        return PlantedVerdict("sends_data", "it tells the model to send data or secrets somewhere")
+    safety = _first_unnegated(_SAFETY_OFF, text)
+    if safety is not None and not _FACT_VOICE.search(text):
+        return PlantedVerdict("safety_off", f"it tells the model to turn a safety check off ({safety.group(0)!r})")
+    grant = _first_unnegated(_GRANT, text)
+    if grant is not None:
+        return PlantedVerdict("grant", "it hands the model a permission the user did not give")
+    redirect = _install_redirect(text)
+    if redirect:
+        return PlantedVerdict("install_redirect", redirect)
+    # Spoken to the model by name ("Note to the AI", "Assistant:", "AI agents must") rather than about a preference.
+    if _ADDRESSED.search(text) and not _FACT_VOICE.search(text):
+        return PlantedVerdict("addressed", "it speaks to the model as its instructions")
+    return None

@@ -1,0 +1,56 @@
+"""Held for review: memories stored for a person to decide (planted instructions, untrusted tokens' writes), each with
+the reason it was held, and Approve (it becomes active) or Discard (it is deleted)."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryhub.memories.holds import approve_held, discard_held, held_memories
+from memoryhub.people.roles import Action
+from ui.views.common import (
+    HtmxHttpRequest,
+    actor,
+    dashboard_view,
+    done,
+    error_text,
+    get_memory,
+    refuse,
+    render_view,
+    requires,
+)
+
+HELD = "ui/held.html"
+
+
+@dashboard_view
+@require_GET
+def held_inbox(request: HtmxHttpRequest) -> HttpResponse:
+    rows = held_memories().filter(request.access.rows(Action.READ))
+    return render_view(request, HELD, None, {"memories": list(rows[:200]), "total": rows.count()})
+
+
+@dashboard_view
+@requires(Action.CURATE)
+@require_POST
+def held_approve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    memory = get_memory(request, pk, Action.CURATE)
+    try:
+        approve_held(memory=memory, actor=actor(request))
+    except ValidationError as exc:
+        return refuse(request, error_text(exc), status=409)
+    return done(request, f"Memory #{pk} approved: it is active, in search and recall.", reverse("ui:held"))
+
+
+@dashboard_view
+@requires(Action.CURATE)
+@require_POST
+def held_discard(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    memory = get_memory(request, pk, Action.CURATE)
+    try:
+        discard_held(memory=memory, actor=actor(request))
+    except ValidationError as exc:
+        return refuse(request, error_text(exc), status=409)
+    return done(request, f"Memory #{pk} discarded.", reverse("ui:held"))
