@@ -21,9 +21,7 @@ additions. `python -m bench updates --set round3 --half dev|held_out` measures o
 
 from __future__ import annotations
 
-from bench.crowded_set import Addition, Change, CrowdedHalf, Fact
-
-GLOBAL = "me"  # the key prefix of the user's own facts (project None)
+from bench.crowded_set import GLOBAL, Addition, Change, CrowdedHalf, Fact, additions_in, changes_in, facts_in
 
 # project slug -> the product name its facts use
 PRODUCTS = {
@@ -35,32 +33,13 @@ PRODUCTS = {
 }
 
 
-def _scope(prefix: str) -> str | None:
-    return None if prefix == GLOBAL else prefix
-
-
-def _facts(prefix: str, rows: list[tuple[str, str, str]]) -> list[Fact]:
-    return [Fact(f"{prefix}.{name}", _scope(prefix), text, question) for name, text, question in rows]
-
-
-def _changes(prefix: str, rows: list[tuple[str, str, bool, str, str]]) -> list[Change]:
-    return [
-        Change(f"{prefix}.{name}", _scope(prefix), text, f"{prefix}.{replaces}", cue, question)
-        for name, replaces, cue, text, question in rows
-    ]
-
-
-def _additions(prefix: str, rows: list[tuple[str, str, str]]) -> list[Addition]:
-    return [Addition(f"{prefix}.{name}", _scope(prefix), text, question) for name, text, question in rows]
-
-
 CUE, NOCUE = True, False
 
 # fmt: off
 # ---------------------------------------------------------------------------------------------------------------
 # Keelson: the internal platform (AWS, Kubernetes, Terraform, observability).
 
-_KEELSON = _facts("keelson", [
+_KEELSON = facts_in("keelson", [
     ("prod-k8s", "The production EKS cluster runs Kubernetes 1.28.",
      "Which Kubernetes version is the production cluster on?"),
     ("stg-k8s", "Staging EKS is on Kubernetes 1.29, one minor ahead of prod so every upgrade gets a soak period there first.",
@@ -134,7 +113,7 @@ _KEELSON = _facts("keelson", [
     ("incident-channel", "Incidents are coordinated in the Slack channel #inc-platform.", "Where are incidents coordinated?"),
 ])
 
-_KEELSON_CHANGES = _changes("keelson", [
+_KEELSON_CHANGES = changes_in("keelson", [
     ("c-prod-k8s", "prod-k8s", CUE, "Prod EKS was upgraded to Kubernetes 1.29 last night.",
      "Which Kubernetes version is the production cluster on?"),
     ("c-tf-version", "tf-version", NOCUE, "Terraform is pinned to 1.7.5 for Keelson (.terraform-version).",
@@ -165,7 +144,7 @@ _KEELSON_CHANGES = _changes("keelson", [
      "What instance size are the CI runners?"),
 ])
 
-_KEELSON_ADDITIONS = _additions("keelson", [
+_KEELSON_ADDITIONS = additions_in("keelson", [
     ("a-gpu-pool", "Keelson now also runs a second Karpenter node pool for GPU workloads, on g5.xlarge.",
      "Is there a node pool for GPU workloads?"),
     ("a-audit-logs", "We started sending Kubernetes audit logs to S3 with one year of retention.",
@@ -187,7 +166,7 @@ _KEELSON_ADDITIONS = _additions("keelson", [
 # ---------------------------------------------------------------------------------------------------------------
 # Wayfarer: a travel booking app on iOS and Android.
 
-_WAYFARER = _facts("wayfarer", [
+_WAYFARER = facts_in("wayfarer", [
     ("ios-min", "Wayfarer's iOS app supports iOS 16 and later.", "What is the minimum iOS version?"),
     ("android-min", "The Android app's minSdk is 26 (Android 8.0).", "What is the Android minSdk?"),
     ("ios-lang", "The iOS client is written in Swift, with SwiftUI for all new screens.", "What is the iOS app written in?"),
@@ -256,7 +235,7 @@ _WAYFARER = _facts("wayfarer", [
     ("tablet", "There is no tablet layout; the iPad runs the iPhone layout scaled up.", "Is there a tablet layout?"),
 ])
 
-_WAYFARER_CHANGES = _changes("wayfarer", [
+_WAYFARER_CHANGES = changes_in("wayfarer", [
     ("c-ios-min", "ios-min", CUE, "We dropped iOS 16; Wayfarer now requires iOS 17 or later.",
      "What is the minimum iOS version?"),
     ("c-android-ci", "android-ci", NOCUE, "Android builds run on Bitrise.", "Where do Android builds run?"),
@@ -281,7 +260,7 @@ _WAYFARER_CHANGES = _changes("wayfarer", [
      "When do access tokens expire in the app?"),
 ])
 
-_WAYFARER_ADDITIONS = _additions("wayfarer", [
+_WAYFARER_ADDITIONS = additions_in("wayfarer", [
     ("a-live-activities", "Wayfarer now also supports Live Activities on iOS for flight status.",
      "Does the iOS app support Live Activities?"),
     ("a-wear", "Started a Wear OS companion app prototype; it lives in the wear/ module.", "Is there a Wear OS app?"),
@@ -302,7 +281,7 @@ _WAYFARER_ADDITIONS = _additions("wayfarer", [
 # ---------------------------------------------------------------------------------------------------------------
 # Almanac: demand forecasting (data science).
 
-_ALMANAC = _facts("almanac", [
+_ALMANAC = facts_in("almanac", [
     ("purpose", "Almanac forecasts weekly demand per SKU per store for the replenishment team.",
      "What does Almanac forecast?"),
     ("model", "The production forecaster is a LightGBM model trained with quantile loss.",
@@ -373,7 +352,7 @@ _ALMANAC = _facts("almanac", [
      "When is the forecast review meeting?"),
 ])
 
-_ALMANAC_CHANGES = _changes("almanac", [
+_ALMANAC_CHANGES = changes_in("almanac", [
     ("c-model", "model", CUE, "Almanac's production forecaster was switched from LightGBM to CatBoost, still with quantile loss.",
      "What model is in production?"),
     ("c-wape-current", "wape-current", NOCUE, "Current production WAPE is 28.9% on the last 13 weeks.",
@@ -403,7 +382,7 @@ _ALMANAC_CHANGES = _changes("almanac", [
      "When is the forecast review meeting?"),
 ])
 
-_ALMANAC_ADDITIONS = _additions("almanac", [
+_ALMANAC_ADDITIONS = additions_in("almanac", [
     ("a-fresh", "Almanac now also produces a daily forecast for fresh produce, from a separate model.",
      "Is there a daily forecast for fresh produce?"),
     ("a-bias", "Started showing forecast bias per category next to WAPE on the accuracy dashboard.",
@@ -426,7 +405,7 @@ _ALMANAC_ADDITIONS = _additions("almanac", [
 # ---------------------------------------------------------------------------------------------------------------
 # Coffer: bank reconciliation and treasury (finance).
 
-_COFFER = _facts("coffer", [
+_COFFER = facts_in("coffer", [
     ("purpose", "Coffer reconciles bank statements against the general ledger for the finance team.",
      "What does Coffer do?"),
     ("erp", "The general ledger is NetSuite.", "Which ERP holds the general ledger?"),
@@ -497,7 +476,7 @@ _COFFER = _facts("coffer", [
     ("rate-limit", "The API is rate-limited to 100 requests per minute per user.", "What is the API rate limit?"),
 ])
 
-_COFFER_CHANGES = _changes("coffer", [
+_COFFER_CHANGES = changes_in("coffer", [
     ("c-erp", "erp", CUE, "The general ledger moved from NetSuite to SAP S/4HANA on 1 January.",
      "Which ERP holds the general ledger?"),
     ("c-match-rate", "match-rate", NOCUE, "Auto-match rate last quarter was 95.1%.",
@@ -523,7 +502,7 @@ _COFFER_CHANGES = _changes("coffer", [
      "Where do Coffer's logs and traces go?"),
 ])
 
-_COFFER_ADDITIONS = _additions("coffer", [
+_COFFER_ADDITIONS = additions_in("coffer", [
     ("a-ing", "Coffer will also import statements from a fourth bank, ING, starting next month.",
      "Does Coffer import statements from ING?"),
     ("a-rule-id", "Started tagging each auto-match with the id of the rule that made it.",
@@ -546,7 +525,7 @@ _COFFER_ADDITIONS = _additions("coffer", [
 # ---------------------------------------------------------------------------------------------------------------
 # Ember: a smart thermostat's firmware and device cloud.
 
-_EMBER = _facts("ember", [
+_EMBER = facts_in("ember", [
     ("mcu", "Ember's thermostat board runs on an ESP32-S3.", "Which microcontroller does the thermostat use?"),
     ("idf", "Firmware is built on ESP-IDF 5.1 with FreeRTOS.", "Which ESP-IDF version is the firmware built on?"),
     ("flash", "The module has 8 MB of flash and 2 MB of PSRAM.", "How much flash does the module have?"),
@@ -614,7 +593,7 @@ _EMBER = _facts("ember", [
      "How long does a hardware revision get firmware updates?"),
 ])
 
-_EMBER_CHANGES = _changes("ember", [
+_EMBER_CHANGES = changes_in("ember", [
     ("c-idf", "idf", NOCUE, "Firmware is built on ESP-IDF 5.2 with FreeRTOS.",
      "Which ESP-IDF version is the firmware built on?"),
     ("c-sensor", "sensor", CUE, "Temperature and humidity now come from a Sensirion SHT45; the SHT40 is gone from the BOM.",
@@ -641,7 +620,7 @@ _EMBER_CHANGES = _changes("ember", [
      "What is the companion app written in?"),
 ])
 
-_EMBER_ADDITIONS = _additions("ember", [
+_EMBER_ADDITIONS = additions_in("ember", [
     ("a-rssi", "Ember now also reports the Wi-Fi RSSI in its telemetry.", "Is the Wi-Fi signal strength reported?"),
     ("a-co2", "Started shipping a CO2 sensor (SCD41) on the premium model.", "Which model has a CO2 sensor?"),
     ("a-flash-encryption", "Switched on flash encryption for all rev E boards.", "Is flash encryption on?"),
@@ -659,7 +638,7 @@ _EMBER_ADDITIONS = _additions("ember", [
 # ---------------------------------------------------------------------------------------------------------------
 # The user's own facts (global: project None).
 
-_ME = _facts(GLOBAL, [
+_ME = facts_in(GLOBAL, [
     ("editor", "I use Neovim with LazyVim as my main editor.", "Which editor do I use?"),
     ("shell", "The user's shell is zsh with the starship prompt.", "What shell does the user use?"),
     ("laptop", "Work laptop: MacBook Pro M3 running macOS Sonoma.", "What is the user's work laptop?"),
@@ -698,7 +677,7 @@ _ME = _facts(GLOBAL, [
     ("role", "The user is a staff engineer on the platform team.", "What is the user's role?"),
 ])
 
-_ME_CHANGES = _changes(GLOBAL, [
+_ME_CHANGES = changes_in(GLOBAL, [
     ("c-editor", "editor", CUE, "I moved from Neovim to Zed for day-to-day editing.", "Which editor do I use?"),
     ("c-city", "city", CUE, "I relocated to Porto last month.", "Where is the user based?"),
     ("c-terminal", "terminal", NOCUE, "Terminal emulator is Ghostty.", "Which terminal emulator does the user use?"),
@@ -711,7 +690,7 @@ _ME_CHANGES = _changes(GLOBAL, [
      "How big should PRs be?"),
 ])
 
-_ME_ADDITIONS = _additions(GLOBAL, [
+_ME_ADDITIONS = additions_in(GLOBAL, [
     ("a-atuin", "I also started using Atuin to sync my shell history.", "What syncs the user's shell history?"),
     ("a-touch-id", "The user switched on Touch ID for sudo on the work laptop.", "Is Touch ID enabled for sudo?"),
     ("a-work-log", "Since the new year I also keep a work log in Obsidian's daily notes.",

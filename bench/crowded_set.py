@@ -71,29 +71,29 @@ PRODUCTS = {
 }
 
 
-def _scope(prefix: str) -> str | None:
+def scope_of(prefix: str) -> str | None:
     return None if prefix == GLOBAL else prefix
 
 
-def _facts(prefix: str, rows: list[tuple[str, str, str]]) -> list[Fact]:
-    return [Fact(f"{prefix}.{name}", _scope(prefix), text, question) for name, text, question in rows]
+def facts_in(prefix: str, rows: list[tuple[str, str, str]]) -> list[Fact]:
+    return [Fact(f"{prefix}.{name}", scope_of(prefix), text, question) for name, text, question in rows]
 
 
-def _changes(prefix: str, rows: list[tuple[str, str, bool, str, str]]) -> list[Change]:
+def changes_in(prefix: str, rows: list[tuple[str, str, bool, str, str]]) -> list[Change]:
     return [
-        Change(f"{prefix}.{name}", _scope(prefix), text, f"{prefix}.{replaces}", cue, question)
+        Change(f"{prefix}.{name}", scope_of(prefix), text, f"{prefix}.{replaces}", cue, question)
         for name, replaces, cue, text, question in rows
     ]
 
 
-def _additions(prefix: str, rows: list[tuple[str, str, str]]) -> list[Addition]:
-    return [Addition(f"{prefix}.{name}", _scope(prefix), text, question) for name, text, question in rows]
+def additions_in(prefix: str, rows: list[tuple[str, str, str]]) -> list[Addition]:
+    return [Addition(f"{prefix}.{name}", scope_of(prefix), text, question) for name, text, question in rows]
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Ledger: the invoicing and billing API (Django).
 
-_LEDGER = _facts("ledger", [
+_LEDGER = facts_in("ledger", [
     ("stack", "The Ledger API is a Django 4.2 project on Python 3.11.",
      "What framework and Python version does the Ledger API use?"),
     ("db-prod", "Ledger's production database is PostgreSQL 15 on RDS, cluster ledger-prod-db in eu-west-1.",
@@ -206,7 +206,7 @@ _LEDGER = _facts("ledger", [
      "What is Ledger's admin frontend built with?"),
 ])  # fmt: skip
 
-_LEDGER_CHANGES = _changes("ledger", [
+_LEDGER_CHANGES = changes_in("ledger", [
     ("port-8443", "port", False, "The Ledger API listens on port 8443 inside its container.",
      "Which port does the Ledger API listen on?"),
     ("django-5", "stack", True, "Ledger was upgraded to Django 5.0; it still runs on Python 3.11.",
@@ -241,7 +241,7 @@ _LEDGER_CHANGES = _changes("ledger", [
      "Which Ledger API versions are served?"),
 ])  # fmt: skip
 
-_LEDGER_ADDITIONS = _additions("ledger", [
+_LEDGER_ADDITIONS = additions_in("ledger", [
     ("csv-export", "Ledger now also exports invoices as CSV from the admin dashboard.",
      "Can Ledger export invoices as CSV?"),
     ("refund-audit", "Since the SOC 2 audit, Ledger also writes an audit log entry for every refund.",
@@ -273,7 +273,7 @@ _LEDGER_ADDITIONS = _additions("ledger", [
 # ---------------------------------------------------------------------------------------------------------------
 # Tollgate: the API gateway (Go); its slug is "gateway".
 
-_GATEWAY = _facts("gateway", [
+_GATEWAY = facts_in("gateway", [
     ("lang", "Tollgate is written in Go 1.22 and built with a plain Makefile.",
      "Which Go version is Tollgate written in?"),
     ("router", "Tollgate's HTTP routing uses chi v5.",
@@ -381,7 +381,7 @@ _GATEWAY = _facts("gateway", [
      "What are Tollgate's health check endpoints?"),
 ])  # fmt: skip
 
-_GATEWAY_CHANGES = _changes("gateway", [
+_GATEWAY_CHANGES = changes_in("gateway", [
     ("go-123", "lang", False, "Tollgate is written in Go 1.23 and built with a plain Makefile.",
      "Which Go version is Tollgate written in?"),
     ("servemux", "router", True, "Tollgate switched from chi to the standard library's http.ServeMux now that it "
@@ -416,7 +416,7 @@ _GATEWAY_CHANGES = _changes("gateway", [
      "What does Tollgate log with?"),
 ])  # fmt: skip
 
-_GATEWAY_ADDITIONS = _additions("gateway", [
+_GATEWAY_ADDITIONS = additions_in("gateway", [
     ("redact-email", "Since the PCI review, Tollgate also redacts email addresses from its access logs.",
      "Does Tollgate redact email addresses from its logs?"),
     ("api-key-header", "Tollgate now also accepts API keys in the X-Api-Key header, next to bearer JWTs.",
@@ -444,7 +444,7 @@ _GATEWAY_ADDITIONS = _additions("gateway", [
 # ---------------------------------------------------------------------------------------------------------------
 # FieldKit: the field technicians' mobile app (React Native); its slug is "mobile".
 
-_MOBILE = _facts("mobile", [
+_MOBILE = facts_in("mobile", [
     ("stack", "FieldKit is a React Native 0.73 app in TypeScript, shipped on iOS and Android.",
      "Which React Native version is FieldKit on?"),
     ("ios-min", "FieldKit supports iOS 15 and later.",
@@ -553,7 +553,7 @@ _MOBILE = _facts("mobile", [
      "Which Kotlin version are FieldKit's native modules written in?"),
 ])  # fmt: skip
 
-_MOBILE_CHANGES = _changes("mobile", [
+_MOBILE_CHANGES = changes_in("mobile", [
     ("rn-074", "stack", True, "FieldKit was upgraded to React Native 0.74.",
      "Which React Native version is FieldKit on?"),
     ("ios-16", "ios-min", False, "FieldKit supports iOS 16 and later.",
@@ -585,7 +585,7 @@ _MOBILE_CHANGES = _changes("mobile", [
      "How large are FieldKit photos after compression?"),
 ])  # fmt: skip
 
-_MOBILE_ADDITIONS = _additions("mobile", [
+_MOBILE_ADDITIONS = additions_in("mobile", [
     ("dependabot", "The team switched on Dependabot for the FieldKit mobile app.",
      "What keeps FieldKit's dependencies up to date?"),
     ("voice-notes", "Since 4.8, FieldKit also lets technicians attach voice notes to a job.",
@@ -615,7 +615,7 @@ _MOBILE_ADDITIONS = _additions("mobile", [
 # ---------------------------------------------------------------------------------------------------------------
 # Atlas Search: the product search service (FastAPI, OpenSearch).
 
-_ATLAS = _facts("atlas", [
+_ATLAS = facts_in("atlas", [
     ("stack", "Atlas Search is a FastAPI service on Python 3.12, served by uvicorn.",
      "What is Atlas Search built with?"),
     ("engine", "Atlas Search indexes into OpenSearch 2.11.",
@@ -722,7 +722,7 @@ _ATLAS = _facts("atlas", [
      "What batch size does the Atlas indexer use?"),
 ])  # fmt: skip
 
-_ATLAS_CHANGES = _changes("atlas", [
+_ATLAS_CHANGES = changes_in("atlas", [
     ("opensearch-213", "engine", True, "Atlas Search was upgraded to OpenSearch 2.13.",
      "Which OpenSearch version does Atlas use?"),
     ("us-7-nodes", "cluster-us", False, "atlas-us, Atlas's US OpenSearch cluster, has 7 data nodes (r6g.2xlarge) in "
@@ -755,7 +755,7 @@ _ATLAS_CHANGES = _changes("atlas", [
      "What timeout does Atlas give OpenSearch queries?"),
 ])  # fmt: skip
 
-_ATLAS_ADDITIONS = _additions("atlas", [
+_ATLAS_ADDITIONS = additions_in("atlas", [
     ("reviews-index", "Atlas now also indexes product reviews, behind a separate reviews-live alias.",
      "Does Atlas index product reviews?"),
     ("shadow", "We started shadowing 1% of Atlas production queries to the staging cluster.",
@@ -783,7 +783,7 @@ _ATLAS_ADDITIONS = _additions("atlas", [
 # ---------------------------------------------------------------------------------------------------------------
 # Riverbed: the data platform (Airflow, dbt, Snowflake); its slug is "pipes".
 
-_PIPES = _facts("pipes", [
+_PIPES = facts_in("pipes", [
     ("airflow", "Riverbed's pipelines are orchestrated by Airflow 2.8 on MWAA.",
      "Which Airflow version orchestrates Riverbed?"),
     ("dbt", "Riverbed transforms data with dbt Core 1.7; the models live in the riverbed-dbt repo.",
@@ -891,7 +891,7 @@ _PIPES = _facts("pipes", [
      "How often does Riverbed's HubSpot connector sync?"),
 ])  # fmt: skip
 
-_PIPES_CHANGES = _changes("pipes", [
+_PIPES_CHANGES = changes_in("pipes", [
     ("airflow-29", "airflow", True, "Riverbed was upgraded to Airflow 2.9; it still runs on MWAA.",
      "Which Airflow version orchestrates Riverbed?"),
     ("dbt-18", "dbt", False, "Riverbed transforms data with dbt Core 1.8; the models live in the riverbed-dbt repo.",
@@ -922,7 +922,7 @@ _PIPES_CHANGES = _changes("pipes", [
      "What monitors Riverbed's data quality?"),
 ])  # fmt: skip
 
-_PIPES_ADDITIONS = _additions("pipes", [
+_PIPES_ADDITIONS = additions_in("pipes", [
     ("stripe-payouts", "Riverbed now also loads Stripe payouts through Fivetran.",
      "Does Riverbed load Stripe payouts?"),
     ("owner-meta", "We started tagging every Riverbed model with an owner in its meta block.",
@@ -952,7 +952,7 @@ _PIPES_ADDITIONS = _additions("pipes", [
 # ---------------------------------------------------------------------------------------------------------------
 # Storefront: the shop front end (Next.js); its slug is "web".
 
-_WEB = _facts("web", [
+_WEB = facts_in("web", [
     ("stack", "Storefront is a Next.js 14 app using the App Router and TypeScript.",
      "Which Next.js version is Storefront on?"),
     ("hosting", "Storefront is hosted on Vercel, under the team 'acme-commerce'.",
@@ -1063,7 +1063,7 @@ _WEB = _facts("web", [
      "Which region is Storefront's order-status route pinned to?"),
 ])  # fmt: skip
 
-_WEB_CHANGES = _changes("web", [
+_WEB_CHANGES = changes_in("web", [
     ("next-15", "stack", True, "Storefront was upgraded to Next.js 15.",
      "Which Next.js version is Storefront on?"),
     ("node-22", "toolchain", False, "Storefront builds with Node 22 and pnpm 9.",
@@ -1095,7 +1095,7 @@ _WEB_CHANGES = _changes("web", [
      "How long does the Storefront search box debounce input?"),
 ])  # fmt: skip
 
-_WEB_ADDITIONS = _additions("web", [
+_WEB_ADDITIONS = additions_in("web", [
     ("apple-pay", "Storefront now also offers Apple Pay through the Stripe Payment Element.",
      "Does Storefront support Apple Pay?"),
     ("chromatic", "We started running visual regression tests on Storefront with Chromatic.",
@@ -1123,7 +1123,7 @@ _WEB_ADDITIONS = _additions("web", [
 # ---------------------------------------------------------------------------------------------------------------
 # The person's own facts (project None).
 
-_ME = _facts(GLOBAL, [
+_ME = facts_in(GLOBAL, [
     ("editor", "My main editor is Neovim with LazyVim.",
      "Which editor do I use?"),
     ("notebook-editor", "For Jupyter notebooks I use VS Code.",
@@ -1210,7 +1210,7 @@ _ME = _facts(GLOBAL, [
      "Which font do I use in my editor?"),
 ])  # fmt: skip
 
-_ME_CHANGES = _changes(GLOBAL, [
+_ME_CHANGES = changes_in(GLOBAL, [
     ("laptop-m4", "laptop", True, "My work machine is now a MacBook Pro M4 Pro with 48 GB of RAM, on macOS Sequoia.",
      "What is my work machine?"),
     ("ghostty", "terminal", True, "The user switched terminals from WezTerm to Ghostty.",
@@ -1223,7 +1223,7 @@ _ME_CHANGES = _changes(GLOBAL, [
      "When is the platform team's standup?"),
 ])  # fmt: skip
 
-_ME_ADDITIONS = _additions(GLOBAL, [
+_ME_ADDITIONS = additions_in(GLOBAL, [
     ("zed", "For quick edits on the Mac the user also keeps Zed around.",
      "What do I use for quick edits?"),
     ("dag-reviews", "Since the reorg, I also review Riverbed's Airflow DAGs.",
