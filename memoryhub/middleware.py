@@ -12,6 +12,8 @@ from collections.abc import Callable
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
+from memoryhub.runtime import metrics
+
 
 class SecurityHeadersMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
@@ -30,4 +32,19 @@ class SecurityHeadersMiddleware:
                 response[name] = value
         if request.path.startswith("/api/") and "Cache-Control" not in response:
             response["Cache-Control"] = "no-store"
+        return response
+
+
+class RequestMetricsMiddleware:
+    """Counts every answer by route and status for GET /metrics. The route is the URL pattern's name (`api:search`,
+    `api:memory-detail`), not the path: one series per endpoint, not one per memory id."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        match = getattr(request, "resolver_match", None)
+        route = (match.view_name or match.route) if match is not None else "unmatched"
+        metrics.count_request(route, response.status_code)
         return response

@@ -422,3 +422,43 @@ class Membership(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.role} of {self.project}"
+
+
+class Webhook(models.Model):
+    """A receiver told of changes (memoryhub/operations/webhooks.py): the change log's events past `cursor`, in order,
+    signed with `secret`. Only a project's events when `project` is set; every project's when it is not."""
+
+    url = models.CharField(max_length=2000)
+    project = models.CharField(max_length=200, null=True, blank=True, db_index=True)
+    events = models.JSONField(default=list)  # the event names it is sent, e.g. ["memory.created"]
+    secret = models.CharField(max_length=100)
+    created_by = models.CharField(max_length=200, blank=True, default="")
+    created_at = models.DateTimeField(default=timezone.now)
+    # The id of the last change-log event handled (sent, or not for this hook); new hooks start at the log's end.
+    cursor = models.BigIntegerField(default=0)
+    failures = models.PositiveIntegerField(default=0)  # failed tries in a row of the event at the cursor
+    next_attempt_at = models.DateTimeField(null=True, blank=True)  # after a failure: not before then
+
+    class Meta:
+        ordering = ["pk"]
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.url}"
+
+
+class WebhookDelivery(models.Model):
+    """One try to deliver one event to one hook: the delivery log."""
+
+    webhook = models.ForeignKey(Webhook, on_delete=models.CASCADE, related_name="deliveries")
+    event = models.CharField(max_length=40)
+    event_id = models.BigIntegerField()  # the change-log event (X-MemoryHub-Delivery): a receiver's dedupe key
+    memory_id = models.BigIntegerField(null=True, blank=True)
+    attempt = models.PositiveIntegerField(default=1)
+    ok = models.BooleanField(default=False)
+    status_code = models.PositiveIntegerField(null=True, blank=True)
+    error = models.CharField(max_length=500, blank=True, default="")
+    duration_ms = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(default=timezone.now, db_index=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]

@@ -10,8 +10,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT_FILES = {"__init__", "apps", "middleware", "models", "startup", "urls", "wsgi"}
-PACKAGES = {"agents", "consolidation", "embeddings", "judges", "memories", "people", "retrieval", "runtime",
-            "settings", "storage", "writes"}  # fmt: skip
+PACKAGES = {"agents", "consolidation", "embeddings", "integrations", "judges", "memories", "operations", "people",
+            "retrieval", "runtime", "settings", "storage", "writes"}  # fmt: skip
 
 
 # The floors, bottom first (docs/architecture.md draws the same table). A module may import from its own package and
@@ -31,9 +31,11 @@ FLOORS: list[set[str]] = [
     {"memoryhub.consolidation"},
     {"memoryhub.agents"},
     {"memoryhub.people"},
+    {"memoryhub.operations"},  # what an operator watches and wires to: the store's figures, webhooks
     # The wiring: the app's start-up checks (apps), the WSGI entry, URLs, middleware.
     {"memoryhub", "memoryhub.apps", "memoryhub.urls", "memoryhub.wsgi", "memoryhub.middleware"},
     {"api", "ui", "memoryhub.management", "memoryhub.migrations"},  # the faces
+    {"memoryhub.integrations"},  # clients of the REST API for agent frameworks: nothing of the server below them
 ]
 FLOOR_OF = {package: level for level, packages in enumerate(FLOORS) for package in packages}
 

@@ -2,7 +2,20 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, register_converter
 
 from ui.ids import IdConverter
-from ui.views import bulk, changes, checking, held, insights, login, memories, review, supersessions, team, writing
+from ui.views import (
+    bulk,
+    changes,
+    checking,
+    held,
+    hooks,
+    insights,
+    login,
+    memories,
+    review,
+    supersessions,
+    team,
+    writing,
+)
 
 register_converter(IdConverter, "id")  # row ids: ASCII digits in any database's range (ui/ids.py)
 
@@ -50,6 +63,9 @@ dashboard_patterns = [
     path("tokens/new/", team.token_create, name="token_create"),
     path("tokens/<id:pk>/revoke/", team.token_revoke, name="token_revoke"),
     path("tokens/<id:pk>/trust/", team.token_trust, name="token_trust"),
+    path("webhooks/", hooks.webhook_list, name="webhooks"),
+    path("webhooks/new/", hooks.webhook_create, name="webhook_create"),
+    path("webhooks/<id:pk>/remove/", hooks.webhook_remove, name="webhook_remove"),
     path("people/", team.people, name="people"),
     path("people/new/", team.person_create, name="person_create"),
     path("people/grant/", team.grant, name="grant"),

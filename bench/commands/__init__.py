@@ -8,7 +8,20 @@ import importlib
 
 from django.core.management.base import BaseCommand
 
-NAMES = ("embed", "search", "ingest", "consolidate", "ui", "gate", "chatter", "recall", "locomo", "updates", "planted")
+NAMES = (
+    "embed",
+    "search",
+    "ingest",
+    "consolidate",
+    "ui",
+    "gate",
+    "chatter",
+    "recall",
+    "locomo",
+    "updates",
+    "planted",
+    "webhooks",
+)
 
 
 def command(name: str) -> BaseCommand:

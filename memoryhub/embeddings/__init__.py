@@ -6,9 +6,11 @@ to any OpenAI-compatible `/v1/embeddings` endpoint (Ollama, LM Studio, llama.cpp
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 import numpy as np
@@ -16,6 +18,9 @@ from django.conf import settings
 
 from memoryhub import runtime
 from memoryhub.embeddings import minilm
+from memoryhub.runtime import metrics
+
+EmbedFunction = Callable[[Any, list[str]], np.ndarray]
 
 
 class EmbeddingError(RuntimeError):
@@ -27,6 +32,20 @@ class Embedder(Protocol):
     dimensions: int
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def _timed(provider: str) -> Callable[[EmbedFunction], EmbedFunction]:
+    """An embed method whose time GET /metrics shows (memoryhub_embedding_seconds, by provider)."""
+
+    def wrap(embed: EmbedFunction) -> EmbedFunction:
+        @functools.wraps(embed)
+        def timed(self: Any, texts: list[str]) -> np.ndarray:
+            with metrics.timed_embedding(provider):
+                return embed(self, texts)
+
+        return timed
+
+    return wrap
 
 
 def _normalise(vectors: np.ndarray) -> np.ndarray:
@@ -61,6 +80,7 @@ class LocalMiniLM:
             minilm_onnx.build_onnx_model(minilm.load_weights(), path, quantize=True, weight_type=weight_type)
         return minilm_onnx.OnnxBert(path), "onnx-int8"
 
+    @_timed("local")
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
@@ -101,6 +121,7 @@ class OpenAICompatibleEmbedder:
     def _url(self) -> str:
         return self.base_url + ("/embeddings" if self.base_url.endswith("/v1") else "/v1/embeddings")
 
+    @_timed("remote")
     def embed(self, texts: list[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, getattr(self, "dimensions", 0)), dtype=np.float32)

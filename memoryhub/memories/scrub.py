@@ -18,7 +18,17 @@ from django.db import connection, transaction
 from memoryhub.memories.secrets import redact_rows
 from memoryhub.memories.store import record_event, reembed, scrub_history
 from memoryhub.memories.traces import redact_refused, redact_refused_value
-from memoryhub.models import ApiToken, GateLogEntry, Membership, Memory, MemoryEvent, Proposal, UsageRecord
+from memoryhub.models import (
+    ApiToken,
+    GateLogEntry,
+    Membership,
+    Memory,
+    MemoryEvent,
+    Proposal,
+    UsageRecord,
+    Webhook,
+    WebhookDelivery,
+)
 from memoryhub.storage import sql
 
 
@@ -64,6 +74,8 @@ def scrub_store(*, vacuum: bool = True) -> ScrubReport:
     report.usage = _scrub_rows(UsageRecord, SCRUBBED["memoryhub.UsageRecord"])
     report.other = _scrub_rows(ApiToken, SCRUBBED["memoryhub.ApiToken"])
     report.other += _scrub_rows(Membership, SCRUBBED["memoryhub.Membership"])
+    report.other += _scrub_rows(Webhook, SCRUBBED["memoryhub.Webhook"])
+    report.other += _scrub_rows(WebhookDelivery, SCRUBBED["memoryhub.WebhookDelivery"])
     if memories:
         report.reembedded = reembed()
     if report.total:
@@ -84,6 +96,8 @@ SCRUBBED: dict[str, tuple[str, ...]] = {
     "memoryhub.UsageRecord": ("agent", "project"),
     "memoryhub.ApiToken": ("name", "projects"),
     "memoryhub.Membership": ("project", "granted_by"),
+    "memoryhub.Webhook": ("project", "created_by"),
+    "memoryhub.WebhookDelivery": ("error",),
 }
 NOT_FREE_TEXT: dict[str, tuple[str, ...]] = {
     "memoryhub.Memory": ("category", "tier", "status", "embed_model"),
@@ -93,6 +107,9 @@ NOT_FREE_TEXT: dict[str, tuple[str, ...]] = {
     "memoryhub.UsageRecord": ("kind",),
     "memoryhub.ApiToken": ("token_hash", "prefix"),
     "memoryhub.Membership": ("role",),
+    # A hook's URL and signing secret are what deliveries need: kept as the operator gave them (docs/operations.md).
+    "memoryhub.Webhook": ("url", "events", "secret"),
+    "memoryhub.WebhookDelivery": ("event",),
 }
 
 

@@ -220,6 +220,10 @@ def decide_conflict(*, proposal: Proposal, choice: str, actor: str) -> Memory:
     proposal.decided_at = timezone.now()
     proposal.decided_by = actor
     proposal.save(update_fields=["status", "choice", "decided_at", "decided_by"])
+    # The decision itself in the history (a `both` that changed nothing would leave no trace): webhooks read it.
+    record_event(
+        older.pk, "conflict_decided", actor=actor, after={"proposal": proposal.pk, "choice": choice}, note=note
+    )
     return newer if choice == ConflictChoice.BOTH else keep
 
 

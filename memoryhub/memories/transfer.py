@@ -26,7 +26,7 @@ from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models, transaction
 
-from memoryhub.models import ApiToken, GateLogEntry, Membership, Memory, MemoryEvent, Proposal, UsageRecord
+from memoryhub.models import ApiToken, GateLogEntry, Membership, Memory, MemoryEvent, Proposal, UsageRecord, Webhook
 from memoryhub.storage import sql
 from memoryhub.storage.filters import MemoryFilter
 
@@ -36,7 +36,8 @@ SAMPLE_SEARCHES = 20
 
 def _kinds() -> list[type[models.Model]]:
     """In the order a load creates them (users before tokens is not needed, but memories before what names them)."""
-    return [get_user_model(), Membership, ApiToken, Memory, MemoryEvent, Proposal, GateLogEntry, UsageRecord]
+    # Webhooks come along (their cursors name events, whose ids a copy keeps); their delivery log stays behind.
+    return [get_user_model(), Membership, ApiToken, Memory, MemoryEvent, Proposal, GateLogEntry, UsageRecord, Webhook]
 
 
 def _label(model: type[models.Model]) -> str:

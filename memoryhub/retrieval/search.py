@@ -36,6 +36,7 @@ from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts, conversations, fusion, query_text, tuning
+from memoryhub.runtime import metrics
 from memoryhub.storage import sql, vector_index
 from memoryhub.storage.filters import MemoryFilter
 from memoryhub.storage.keyword import InScope, Query, Term, all_of, any_of
@@ -460,7 +461,7 @@ def search_memories(
     memory_filter = within
     where, params, scope = _plan(memory_filter)
     floor = _relevance_floor(min_score)
-    with runtime.searching():  # writes of this process step aside meanwhile (runtime/turns.py)
+    with runtime.searching(), metrics.timed_search(mode):  # writes of this process step aside (runtime/turns.py)
         found = candidates(query, scope, where, params, mode=mode, k=k)
         rows = found.rows
         # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.

@@ -10,15 +10,17 @@ What the domain calls:
 - `lock(name)`: the lock a module's own per-process state (the embedder, the vector copy, SQLite's writer slot)
   is built and changed under, named so every lock of the process is listed in one place (`LOCKS`).
 
-What `serve` calls: `start()` and `stop()` around serving, `serve_workers(...)` for `serve --workers N`.
+What `serve` calls: `start()` and `stop()` around serving, `start_deliveries()` (webhooks, runtime/deliveries.py),
+`serve_workers(...)` for `serve --workers N`.
 """
 
 from memoryhub.runtime.background import after_response
+from memoryhub.runtime.deliveries import start_deliveries
 from memoryhub.runtime.lifecycle import start, stop
 from memoryhub.runtime.threads import LOCKS, alongside, lock, on_write_lane
 from memoryhub.runtime.turns import searching, serve_workers, write_turn, yield_to_searches
 
 __all__ = [
     "LOCKS", "after_response", "alongside", "lock", "on_write_lane", "searching", "serve_workers", "start",
-    "stop", "write_turn", "yield_to_searches",
+    "start_deliveries", "stop", "write_turn", "yield_to_searches",
 ]  # fmt: skip

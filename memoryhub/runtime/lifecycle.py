@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memoryhub.runtime.background import start_thread, stop_thread
+from memoryhub.runtime.deliveries import stop_deliveries
 from memoryhub.runtime.threads import stop_pools
 
 
@@ -15,5 +16,6 @@ def start() -> None:
 def stop() -> None:
     """Run the queued work after the response, then end every thread the runtime started; the next use of a pool
     starts it again, and work after the response runs inline until `start()`."""
+    stop_deliveries()
     stop_thread()
     stop_pools()

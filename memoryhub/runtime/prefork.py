@@ -29,6 +29,8 @@ import time
 import traceback
 from collections.abc import Callable
 
+from memoryhub.runtime.metrics import worker_died
+
 # A worker that dies sooner than this after it started is taken for a broken start, not a crash to recover from.
 _SHORTEST_LIFE_S = 10.0
 
@@ -150,6 +152,7 @@ class Prefork:
                 if index is None or self.stopping:
                     continue
                 self.on_death(index)
+                worker_died(pid)  # its share of the live gauges goes (runtime/metrics.py)
                 lived = time.monotonic() - started
                 self.report(f"worker {index} (pid {pid}) {describe(status)} after {lived:.0f} s")
                 if lived < _SHORTEST_LIFE_S:

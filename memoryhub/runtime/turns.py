@@ -29,6 +29,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memoryhub.runtime.metrics import waiting_write
 from memoryhub.runtime.prefork import Prefork, SharedLock
 
 _turn: Any = threading.Lock()  # the process's; a SharedLock in a worker of `serve --workers`
@@ -45,8 +46,11 @@ _slot = 0
 def write_turn(*, exclusive: bool) -> Iterator[None]:
     """A write's turn at the gate: one write at a time when `exclusive` (the bundled model embeds here), after the
     searches running in the process (bounded, see yield_to_searches)."""
-    with _turn if exclusive else contextlib.nullcontext():
-        yield_to_searches()
+    with contextlib.ExitStack() as held:
+        with waiting_write():  # the write queue's depth, for GET /metrics
+            if exclusive:
+                held.enter_context(_turn)
+            yield_to_searches()
         yield
 
 

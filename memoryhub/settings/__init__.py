@@ -43,6 +43,7 @@ MIDDLEWARE = [
     # The dashboard's own files (vendored htmx, CSS) from the WSGI process itself: no web server in front.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memoryhub.middleware.SecurityHeadersMiddleware",
+    "memoryhub.middleware.RequestMetricsMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -353,3 +354,14 @@ MEMORYHUB_AUTO_BACKUP = envbool("MEMORYHUB_AUTO_BACKUP", True)
 MEMORYHUB_CAPTURE_USE_LLM = envbool("MEMORYHUB_CAPTURE_USE_LLM", True)
 MEMORYHUB_CAPTURE_MAX_INPUT_CHARS = envint("MEMORYHUB_CAPTURE_MAX_INPUT_CHARS", 24000, minimum=1000)
 MEMORYHUB_CAPTURE_MAX_PER_SESSION = envint("MEMORYHUB_CAPTURE_MAX_PER_SESSION", 8, minimum=1)
+
+# --- Metrics and webhooks (api/views/metrics.py, memoryhub/operations/webhooks.py) ---------------------------------
+# GET /metrics answers 127.0.0.1 only, unless a token is set: then whoever sends `Authorization: Bearer <token>`.
+MEMORYHUB_METRICS_TOKEN = envstr("MEMORYHUB_METRICS_TOKEN")
+# Receivers on loopback or private addresses are refused unless this is true: a hook an owner adds must not make
+# the server call its own neighbours (server-side request forgery).
+MEMORYHUB_WEBHOOK_ALLOW_PRIVATE = envbool("MEMORYHUB_WEBHOOK_ALLOW_PRIVATE", False)
+# A failed delivery is tried again after 1, 2, 4 ... seconds, never waiting longer than this between tries.
+MEMORYHUB_WEBHOOK_MAX_BACKOFF_S = envfloat("MEMORYHUB_WEBHOOK_MAX_BACKOFF_S", 60.0, minimum=0.1)
+# How long one delivery may take before it counts as failed.
+MEMORYHUB_WEBHOOK_TIMEOUT_S = envfloat("MEMORYHUB_WEBHOOK_TIMEOUT_S", 5.0, minimum=0.1)

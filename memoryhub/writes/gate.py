@@ -38,6 +38,7 @@ from memoryhub.memories.updates import Verdict
 from memoryhub.memories.validity import mark_verified
 from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, Status
 from memoryhub.retrieval.search import similar_in_scope
+from memoryhub.runtime import metrics
 from memoryhub.storage import sql, vector_index
 from memoryhub.writes.categories import guess_category, guess_tier
 from memoryhub.writes.noise import judge_noise, noise_reason, words
@@ -224,7 +225,9 @@ def admit(command: NewMemory) -> GateResult:
     refuse it, fold it into its twin, or store it (superseding what it replaces)."""
     # One write at a time through the gate when the model runs here, after the searches running (runtime/turns.py).
     with runtime.write_turn(exclusive=write_lane.uses_lane(get_embedder())):
-        return _admit(command)
+        result = _admit(command)
+    metrics.count_write_outcome(result.outcome, superseded=len(result.supersedes), conflicts=len(result.conflicts))
+    return result
 
 
 def _admit(command: NewMemory) -> GateResult:

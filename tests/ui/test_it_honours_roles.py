@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import get_resolver, reverse
 
 from memoryhub.agents.tokens import create_token
-from memoryhub.models import ApiToken, GateLogEntry, Membership, Memory, Proposal
+from memoryhub.models import ApiToken, GateLogEntry, Membership, Memory, Proposal, Webhook
 from memoryhub.people.roles import Action
 from tests.factories import remember
 
@@ -71,6 +71,9 @@ ROUTES: dict[str, tuple[str, str | None, Action | str]] = {
     "token_create": ("POST", "project", Action.TOKENS),
     "token_revoke": ("POST", "token", Action.TOKENS),
     "token_trust": ("POST", "token", Action.TOKENS),
+    "webhooks": ("GET", None, Action.TOKENS),
+    "webhook_create": ("POST", "project", Action.TOKENS),
+    "webhook_remove": ("POST", "webhook", Action.TOKENS),
     "people": ("GET", None, Action.MEMBERS),
     "person_create": ("POST", None, ADMIN),
     "grant": ("POST", "project", Action.MEMBERS),
@@ -106,7 +109,9 @@ def hub(db, settings) -> dict:
             content=f"{word} gate note about the {word.lower()}-pipeline schedule",
         )  # fmt: skip
         token, _ = create_token(name=f"{word.lower()}-agent", projects=[project])
-        rows[project] = {"memories": [first, second], "proposal": proposal, "gate": gate, "token": token}
+        webhook = Webhook.objects.create(url=f"https://hooks.example.com/{word.lower()}", project=project, secret="s")
+        rows[project] = {"memories": [first, second], "proposal": proposal, "gate": gate, "token": token,
+                         "webhook": webhook}  # fmt: skip
         rows[project]["texts"] = [first.content, second.content, proposal.content, gate.content, project]
     rows["global"] = remember("The user prefers short answers in every project", category="preference")
     User = get_user_model()
@@ -131,6 +136,7 @@ def snapshot() -> tuple:
         list(GateLogEntry.objects.order_by("pk").values_list("pk", "promoted_to_id")),
         list(ApiToken.objects.order_by("pk").values_list("pk", "revoked_at")),
         list(Membership.objects.order_by("pk").values_list("pk", "user_id", "project", "role")),
+        list(Webhook.objects.order_by("pk").values_list("pk", "url", "project")),
     )
 
 
@@ -154,6 +160,8 @@ def request_for(name: str, target: str | None, project: str, hub: dict, *, missi
         args = [NOWHERE if missing else rows["gate"].pk]
     elif target == "token":
         args = [NOWHERE if missing else rows["token"].pk]
+    elif target == "webhook":
+        args = [NOWHERE if missing else rows["webhook"].pk]
     elif target == "project in path":
         args = [project]
     elif target == "project":

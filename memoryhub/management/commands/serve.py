@@ -23,6 +23,8 @@ from django.db import connections
 from waitress import serve
 
 from memoryhub import runtime
+from memoryhub.operations.deliveries import deliver_due
+from memoryhub.runtime import metrics
 from memoryhub.runtime.prefork import listening_socket, raise_system_exit
 from memoryhub.storage import sql
 
@@ -90,9 +92,15 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"MemoryHub serving on http://{host}:{port}/ with {workers} processes of {threads} threads (waitress)"
             )
-            code = runtime.serve_workers(
-                workers, lambda index: self._worker({"sockets": [sock]}, threads, no_preload), report=self.stderr.write
-            )
+            shared = metrics.share_across_workers()  # one GET /metrics over every worker (runtime/metrics.py)
+            try:
+                code = runtime.serve_workers(
+                    workers,
+                    lambda index: self._worker({"sockets": [sock]}, threads, no_preload),
+                    report=self.stderr.write,
+                )
+            finally:
+                metrics.forget_workers(shared)
             sock.close()
             if code:
                 raise SystemExit(code)
@@ -115,6 +123,7 @@ class Command(BaseCommand):
             write_lane.warm_up()  # the write lane's own copy of the model (embeddings/write_lane.py)
         self.stdout.flush()
         runtime.start()
+        runtime.start_deliveries(deliver_due)  # webhooks: one worker of all sends them (runtime/deliveries.py)
         try:
             serve(
                 application,

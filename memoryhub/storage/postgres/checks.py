@@ -102,5 +102,12 @@ def extension_problem() -> str | None:
     return vector_extension_problem(**connection.get_connection_params())
 
 
+def database_bytes() -> int:
+    """The database's size on disk, every table and index of it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_database_size(current_database())")
+        return int(cursor.fetchone()[0])
+
+
 def page_size(conn: Any) -> int:
     return int(_rows(conn, "SELECT current_setting('block_size')")[0][0])

@@ -34,6 +34,7 @@ from memoryhub.storage.portable import (
     vector_ids,
 )
 from memoryhub.storage.sqlite.checks import (
+    database_bytes,
     extension_problem,
     fts_check_table,
     fts_ids,

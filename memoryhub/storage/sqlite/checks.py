@@ -121,6 +121,15 @@ def page_size(conn: Any) -> int:
         cursor.close()
 
 
+def database_bytes() -> int:
+    """The store's size on disk: its pages (the write-ahead log not counted: it is folded back at checkpoints)."""
+    with connection.cursor() as cursor:
+        cursor.execute("PRAGMA page_count")
+        pages = int(cursor.fetchone()[0])
+        cursor.execute("PRAGMA page_size")
+        return pages * int(cursor.fetchone()[0])
+
+
 def extension_problem() -> str | None:
     """None when sqlite-vec answers on this connection (the backend loads it on every connection), else one line."""
     try:
