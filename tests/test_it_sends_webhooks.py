@@ -86,7 +86,7 @@ def test_a_receiver_gets_signed_events_and_those_it_missed_while_down(store_temp
     assert len(secret) == 64
     server = LiveServer(db, workers=2, threads=4, env=env).start()
     try:
-        token = create_token(db, "agent")
+        token = create_token(db, "agent-1")
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {token}"}, timeout=60) as http:
 
             def write(content: str, project: str = "shop") -> int:

@@ -31,7 +31,7 @@ def test_two_workers_answer_one_view_of_every_search_and_write(store_template, t
     # TMPDIR: the workers' metric files land where the test can see whose they are.
     server = LiveServer(db, threads=4, workers=2, env={"TMPDIR": str(scratch)}).start()
     try:
-        token = create_token(db, "agent")
+        token = create_token(db, "agent-1")
         auth = {"Authorization": f"Bearer {token}"}
         with httpx.Client(base_url=server.url, headers=auth, timeout=60) as http:
             created = http.post("/api/v1/memories", json={"content": "The nightly export runs at 02:00 UTC"})
