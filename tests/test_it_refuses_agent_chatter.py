@@ -68,3 +68,18 @@ def test_the_held_out_batches_stay_at_their_measured_floors():
     ):
         refused, kept, _, _ = rates(chatter, facts)
         assert refused / len(chatter) >= chatter_floor and kept / len(facts) >= facts_floor
+
+
+@pytest.mark.parametrize(
+    "text, chatter",
+    [
+        ("Switched on MFA enforcement for the approver role in Azure AD.", False),
+        ("Moved the Grafana dashboards into the gitops repo as JSON so they are versioned.", False),
+        ("Switched from Podman to Rancher Desktop for containers on the Mac.", False),
+        ("Moved the helper to utils.", True),
+        ("Renamed the variable in the parser.", True),
+        ("Restarted the worker.", True),
+    ],
+)
+def test_a_change_to_how_things_are_is_a_fact_and_a_step_of_the_session_is_narration(text, chatter):
+    assert bool(noise_reason(text)) is chatter, noise_reason(text)

@@ -140,14 +140,38 @@ _VERB = re.compile(
 _SUBORDINATE = re.compile(
     r"\b(?:to|where|which|that|so|because|when|if|since|until|while|and see)\b|[,;:]", re.IGNORECASE
 )
-# Work reported done, in the past tense with no subject: "Applied the patch", "Moved the helper to utils".
+# Work reported done, in the past tense with no subject. A step of the session's own ("Applied the patch",
+# "Restarted the worker", "Re-ran the suite") is narration whatever it acted on.
 _DONE = re.compile(
-    r"^\W*(?:just )?(?:applied|moved|renamed|removed|replaced|bumped|changed|rewrote|rebased|re-?ran|restarted|rebuilt|"
-    r"reloaded|redeployed|kicked off|"
-    r"installed|configured|switched|regenerated|committed|reverted|dropped|split|extracted|wired|hooked up|"
-    r"patched|tweaked|adjusted|cleaned|restored|reproduced|confirmed|verified)\b",
+    r"^\W*(?:just )?(?:applied|rewrote|rebased|re-?ran|restarted|rebuilt|reloaded|redeployed|kicked off|regenerated|"
+    r"committed|reverted|patched|tweaked|cleaned|reproduced|confirmed|verified)\b",
     re.IGNORECASE,
 )
+# A change to how things are ("Switched on MFA enforcement for the approver role", "Moved the Grafana dashboards into
+# the gitops repo") is a fact worth keeping, the kind a newer fact supersedes an older one by; it is narration only
+# when what it changed is the session's own work ("Moved the helper to utils", "Renamed the variable"), it goes on
+# to another step, or it is too short to say what changed.
+_CHANGED = re.compile(
+    r"^\W*(?:just )?(?:moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|"
+    r"extracted|wired|hooked up|adjusted|restored|added|created|deployed|introduced|set up)\b",
+    re.IGNORECASE,
+)
+SESSION_WORK_OBJECT = re.compile(
+    r"\b(?:tests?|unit tests|specs?|branch|pr|pull request|commits?|tickets?|helpers?|helper functions?|todos?|"
+    r"comments?|print statements?|debug(?:ging)? (?:logs?|output|statements?)|changelog entry|notes?|variables?|"
+    r"imports?|typos?|the (?:fix|patch|changes|diff|code|function|method|test file)|"
+    r"and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed|re-?ran|restarted)|then)\b",
+    re.IGNORECASE,
+)
+
+
+def session_step(sentence: str) -> bool:
+    """A subjectless report of a change that is the session's own step, not a change to how things are."""
+    if _DONE.match(sentence):
+        return True
+    if not _CHANGED.match(sentence):
+        return False
+    return bool(SESSION_WORK_OBJECT.search(sentence)) or len(sentence.split()) < 6
 # The agent in the first person about its own work, not a person about themselves ("I'm allergic to penicillin",
 # "I have two daughters" are facts): "I've made the changes", "I couldn't find another caller", "I'm about to...".
 _AGENT_I = re.compile(
@@ -242,7 +266,7 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
         return _NARRATION
     if _CLOSING_WORDS.match(sentence):
         return _CLOSING
-    if _DONE.match(rest) or _HANDED_OVER.search(rest) or _AGENT_I.match(rest):
+    if session_step(rest) or _HANDED_OVER.search(rest) or _AGENT_I.match(rest):
         return _NARRATION
     if _ING_LEAD.match(rest) and not _VERB.search(_SUBORDINATE.split(rest)[0]):
         return _NARRATION  # "Calling the search tool to find where the config is loaded": its verb is not its own

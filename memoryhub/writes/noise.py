@@ -16,7 +16,7 @@ from django.conf import settings
 
 from memoryhub.judges.noise_judge import ask_llm_about_noise
 from memoryhub.writes.categories import guess_category
-from memoryhub.writes.chatter import agent_chatter
+from memoryhub.writes.chatter import agent_chatter, session_step
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -48,25 +48,10 @@ _WORK_REPORT = re.compile(
     r"merged|opened|closed|resolved)\b",
     re.IGNORECASE,
 )
-# "Added a holiday-proximity feature: days until the next public holiday." says what the system now has, a fact
-# worth keeping; "Added tests and pushed the branch." reports the session. A sentence opening on a verb that builds
-# something is a work report only when what it built is the session's own work (tests, a branch, a PR, helpers),
-# it goes on to another step, or it is too short to say what the thing is.
-_BUILT_REPORT = re.compile(r"^\W*(?:just )?(?:added|created|deployed|introduced|set up)\b", re.IGNORECASE)
-_SESSION_WORK_OBJECT = re.compile(
-    r"\b(?:tests?|unit tests|specs?|branch|pr|pull request|commits?|tickets?|helpers?|helper functions?|todos?|"
-    r"comments?|print statements?|debug(?:ging)? (?:logs?|output|statements?)|changelog entry|notes?|"
-    r"and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed)|then)\b",
-    re.IGNORECASE,
-)
-
-
 def _work_report(sentence: str) -> bool:
-    if _WORK_REPORT.match(sentence):
-        return True
-    if not _BUILT_REPORT.match(sentence):
-        return False
-    return bool(_SESSION_WORK_OBJECT.search(sentence)) or len(words(sentence)) < 6
+    # "Fixed the failing test and pushed the branch." reports the session; "Added a read replica for the reporting
+    # queries." says what the system now has (a fact): verbs that build or change something judge by their object.
+    return bool(_WORK_REPORT.match(sentence)) or session_step(sentence)
 
 
 # First person singular is both how a session narrates itself ("I checked the config", "I'm taking a look") and
