@@ -172,6 +172,8 @@ def session_step(sentence: str) -> bool:
     if not _CHANGED.match(sentence):
         return False
     return bool(SESSION_WORK_OBJECT.search(sentence)) or len(sentence.split()) < 6
+
+
 # The agent in the first person about its own work, not a person about themselves ("I'm allergic to penicillin",
 # "I have two daughters" are facts): "I've made the changes", "I couldn't find another caller", "I'm about to...".
 _AGENT_I = re.compile(

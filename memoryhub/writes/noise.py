@@ -48,6 +48,8 @@ _WORK_REPORT = re.compile(
     r"merged|opened|closed|resolved)\b",
     re.IGNORECASE,
 )
+
+
 def _work_report(sentence: str) -> bool:
     # "Fixed the failing test and pushed the branch." reports the session; "Added a read replica for the reporting
     # queries." says what the system now has (a fact): verbs that build or change something judge by their object.
