@@ -19,6 +19,7 @@ def test_a_new_memory_goes_through_the_gate_and_a_twin_is_in_the_history(dashboa
     page = dashboard.open("/")
     page.get_by_role("link", name="New memory").click()
     dialog = page.locator("#new-memory-dialog")
+    expect(dialog.get_by_label("Text (one fact)")).to_be_focused()  # the dialog focuses it once htmx settles
     dialog.get_by_label("Text (one fact)").fill(FACT)
     dialog.get_by_label("Project").fill("alpha")
     dialog.get_by_label("Importance").fill("0.8")
@@ -55,6 +56,8 @@ def _expected_refusals(dashboard, count: int) -> None:
 def _edit(page, memory):
     page.get_by_role("button", name=f"Actions on memory #{memory.pk}").click()
     page.locator(f"#memory-{memory.pk}").get_by_role("link", name="Edit").click()
+    # The text takes the focus once htmx settles the row: typing elsewhere before that would land in the text.
+    expect(page.locator(f"#memory-{memory.pk} textarea")).to_be_focused()
 
 
 def test_importance_is_editable_and_a_refused_edit_keeps_its_text(dashboard, transactional_db):
