@@ -15,11 +15,10 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils import timezone
-from django.utils.dateparse import parse_date, parse_datetime
 
 from memoryhub.memories.secrets import WriteRefused, check_no_secrets
 from memoryhub.memories.storable import MAX_METADATA_BYTES, metadata_size, unstorable
-from memoryhub.memories.validity import written_times
+from memoryhub.memories.validity import read_moment, written_times
 from memoryhub.models import Category, Status, Tier
 
 EDITABLE_FIELDS = ("content", "category", "tier", "project", "tags", "metadata", "importance", "confirmed", "status")
@@ -163,18 +162,8 @@ def parse_import_time(value: Any, field: str) -> datetime | None:
     clamped to [2000-01-01, now] so a date in 2999 cannot make a memory immune to decay."""
     if value in (None, ""):
         return None
-    parsed = value if isinstance(value, datetime) else None
-    if isinstance(value, str) and len(value) <= 64:
-        try:
-            parsed = parse_datetime(value.strip())
-            if parsed is None:
-                day = parse_date(value.strip())
-                parsed = datetime(day.year, day.month, day.day) if day else None
-        except ValueError:  # well-formed but impossible: month 13, hour 25
-            parsed = None
+    parsed = read_moment(value)
     if parsed is not None:
-        if timezone.is_naive(parsed):
-            parsed = parsed.replace(tzinfo=UTC)
         try:
             parsed = parsed.astimezone(UTC)
         except OverflowError:  # the edge of the calendar (year 1 or 9999 in another zone): clamped below

@@ -30,12 +30,10 @@ from memoryhub.models import Memory, Status
 LATEST = datetime(9000, 1, 1, tzinfo=UTC)
 
 
-def parse_moment(value: Any, field: str) -> datetime | None:
-    """A moment a writer names (`valid_to`, `expires_at`, `as_of`, `verified_before`): ISO 8601 with or without a
-    zone (none: UTC), or a date alone (its midnight, UTC). Unlike an imported timestamp it may lie in the future.
-    None or "" is no moment; anything else unreadable is a ValidationError naming `field`."""
-    if value in (None, ""):
-        return None
+def read_moment(value: Any) -> datetime | None:
+    """ISO 8601 text with or without a zone (none: UTC), a date alone (its midnight, UTC), or a datetime; None when
+    it cannot be read. The one reading of a moment: what a writer names here, and imported timestamps
+    (`fields.parse_import_time`)."""
     parsed = value if isinstance(value, datetime) else None
     if isinstance(value, str) and len(value) <= 64:
         try:
@@ -45,10 +43,20 @@ def parse_moment(value: Any, field: str) -> datetime | None:
                 parsed = datetime(day.year, day.month, day.day) if day else None
         except ValueError:  # well-formed but impossible: month 13, hour 25
             parsed = None
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = parsed.replace(tzinfo=UTC)
+    return parsed
+
+
+def parse_moment(value: Any, field: str) -> datetime | None:
+    """A moment a writer names (`valid_to`, `expires_at`, `as_of`, `verified_before`), as `read_moment` reads it.
+    Unlike an imported timestamp it may lie in the future. None or "" is no moment; anything else unreadable is a
+    ValidationError naming `field`."""
+    if value in (None, ""):
+        return None
+    parsed = read_moment(value)
     if parsed is None:
         raise ValidationError({field: "must be an ISO 8601 date-time or date (no zone is read as UTC)"})
-    if timezone.is_naive(parsed):
-        parsed = parsed.replace(tzinfo=UTC)
     if not datetime(1900, 1, 1, tzinfo=UTC) <= parsed <= LATEST:
         raise ValidationError({field: "must be between the years 1900 and 9000"})
     return parsed.astimezone(UTC)
