@@ -53,7 +53,9 @@ def test_facts_that_look_like_chatter_are_kept(text):
 
 def test_the_dev_half_and_the_labelled_durable_writes():
     refused, kept, through, lost = rates(labelled.CHATTER_DEV, labelled.FACTS_DEV)
-    assert refused / len(labelled.CHATTER_DEV) >= 0.98 and lost == []
+    # Not every dev line: a measurement said as a change ("Bundle size went from 412 KB to 388 KB") is kept, since a
+    # change of a value is how a newer fact replaces an older one, and losing a true fact costs more.
+    assert refused / len(labelled.CHATTER_DEV) >= 0.97 and lost == []
     assert [t for t in DURABLE if noise_reason(t)] == []
 
 
@@ -82,4 +84,17 @@ def test_the_held_out_batches_stay_at_their_measured_floors():
     ],
 )
 def test_a_change_to_how_things_are_is_a_fact_and_a_step_of_the_session_is_narration(text, chatter):
+    assert bool(noise_reason(text)) is chatter, noise_reason(text)
+
+
+@pytest.mark.parametrize(
+    "text, chatter",
+    [
+        ("The company VPN is Tailscale; I'm on the acme tailnet.", False),
+        ("Atlas snapshot retention went from 14 to 30 days.", False),
+        ("Tests pass now, so I'm calling it fixed.", True),
+        ("Heads up, I had to touch the shared fixture as well.", True),
+    ],
+)
+def test_the_first_person_after_a_clause_is_judged_as_a_sentence_opening_with_it(text, chatter):
     assert bool(noise_reason(text)) is chatter, noise_reason(text)

@@ -76,7 +76,7 @@ _FIRST_PERSON_NARRATION = re.compile(
     r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off)\b|"
     r"^\W*i\s+(?:just|then|now|first|next|finally)\b|"
     r"^\W*i(?:'ll| will| would|'d| think| wonder| guess| suspect| believe| can't| cannot| don't know| need to| "
-    r"have to| should| see| want to| plan to| hope)\b",
+    r"have to| had to| should| see| want to| plan to| hope)\b",
     re.IGNORECASE,
 )
 _PROGRESS = re.compile(
