@@ -81,6 +81,8 @@ def test_the_held_out_batches_stay_at_their_measured_floors():
         ("Moved the helper to utils.", True),
         ("Renamed the variable in the parser.", True),
         ("Restarted the worker.", True),
+        ("Started sampling a tenth of the traces in production.", False),
+        ("Started looking into the flaky test.", True),
     ],
 )
 def test_a_change_to_how_things_are_is_a_fact_and_a_step_of_the_session_is_narration(text, chatter):

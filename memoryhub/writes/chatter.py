@@ -147,19 +147,20 @@ _DONE = re.compile(
     re.IGNORECASE,
 )
 # A change to how things are ("Switched on MFA enforcement for the approver role", "Moved the Grafana dashboards into
-# the gitops repo") is a fact worth keeping, the kind a newer fact supersedes an older one by; it is narration only
-# when what it changed is the session's own work ("Moved the helper to utils", "Renamed the variable"), it goes on
-# to another step, or it is too short to say what changed.
+# the gitops repo", "Started sampling a tenth of the traces") is a fact worth keeping, the kind a newer fact
+# supersedes an older one by; it is narration only when what it changed is the session's own work ("Moved the helper
+# to utils", "Renamed the variable"), it goes on to another step, or it is too short to say what changed.
 _CHANGED = re.compile(
     r"^\W*(?:just )?(?:moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|"
-    r"extracted|wired|hooked up|adjusted|restored|added|created|deployed|introduced|set up)\b",
+    r"extracted|wired|hooked up|adjusted|restored|added|created|deployed|introduced|set up|started|began)\b",
     re.IGNORECASE,
 )
 SESSION_WORK_OBJECT = re.compile(
     r"\b(?:tests?|unit tests|specs?|branch|pr|pull request|commits?|tickets?|helpers?|helper functions?|todos?|"
     r"comments?|print statements?|debug(?:ging)? (?:logs?|output|statements?)|changelog entry|notes?|variables?|"
     r"imports?|typos?|the (?:fix|patch|changes|diff|code|function|method|test file)|"
-    r"and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed|re-?ran|restarted)|then)\b",
+    r"working on|looking (?:at|into)|and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed|re-?ran|restarted)|"
+    r"then)\b",
     re.IGNORECASE,
 )
 

@@ -44,7 +44,7 @@ _DIARY = re.compile(
 # A sentence that reports work done, without a subject: "Fixed the failing test and pushed the branch."
 _WORK_REPORT = re.compile(
     r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|ran|finished|completed|pushed|"
-    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|started|"
+    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|"
     r"merged|opened|closed|resolved)\b",
     re.IGNORECASE,
 )
