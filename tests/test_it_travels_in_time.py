@@ -222,3 +222,20 @@ def test_mcp_recall_answers_for_the_moment_its_uri_or_prompt_names():
     assert f"#{newer.pk}" in now and f"#{older.pk}" not in now
     with pytest.raises(MCPError, match="as_of"):
         recall_text(caller, project, query, "last spring")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_fact_written_again_with_another_end_moves_the_stored_expiry():
+    from memoryhub.models import Memory, MemoryEvent
+    from memoryhub.writes.gate import gate_write
+
+    text = "The release freeze on the shop's main branch lasts until the audit ends."
+    first = gate_write(content=text, project="shop", expires_at="2026-12-20").memory
+    again = gate_write(content=text, project="shop", expires_at="2027-01-10")
+    assert (again.outcome, again.memory.pk) == ("merged", first.pk)
+    assert "expires_at" in again.reason
+    assert Memory.objects.get(pk=first.pk).expires_at == datetime(2027, 1, 10, tzinfo=UTC)
+    assert MemoryEvent.objects.filter(memory_id=first.pk, action="expiry_set").count() == 1
+    plain = gate_write(content=text, project="shop")  # no end said: the stored one stays
+    assert plain.outcome == "duplicate"
+    assert Memory.objects.get(pk=first.pk).expires_at == datetime(2027, 1, 10, tzinfo=UTC)

@@ -21,6 +21,7 @@ from django.db import transaction
 from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.memories.checking import set_expiry
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
 from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory
 from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
@@ -313,16 +314,21 @@ def _fold_into_twin(
     existing, how, similarity = duplicate
     source = command.source
     changes = _fold(existing, command, explicit)
+    # The same fact said again with another end ("the freeze lasts until ..."): the stored fact takes the new one.
+    moves_expiry = command.expires_at is not None and command.expires_at != existing.expires_at
     with transaction.atomic():
         if changes:
             update_memory(memory=existing, changes=changes, actor=source, action="merged")
+        if moves_expiry:
+            set_expiry(memory=existing, expires_at=command.expires_at, actor=source)
         reinforce(memory_ids=[existing.pk])
         mark_verified(memory_ids=[existing.pk])  # an agent wrote the fact again: it still holds
     existing.refresh_from_db()
-    outcome = "merged" if changes else "duplicate"
+    added = sorted([*changes, *(["expires_at"] if moves_expiry else [])])
+    outcome = "merged" if added else "duplicate"
     detail = f"{how}, similarity {similarity:.2f}" if how != "same text" else how
-    if changes:
-        reason = f"merged into memory #{existing.pk} ({detail}): added {', '.join(sorted(changes))}; reinforced it"
+    if added:
+        reason = f"merged into memory #{existing.pk} ({detail}): added {', '.join(added)}; reinforced it"
     else:
         reason = f"duplicate of memory #{existing.pk} ({detail}); reinforced it instead of storing a twin"
         # Nothing of the memory changed, but its history says the gate folded a twin into it (who, why).
@@ -330,7 +336,7 @@ def _fold_into_twin(
             memory_id=existing.pk, action="reinforced", actor=source, note=f"duplicate, reinforced: {detail}"
         )
     entry = _log(
-        GateDecision.MERGED if changes else GateDecision.DUPLICATE, reason=reason, kind="duplicate",
+        GateDecision.MERGED if added else GateDecision.DUPLICATE, reason=reason, kind="duplicate",
         content=command.content, payload=payload, project=command.project, source=source, memory=existing,
     )  # fmt: skip
     return GateResult(outcome, existing, reason, kind="duplicate", warnings=warnings, log_entry=entry)
