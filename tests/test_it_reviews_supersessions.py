@@ -22,10 +22,9 @@ from memoryhub.models import Memory, MemoryEvent, Proposal, ProposalStatus, Stat
 from tests.factories import remember
 
 LINKS = Path(__file__).resolve().parent / "samples" / "previous_release_links.json"
-# Wrong links restored, and right links kept. Most entries were recorded from the previous release on a labelled store
-# whose held-out half the rules were never tuned on: there they keep 16 of 18 right links, so the floor for right
-# links kept is 0.9 over the whole file (the rules restore a right link when unsure: both facts stay, nothing hides).
-RESTORED_WRONG, KEPT_RIGHT = 0.95, 0.9
+# Wrong links restored, and right links kept, over every entry of the file (most were recorded from the previous release
+# on a labelled store whose held-out half the rules were never tuned on).
+RESTORED_WRONG, KEPT_RIGHT = 0.95, 0.95
 
 
 @dataclass(frozen=True)
@@ -142,3 +141,28 @@ def test_it_reviews_one_project_only_when_asked(recorded):
     ledger = [link for link in recorded if link.older.project == "ledger"]
     out = review("--project", "ledger")
     assert out.strip().splitlines()[-1].startswith(f"{len(ledger)} links reviewed, ")
+
+
+def test_a_close_link_that_only_the_scopes_names_would_undo_goes_to_a_person(db):
+    # "main" is in most of this scope's facts, so it names the scope rather than a subject; set aside, the two
+    # release facts share too little to be one fact's values. They are very close in meaning and the newer says it
+    # changed: a person decides, and the link stands meanwhile (a true change is not undone by a word count).
+    for n in range(10):
+        remember(f"Service {n} of the gateway deploys from main through pipeline p{n}.", project="gateway")
+    older = remember(
+        "Tollgate releases are cut from main every Wednesday and promoted to production on Thursday after a day in "
+        "staging.",
+        project="gateway",
+    )
+    newer = remember(
+        "Tollgate releases are no longer weekly: every merge to main goes to staging, and production is promoted "
+        "daily at 11:00.",
+        project="gateway",
+    )
+    supersede(older=older, newer=newer, actor="agent-x", reason="recorded link")
+    out = review("--restore")
+    assert "1 conflicts put to a person" in out, out
+    older.refresh_from_db()
+    assert (older.status, older.superseded_by_id) == (Status.SUPERSEDED, newer.pk)
+    pending = Proposal.objects.get(status=ProposalStatus.PENDING)
+    assert pending.sources == [older.pk, newer.pk] and "without the scope's names" in pending.rationale

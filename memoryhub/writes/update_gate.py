@@ -68,7 +68,13 @@ def judge_link(*, older: str, newer: str, similarity: float, project: str | None
     verdict = judge_pair(older=older, newer=newer, similarity=similarity, topic=project_words(project))
     if verdict.verdict != Verdict.SUPERSEDE:
         return verdict
-    return judge_pair(older=older, newer=newer, similarity=similarity, topic=scope_topic(project, text=newer))
+    aside = judge_pair(older=older, newer=newer, similarity=similarity, topic=scope_topic(project, text=newer))
+    if aside.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) or similarity < RULES["ask_nearest_similarity"]:
+        return aside
+    # Only the scope's names stood between a replacement and another subject, and the two are very close in meaning:
+    # which of the two is right is a person's call, as for a write's nearest fact (`updates._ask_about_the_nearest`).
+    reason = f"{verdict.reason}; without the scope's names: {aside.reason}"
+    return replace(aside, verdict=Verdict.CONFLICT, reason=reason)
 
 
 # A name held by this share of a scope's memories (and by at least `min_memories`) names the scope, not a subject.
