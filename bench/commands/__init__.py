@@ -21,6 +21,7 @@ NAMES = (
     "updates",
     "planted",
     "webhooks",
+    "links",
 )
 
 
