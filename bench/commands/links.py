@@ -4,7 +4,8 @@ release left them, then reviewed. Prints how many wrong links were restored and 
 
 `--set recorded` reads tests/samples/previous_release_links.json (halves `dev`, `held out`, `by hand`; `--misses`
 lists the misses of the dev and by-hand entries only); `--set round4` reads bench/data/round4/links.json, a set
-written apart from the rules and never tuned on (counts only).
+written apart from the rules and never tuned on (counts only); `--set dev` reads bench/data/links_dev.json, written
+the same way to shape the rules on.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SETS = {
     "recorded": ROOT / "tests" / "samples" / "previous_release_links.json",
     "round4": ROOT / "bench" / "data" / "round4" / "links.json",
+    "dev": ROOT / "bench" / "data" / "links_dev.json",
 }
 SHOWN = ("dev", "by hand")  # the halves whose misses may be listed: the rules were shaped on them
 
@@ -39,9 +41,10 @@ class Command(BaseCommand):
 
     def handle(self, *args, which: str, misses: bool, **options):
         entries = json.loads(SETS[which].read_text())
-        halves = sorted({e.get("half", "held out") for e in entries})
+        unsplit = "dev" if which == "dev" else "held out"  # a file of one half says which by its name
+        halves = sorted({e.get("half", unsplit) for e in entries})
         for name in halves:
-            part = [e for e in entries if e.get("half", "held out") == name]
+            part = [e for e in entries if e.get("half", unsplit) == name]
             with scratch_database():
                 forget_store_caches()
                 self.report(name, part, show=misses and name in SHOWN)
