@@ -118,3 +118,19 @@ def store_template(tmp_path_factory):
     from tests.live_server import make_template
 
     return make_template(tmp_path_factory.mktemp("store-template"))
+
+
+# The API suite's agent limited to project alpha and its unscoped curator (tests/api/conftest.py makes them), for
+# every suite that acts through the API; a suite with a fixture of the same name (tests/ui's curator) uses its own.
+@pytest.fixture
+def claude(db):
+    from tests.api.conftest import make_agent
+
+    return make_agent("claude", projects=["alpha"])
+
+
+@pytest.fixture
+def curator(db):
+    from tests.api.conftest import make_agent
+
+    return make_agent("curator")

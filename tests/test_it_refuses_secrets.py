@@ -14,23 +14,13 @@ from memoryhub.agents.tools import ToolError, call_tool
 from memoryhub.memories.secrets import Finding, find_secrets, merge_spans, redact
 from memoryhub.memories.store import create_memory
 from memoryhub.models import GateLogEntry, Memory, Proposal
-from tests.api.conftest import error_of, make_agent
+from tests.api.conftest import error_of
 from tests.live_server import LiveServer, create_token, manage, migrated_store
 from ui.forms import version_of
 
 pytestmark = pytest.mark.django_db
 
 SECRETS = secret_writes()
-
-
-@pytest.fixture
-def claude(db):
-    return make_agent("claude", projects=["alpha"])
-
-
-@pytest.fixture
-def curator(db):
-    return make_agent("curator")
 
 
 KINDS = sorted({kind for kind, _ in SECRETS})

@@ -22,7 +22,7 @@ from memoryhub.agents.tools import ToolError, call_tool
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds, redact, secrets_in_fields
 from memoryhub.memories.store import create_memory
 from memoryhub.models import GateLogEntry, Memory, Proposal, UsageRecord
-from tests.api.conftest import error_of, make_agent
+from tests.api.conftest import error_of
 from tests.live_server import LiveServer, create_token, manage, migrated_store
 
 pytestmark = pytest.mark.django_db
@@ -109,16 +109,6 @@ def test_a_key_value_line_is_judged_by_its_value_whatever_its_alphabet():
 
 
 # --- the API: nothing echoed, nothing kept ------------------------------------------------------------------
-
-
-@pytest.fixture
-def claude(db):
-    return make_agent("claude", projects=["alpha"])
-
-
-@pytest.fixture
-def curator(db):
-    return make_agent("curator")
 
 
 def _no_trace(secret: str) -> None:
