@@ -5,6 +5,35 @@ import django.utils.timezone
 from django.db import migrations, models
 
 
+# A memory and the proposal that would write one had the same two fields: each gets a field of its own.
+def _category() -> models.CharField:
+    return models.CharField(
+        blank=True,
+        choices=[
+            ("fact", "Fact"),
+            ("decision", "Decision"),
+            ("skill", "Skill"),
+            ("reference", "Reference"),
+            ("preference", "Preference"),
+            ("person", "Person"),
+            ("environment", "Environment"),
+            ("project", "Project"),
+            ("gotcha", "Gotcha"),
+        ],
+        default="",
+        max_length=20,
+    )
+
+
+def _tier() -> models.CharField:
+    return models.CharField(
+        blank=True,
+        choices=[("semantic", "Semantic"), ("procedural", "Procedural"), ("episodic", "Episodic")],
+        default="",
+        max_length=20,
+    )
+
+
 class Migration(migrations.Migration):
     initial = True
 
@@ -64,34 +93,8 @@ class Migration(migrations.Migration):
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("content", models.TextField()),
-                (
-                    "category",
-                    models.CharField(
-                        blank=True,
-                        choices=[
-                            ("fact", "Fact"),
-                            ("decision", "Decision"),
-                            ("skill", "Skill"),
-                            ("reference", "Reference"),
-                            ("preference", "Preference"),
-                            ("person", "Person"),
-                            ("environment", "Environment"),
-                            ("project", "Project"),
-                            ("gotcha", "Gotcha"),
-                        ],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
-                (
-                    "tier",
-                    models.CharField(
-                        blank=True,
-                        choices=[("semantic", "Semantic"), ("procedural", "Procedural"), ("episodic", "Episodic")],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
+                ("category", _category()),
+                ("tier", _tier()),
                 ("project", models.CharField(blank=True, db_index=True, max_length=200, null=True)),
                 ("tags", models.JSONField(blank=True, default=list)),
                 ("metadata", models.JSONField(blank=True, default=dict)),
@@ -195,34 +198,8 @@ class Migration(migrations.Migration):
                 ("cluster_key", models.CharField(db_index=True, max_length=2000)),
                 ("project", models.CharField(blank=True, max_length=200, null=True)),
                 ("content", models.TextField()),
-                (
-                    "category",
-                    models.CharField(
-                        blank=True,
-                        choices=[
-                            ("fact", "Fact"),
-                            ("decision", "Decision"),
-                            ("skill", "Skill"),
-                            ("reference", "Reference"),
-                            ("preference", "Preference"),
-                            ("person", "Person"),
-                            ("environment", "Environment"),
-                            ("project", "Project"),
-                            ("gotcha", "Gotcha"),
-                        ],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
-                (
-                    "tier",
-                    models.CharField(
-                        blank=True,
-                        choices=[("semantic", "Semantic"), ("procedural", "Procedural"), ("episodic", "Episodic")],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
+                ("category", _category()),
+                ("tier", _tier()),
                 ("tags", models.JSONField(blank=True, default=list)),
                 ("importance", models.FloatField(default=0.5)),
                 ("rationale", models.TextField(blank=True, default="")),
