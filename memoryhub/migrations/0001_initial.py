@@ -25,6 +25,13 @@ def _category() -> models.CharField:
     )
 
 
+# A gate log entry's and a proposal's link to a memory: kept when the memory goes (set to NULL), no reverse name.
+def _memory_link() -> models.ForeignKey:
+    return models.ForeignKey(
+        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to="memoryhub.memory"
+    )
+
+
 def _tier() -> models.CharField:
     return models.CharField(
         blank=True,
@@ -151,26 +158,8 @@ class Migration(migrations.Migration):
                 ("project", models.CharField(blank=True, max_length=200, null=True)),
                 ("source", models.CharField(blank=True, default="", max_length=200)),
                 ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                (
-                    "memory",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to="memoryhub.memory",
-                    ),
-                ),
-                (
-                    "promoted_to",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to="memoryhub.memory",
-                    ),
-                ),
+                ("memory", _memory_link()),
+                ("promoted_to", _memory_link()),
             ],
             options={
                 "ordering": ["-created_at", "-id"],
@@ -207,16 +196,7 @@ class Migration(migrations.Migration):
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
                 ("decided_at", models.DateTimeField(blank=True, null=True)),
                 ("decided_by", models.CharField(blank=True, default="", max_length=200)),
-                (
-                    "merged_memory",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to="memoryhub.memory",
-                    ),
-                ),
+                ("merged_memory", _memory_link()),
             ],
             options={
                 "ordering": ["-created_at", "-id"],
