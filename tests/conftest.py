@@ -134,3 +134,15 @@ def curator(db):
     from tests.api.conftest import make_agent
 
     return make_agent("curator")
+
+
+@pytest.fixture
+def upstream(settings):
+    """The chat proxy pointed at a fake OpenAI upstream on 127.0.0.1 (tests/integrations/fake_upstream.py)."""
+    from tests.integrations.fake_upstream import FakeUpstream
+
+    with FakeUpstream() as fake:
+        settings.MEMORYHUB_UPSTREAM_BASE_URL = fake.base_url
+        settings.MEMORYHUB_UPSTREAM_API_KEY = "upstream-secret"
+        settings.MEMORYHUB_UPSTREAM_TIMEOUT = 10.0
+        yield fake
