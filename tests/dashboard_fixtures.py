@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 
-from memoryhub.models import Memory
+from memoryhub.models import Membership, Memory
 from tests.factories import remember
 
 
@@ -18,6 +19,15 @@ def _fresh_test_state(settings):
     cache.clear()  # the filter menus are cached for a minute; each test starts without them
     # The default hasher spends about a second per password on purpose; these tests are not about hashing.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def viewer_of(project: str) -> tuple[Client, object]:
+    """A test client logged in as vera, a viewer of `project` only, and vera (to give her more roles)."""
+    person = get_user_model().objects.create_user("vera", password="a-long-test-password")
+    Membership.objects.create(user=person, project=project, role="viewer")
+    client = Client()
+    client.force_login(person)
+    return client, person
 
 
 def create_curator(password: str):
