@@ -3,9 +3,9 @@ SQLite file; `memoryhub.storage.postgres`, a team's PostgreSQL), with typed argu
 
 `memoryhub.storage.stores.for_connection()` is the implementation for a connection, and `memoryhub.storage.sql` asks
 it at each call: the domain calls `sql.<name>` and never asks which database it is on. Each implementation is a
-module that satisfies `Store` (a type checker reads a module as a protocol's instance);
-tests/test_it_runs_on_postgresql.py holds both to it name by name and signature by signature, so neither can drift
-from the other or from this.
+package that serves the names listed here (`offered_by`, from its own modules and `portable`);
+tests/test_it_runs_on_postgresql.py holds both to `Store` name by name and signature by signature, so neither can
+drift from the other or from this.
 Where the databases differ in what they can do, a flag says so (`FILTERED_KNN`) and the extra is listed in
 `OPTIONAL`.
 """
