@@ -206,26 +206,23 @@ def pending_conflicts(api: Api, ours: set[int]) -> list[set[int]]:
     return [sources for sources in rows if sources & ours]
 
 
-def search(api: Api, scopes: Scopes, scope: str | None, question: str) -> list[int]:
-    body: dict[str, Any] = {"query": question, "k": SEARCH_K}
+def _ask(api: Api, scopes: Scopes, scope: str | None, verb: str, body: dict[str, Any]) -> dict[str, Any]:
+    """`POST <verb>` with the question `body`, in the project of `scope` (none for the globals); the answer."""
     project = scopes.project(scope)
     if project is not None:
         body["project"] = project
-    status, answer = api.post("/api/v1/search", body)
+    status, answer = api.post(f"/api/v1/{verb}", body)
     if status != 200:
-        raise RuntimeError(f"POST search answered {status}: {answer}")
-    return [r["id"] for r in answer["results"]]
+        raise RuntimeError(f"POST {verb} answered {status}: {answer}")
+    return answer
+
+
+def search(api: Api, scopes: Scopes, scope: str | None, question: str) -> list[int]:
+    return [r["id"] for r in _ask(api, scopes, scope, "search", {"query": question, "k": SEARCH_K})["results"]]
 
 
 def recall(api: Api, scopes: Scopes, scope: str | None, question: str) -> list[int]:
-    body: dict[str, Any] = {"query": question}
-    project = scopes.project(scope)
-    if project is not None:
-        body["project"] = project
-    status, answer = api.post("/api/v1/recall", body)
-    if status != 200:
-        raise RuntimeError(f"POST recall answered {status}: {answer}")
-    return list(answer["memory_ids"])
+    return list(_ask(api, scopes, scope, "recall", {"query": question})["memory_ids"])
 
 
 def measure_half(

@@ -4,6 +4,7 @@ measure through HTTP (`manage.py serve` on a free loopback port, stopped when th
 
 from __future__ import annotations
 
+import os
 import resource
 import socket
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import httpx
 from django.conf import settings
+from django.core.management.base import CommandError
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.store import IMPORT_EMBED_CHUNK
@@ -156,3 +158,29 @@ def served(env: dict[str, str], *, port: int = 0, threads: int = 8, wait_seconds
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
+
+
+@dataclass(frozen=True)
+class ScratchStore:
+    """A migrated store in a scratch folder, with a token: the environment a server and manage.py run with there,
+    and the header that carries the token."""
+
+    env: dict[str, str]
+    headers: dict[str, str]
+
+    def manage(self, *args: str) -> subprocess.CompletedProcess[str]:
+        manage = str(Path(settings.BASE_DIR) / "manage.py")
+        return subprocess.run([sys.executable, manage, *args], env=self.env, capture_output=True, text=True)
+
+
+def scratch_store(scratch: str | Path, token_name: str, **extra_env: str) -> ScratchStore:
+    """A new store in `scratch` (no automatic backups), migrated, with a token named `token_name`."""
+    folder = Path(scratch)
+    env = {**os.environ, "MEMORYHUB_DB": str(folder / "store.sqlite3"), "MEMORYHUB_BACKUP_DIR": str(folder / "backups"),
+           "MEMORYHUB_AUTO_BACKUP": "0", **extra_env}  # fmt: skip
+    bare = ScratchStore(env, {})
+    made = bare.manage("migrate", "--no-input", "-v", "0")
+    token = bare.manage("create_token", token_name).stdout.strip().splitlines()[-1:]
+    if made.returncode != 0 or not token:
+        raise CommandError(f"could not prepare the store: {made.stderr[-300:]}")
+    return ScratchStore(env, {"Authorization": f"Bearer {token[0]}"})

@@ -39,6 +39,17 @@ _B64 = string.ascii_letters + string.digits + "+/"
 _UPPER_ALNUM = string.ascii_uppercase + string.digits
 
 
+def _prefixed(kind: str, prefix: str, alphabet: str, n: int, line: str) -> Callable[[random.Random], TraceCase]:
+    """A maker of a token that is `prefix` and `n` random characters of `alphabet`, said in `line` (at its {});
+    the random characters are the part never to be kept."""
+
+    def make(rng: random.Random) -> TraceCase:
+        token = prefix + _pick(rng, alphabet, n)
+        return TraceCase(kind, line.format(token), (token[len(prefix) :],))
+
+    return make
+
+
 def _aws_pair(rng):
     key_id = "AKIA" + _pick(rng, _UPPER_ALNUM, 16)
     secret = _pick(rng, _B64, 40)
@@ -58,34 +69,22 @@ def _slack_webhook_zw(rng):
     return TraceCase("Slack webhook with a zero-width space", f"Deploy notices post to {url}", (tail, f"{bot}/{tail}"))
 
 
-def _github(rng):
-    token = "ghp_" + _pick(rng, _ALNUM, 36)
-    return TraceCase("GitHub token", f"The release job pushes tags with {token}", (token[4:],))
+_github = _prefixed("GitHub token", "ghp_", _ALNUM, 36, "The release job pushes tags with {}")
 
 
-def _stripe(rng):
-    token = "sk_live_" + _pick(rng, _ALNUM, 24)
-    return TraceCase("Stripe live key", f"billing service charges cards with {token}", (token[8:],))
+_stripe = _prefixed("Stripe live key", "sk_live_", _ALNUM, 24, "billing service charges cards with {}")
 
 
-def _openai(rng):
-    token = "sk-proj-" + _pick(rng, _ALNUM + "_-", 48)
-    return TraceCase("OpenAI project key", f"the summariser calls the model with key {token}", (token[8:],))
+_openai = _prefixed("OpenAI project key", "sk-proj-", _ALNUM + "_-", 48, "the summariser calls the model with key {}")
 
 
-def _anthropic(rng):
-    token = "sk-ant-api03-" + _pick(rng, _ALNUM + "_-", 60)
-    return TraceCase("Anthropic key", f"eval harness: ANTHROPIC_API_KEY={token}", (token[13:],))
+_anthropic = _prefixed("Anthropic key", "sk-ant-api03-", _ALNUM + "_-", 60, "eval harness: ANTHROPIC_API_KEY={}")
 
 
-def _gitlab(rng):
-    token = "glpat-" + _pick(rng, _ALNUM + "_-", 20)
-    return TraceCase("GitLab token", f"mirror to gitlab using {token} as the push credential", (token[6:],))
+_gitlab = _prefixed("GitLab token", "glpat-", _ALNUM + "_-", 20, "mirror to gitlab using {} as the push credential")
 
 
-def _google(rng):
-    token = "AIza" + _pick(rng, _ALNUM + "_-", 35)
-    return TraceCase("Google API key", f"Maps tiles load with {token} on the store locator", (token[4:],))
+_google = _prefixed("Google API key", "AIza", _ALNUM + "_-", 35, "Maps tiles load with {} on the store locator")
 
 
 def _slack_bot(rng):
@@ -98,24 +97,16 @@ def _sendgrid(rng):
     return TraceCase("SendGrid key", f"password reset mails go out via SendGrid {token}", (token[3:25], token[-43:]))
 
 
-def _npm(rng):
-    token = "npm_" + _pick(rng, _ALNUM, 36)
-    return TraceCase("npm token", f"publish from CI with //registry.npmjs.org/:_authToken={token}", (token[4:],))
+_npm = _prefixed("npm token", "npm_", _ALNUM, 36, "publish from CI with //registry.npmjs.org/:_authToken={}")
 
 
-def _pypi(rng):
-    token = "pypi-AgEIcHlwaS5vcmc" + _pick(rng, _ALNUM + "_-", 60)
-    return TraceCase("PyPI token", f"twine upload -u __token__ -p {token}", (token[-60:],))
+_pypi = _prefixed("PyPI token", "pypi-AgEIcHlwaS5vcmc", _ALNUM + "_-", 60, "twine upload -u __token__ -p {}")
 
 
-def _huggingface(rng):
-    token = "hf_" + _pick(rng, _ALNUM, 34)
-    return TraceCase("Hugging Face token", f"model downloads use {token} for the gated repos", (token[3:],))
+_huggingface = _prefixed("Hugging Face token", "hf_", _ALNUM, 34, "model downloads use {} for the gated repos")
 
 
-def _digitalocean(rng):
-    token = "dop_v1_" + _pick(rng, _LOWER_HEX, 64)
-    return TraceCase("DigitalOcean token", f"doctl auth init --access-token {token}", (token[7:],))
+_digitalocean = _prefixed("DigitalOcean token", "dop_v1_", _LOWER_HEX, 64, "doctl auth init --access-token {}")
 
 
 def _jwt(rng):
@@ -157,19 +148,13 @@ def _azure(rng):
     return TraceCase("Azure storage key", text, (key[:40],))
 
 
-def _mailgun(rng):
-    token = "key-" + _pick(rng, _LOWER_HEX, 32)
-    return TraceCase("Mailgun key", f"Mailgun sends receipts with {token}", (token[4:],))
+_mailgun = _prefixed("Mailgun key", "key-", _LOWER_HEX, 32, "Mailgun sends receipts with {}")
 
 
-def _heroku(rng):
-    token = "HRKU-" + _pick(rng, _ALNUM + "_-", 40)
-    return TraceCase("Heroku key", f"heroku deploys authenticate with {token}", (token[5:],))
+_heroku = _prefixed("Heroku key", "HRKU-", _ALNUM + "_-", 40, "heroku deploys authenticate with {}")
 
 
-def _datadog(rng):
-    token = _pick(rng, _LOWER_HEX, 32)
-    return TraceCase("Datadog API key", f"agents ship metrics with DD_API_KEY={token}", (token,))
+_datadog = _prefixed("Datadog API key", "", _LOWER_HEX, 32, "agents ship metrics with DD_API_KEY={}")
 
 
 def _telegram(rng):
@@ -182,9 +167,7 @@ def _django(rng):
     return TraceCase("Django secret key", f"SECRET_KEY = 'django-insecure-{key}'", (key,))
 
 
-def _shopify(rng):
-    token = "shpat_" + _pick(rng, _LOWER_HEX, 32)
-    return TraceCase("Shopify token beside its shop", f"shop acme.myshopify.com token {token}", (token[6:],))
+_shopify = _prefixed("Shopify token beside its shop", "shpat_", _LOWER_HEX, 32, "shop acme.myshopify.com token {}")
 
 
 def _client_secret_pair(rng):
@@ -194,9 +177,7 @@ def _client_secret_pair(rng):
                      (secret,))  # fmt: skip
 
 
-def _linear(rng):
-    token = "lin_api_" + _pick(rng, _ALNUM, 40)
-    return TraceCase("Linear key", f"triage script reads issues with {token}", (token[8:],))
+_linear = _prefixed("Linear key", "lin_api_", _ALNUM, 40, "triage script reads issues with {}")
 
 
 def _aws_pair_tab(rng):

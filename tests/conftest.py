@@ -118,3 +118,31 @@ def store_template(tmp_path_factory):
     from tests.live_server import make_template
 
     return make_template(tmp_path_factory.mktemp("store-template"))
+
+
+# The API suite's agent limited to project alpha and its unscoped curator (tests/api/conftest.py makes them), for
+# every suite that acts through the API; a suite with a fixture of the same name (tests/ui's curator) uses its own.
+@pytest.fixture
+def claude(db):
+    from tests.api.conftest import make_agent
+
+    return make_agent("claude", projects=["alpha"])
+
+
+@pytest.fixture
+def curator(db):
+    from tests.api.conftest import make_agent
+
+    return make_agent("curator")
+
+
+@pytest.fixture
+def upstream(settings):
+    """The chat proxy pointed at a fake OpenAI upstream on 127.0.0.1 (tests/integrations/fake_upstream.py)."""
+    from tests.integrations.fake_upstream import FakeUpstream
+
+    with FakeUpstream() as fake:
+        settings.MEMORYHUB_UPSTREAM_BASE_URL = fake.base_url
+        settings.MEMORYHUB_UPSTREAM_API_KEY = "upstream-secret"
+        settings.MEMORYHUB_UPSTREAM_TIMEOUT = 10.0
+        yield fake

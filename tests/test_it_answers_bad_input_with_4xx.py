@@ -17,11 +17,6 @@ pytestmark = pytest.mark.django_db
 FACT = "Alpha caches sessions in Redis 7"
 
 
-@pytest.fixture
-def curator(db):
-    return make_agent("curator")
-
-
 def _import(agent, **item):
     return agent.post("memories/import", {"memories": [{"content": FACT, "project": "alpha", **item}]})
 

@@ -17,18 +17,24 @@ def conversation_ranking(settings):
     settings.MEMORYHUB_CONVERSATION_RANKING = True
 
 
-def test_the_turn_from_the_asked_date_ranks_above_the_same_words_on_another_day():
-    other_day, asked_day = import_memories(
-        items=[
-            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
-             "metadata": {"date": "8 May, 2023", "dia_id": "D1:3"}},
-            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
-             "metadata": {"date": "13 October, 2023", "dia_id": "D9:4"}},
-        ]
-    )  # fmt: skip
-    hits = search_memories(
+def _the_same_turn_on_two_days(other: dict[str, str], asked: dict[str, str]) -> list[int]:
+    """One turn's words imported twice: on another day (8 May) and on the asked day (13 October), with more metadata."""
+    turn = "Melanie: I painted a lake at sunrise, it calmed me down"
+    days = [("8 May, 2023", other), ("13 October, 2023", asked)]
+    return import_memories(
+        items=[{"content": turn, "project": "chat", "metadata": {"date": day, **more}} for day, more in days]
+    )
+
+
+def _ask_for_the_asked_day():
+    return search_memories(
         query="What did Melanie paint on 13 October, 2023?", within=MemoryFilter(visible_from="chat")
     )
+
+
+def test_the_turn_from_the_asked_date_ranks_above_the_same_words_on_another_day():
+    other_day, asked_day = _the_same_turn_on_two_days({"dia_id": "D1:3"}, {"dia_id": "D9:4"})
+    hits = _ask_for_the_asked_day()
     assert [h.memory.pk for h in hits][:2] == [asked_day, other_day]
     assert hits[0].explain["word_coverage"] > hits[1].explain["word_coverage"]
 
@@ -46,17 +52,8 @@ def test_only_the_implicit_keys_are_read_and_memories_without_them_have_none():
 
 def test_with_conversation_ranking_off_the_date_counts_for_nothing(settings):
     settings.MEMORYHUB_CONVERSATION_RANKING = False
-    other_day, asked_day = import_memories(
-        items=[
-            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
-             "metadata": {"date": "8 May, 2023", "speaker": "Melanie"}},
-            {"content": "Melanie: I painted a lake at sunrise, it calmed me down", "project": "chat",
-             "metadata": {"date": "13 October, 2023", "speaker": "Melanie"}},
-        ]
-    )  # fmt: skip
-    hits = search_memories(
-        query="What did Melanie paint on 13 October, 2023?", within=MemoryFilter(visible_from="chat")
-    )
+    other_day, asked_day = _the_same_turn_on_two_days({"speaker": "Melanie"}, {"speaker": "Melanie"})
+    hits = _ask_for_the_asked_day()
     assert {h.memory.pk for h in hits[:2]} == {other_day, asked_day}
     assert hits[0].explain["word_coverage"] == hits[1].explain["word_coverage"]
     assert implicit_context([other_day, asked_day]) == {}

@@ -51,7 +51,6 @@ from memoryhub.storage import sql
 from memoryhub.writes import gate, shape
 from memoryhub.writes.gate import edit_memory
 from tests.api.conftest import error_of, make_agent
-from tests.integrations.fake_upstream import FakeUpstream
 from ui.forms import version_of
 
 pytestmark = pytest.mark.django_db
@@ -320,15 +319,6 @@ def test_every_route_finds_a_memory_by_id_through_the_one_selector():
 
 
 # --- usage records -----------------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def upstream(settings):
-    with FakeUpstream() as fake:
-        settings.MEMORYHUB_UPSTREAM_BASE_URL = fake.base_url
-        settings.MEMORYHUB_UPSTREAM_API_KEY = "upstream-key"
-        settings.MEMORYHUB_UPSTREAM_TIMEOUT = 10.0
-        yield fake
 
 
 def test_the_api_the_tools_and_the_proxy_each_leave_one_usage_record_written_after_the_answer(

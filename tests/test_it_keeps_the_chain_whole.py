@@ -20,7 +20,7 @@ from memoryhub.memories.health import run_checks
 from memoryhub.memories.lifecycle import run_decay_sweep
 from memoryhub.memories.supersession import queue_conflict, supersede
 from memoryhub.models import Memory, MemoryEvent, Proposal, ProposalKind, Status
-from tests.api.conftest import error_of, make_agent
+from tests.api.conftest import error_of
 from tests.factories import remember
 
 pytestmark = pytest.mark.django_db
@@ -29,16 +29,6 @@ OLD = "The shopfront API listens on port 8000."
 NEW = "The shopfront API now listens on port 9000 since the reverse-proxy change."
 QUESTION = "What port does the shopfront API listen on?"
 HX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def claude(db):
-    return make_agent("claude", projects=["alpha"])
-
-
-@pytest.fixture
-def curator(db):
-    return make_agent("curator")
 
 
 @pytest.fixture

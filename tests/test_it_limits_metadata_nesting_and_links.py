@@ -19,15 +19,10 @@ from memoryhub.memories.storable import MAX_METADATA_BYTES, metadata_size
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory
 from memoryhub.writes.importers import read_path
-from tests.api.conftest import error_of, make_agent
+from tests.api.conftest import error_of
 
 pytestmark = pytest.mark.django_db
 FACT = "Alpha caches sessions in Redis 7"
-
-
-@pytest.fixture
-def curator(db):
-    return make_agent("curator")
 
 
 def _metadata(size: int) -> dict:

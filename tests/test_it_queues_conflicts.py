@@ -16,11 +16,6 @@ QUESTION = "What port does the shopfront API listen on?"
 
 
 @pytest.fixture
-def curator(db):
-    return make_agent("curator")
-
-
-@pytest.fixture
 def pair(curator):
     """An older and a newer fact stored before supersession existed (an import takes them as given)."""
     items = [

@@ -13,24 +13,15 @@ from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
 from memoryhub.memories.secrets import Finding, find_secrets, merge_spans, redact
 from memoryhub.memories.store import create_memory
-from memoryhub.models import GateLogEntry, Memory, Proposal
-from tests.api.conftest import error_of, make_agent
+from memoryhub.models import GateLogEntry, Memory
+from tests.api.conftest import error_of
+from tests.factories import pending_merge
 from tests.live_server import LiveServer, create_token, manage, migrated_store
 from ui.forms import version_of
 
 pytestmark = pytest.mark.django_db
 
 SECRETS = secret_writes()
-
-
-@pytest.fixture
-def claude(db):
-    return make_agent("claude", projects=["alpha"])
-
-
-@pytest.fixture
-def curator(db):
-    return make_agent("curator")
 
 
 KINDS = sorted({kind for kind, _ in SECRETS})
@@ -179,12 +170,7 @@ def test_nul_bytes_are_refused_on_every_route(claude):
 
 def test_accepting_a_proposal_with_new_text_refuses_a_secret(curator):
     kind, text = next((k, t) for k, t in SECRETS if k == "private key")
-    a = create_memory(content="The alpha API answers on port 8080", project="alpha")
-    b = create_memory(content="The alpha API listens on port 8080 over HTTP", project="alpha")
-    proposal = Proposal.objects.create(
-        sources=[a.pk, b.pk], cluster_key=f"{a.pk},{b.pk}", project="alpha", content="The alpha API is on 8080",
-        category="fact", tier="semantic", tags=[], importance=0.5, rationale="same",
-    )  # fmt: skip
+    proposal = pending_merge()
     response = curator.post(f"proposals/{proposal.pk}/accept", {"content": f"Alpha API key: {text}"})
     _assert_refused(response, kind, text)
     proposal.refresh_from_db()

@@ -21,8 +21,9 @@ from memoryhub.agents.tokens import Agent
 from memoryhub.agents.tools import ToolError, call_tool
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds, redact, secrets_in_fields
 from memoryhub.memories.store import create_memory
-from memoryhub.models import GateLogEntry, Memory, Proposal, UsageRecord
-from tests.api.conftest import error_of, make_agent
+from memoryhub.models import GateLogEntry, Memory, UsageRecord
+from tests.api.conftest import error_of
+from tests.factories import pending_merge
 from tests.live_server import LiveServer, create_token, manage, migrated_store
 
 pytestmark = pytest.mark.django_db
@@ -109,16 +110,6 @@ def test_a_key_value_line_is_judged_by_its_value_whatever_its_alphabet():
 
 
 # --- the API: nothing echoed, nothing kept ------------------------------------------------------------------
-
-
-@pytest.fixture
-def claude(db):
-    return make_agent("claude", projects=["alpha"])
-
-
-@pytest.fixture
-def curator(db):
-    return make_agent("curator")
 
 
 def _no_trace(secret: str) -> None:
@@ -213,12 +204,7 @@ def test_import_from_and_capture_refuse_django_keys_and_secret_labels(curator):
 
 def test_accepting_a_proposal_with_a_django_key_refuses_it(curator):
     key = held.django_key_lines(1)[0]
-    a = create_memory(content="The alpha API answers on port 8080", project="alpha")
-    b = create_memory(content="The alpha API listens on port 8080 over HTTP", project="alpha")
-    proposal = Proposal.objects.create(
-        sources=[a.pk, b.pk], cluster_key=f"{a.pk},{b.pk}", project="alpha", content="The alpha API is on 8080",
-        category="fact", tier="semantic", tags=[], importance=0.5, rationale="same",
-    )  # fmt: skip
+    proposal = pending_merge()
     response = curator.post(f"proposals/{proposal.pk}/accept", {"content": f"The alpha API signs with {key.text}"})
     assert response.status_code == 422 and error_of(response)["code"] == "rejected_secret"
     assert key.secret[-12:] not in response.content.decode()

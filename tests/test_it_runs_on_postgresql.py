@@ -27,7 +27,7 @@ def test_both_stores_offer_the_same_functions():
     assert set(postgres.__all__) - extra == set(sqlite.__all__)
     for name in sqlite.__all__:
         assert hasattr(postgres, name) and hasattr(sqlite, name), name
-    # Each offers exactly the listed names, each imported by name (no namespace tricks).
+    # Each offers exactly the listed names, served from the interface's one list (no globals() rewriting).
     assert set(sqlite.__all__) == {"connection", *interface.NAMES}
     storage = REPO / "memoryhub" / "storage"
     assert not [p for p in storage.rglob("*.py") if "globals()" in p.read_text()]

@@ -208,23 +208,15 @@ def test_an_agents_search_reinforces_what_it_returned_and_browsing_does_not(corp
 
 
 def test_a_project_sees_its_own_and_global_memories_never_another_projects(corpus):
+    def seen_from(project: str, mode: str):
+        query = "invoices cron billing answers"
+        return search_memories(query=query, within=MemoryFilter(visible_from=project), mode=mode, k=20, min_score=0)
+
     for mode in ("hybrid", "keyword", "semantic"):
-        alpha = search_memories(
-            query="invoices cron billing answers",
-            within=MemoryFilter(visible_from="alpha"),
-            mode=mode,
-            k=20,
-            min_score=0,
-        )
+        alpha = seen_from("alpha", mode)
         assert {h.memory.project for h in alpha} <= {"alpha", None}
         assert corpus[5].pk not in ids(alpha)
-        beta = search_memories(
-            query="invoices cron billing answers",
-            within=MemoryFilter(visible_from="beta"),
-            mode=mode,
-            k=20,
-            min_score=0,
-        )
+        beta = seen_from("beta", mode)
         assert corpus[5].pk in ids(beta)
         assert corpus[6].pk in ids(beta)  # the global preference is seen from every project
         assert {h.memory.project for h in beta} <= {"beta", None}

@@ -288,6 +288,12 @@ def filter_choices(access: Access) -> dict[str, list]:
     return choices
 
 
+def project_filter(access: Access, project: str) -> dict[str, object]:
+    """What a list's project filter shows (templates/ui/bits.html#project_field): the chosen project, the projects
+    the person reads, and the value that stands for the globals."""
+    return {"project": project, "projects": filter_choices(access)["projects"], "global_value": GLOBAL}
+
+
 def nav_counts(access: Access) -> dict[str, int]:
     by_status = dict(memories_for(access).values_list("status").annotate(n=Count("pk")).order_by())
     return {

@@ -17,15 +17,11 @@ from __future__ import annotations
 
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import threading
 import time
-from pathlib import Path
 
 import httpx
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench import corpus as bench_corpus
@@ -38,6 +34,7 @@ from bench.measure import (
     model_rate,
     model_speed,
     percentile,
+    scratch_store,
     served,
 )
 from memoryhub.memories.store import IMPORT_EMBED_CHUNK
@@ -75,16 +72,8 @@ class Command(BaseCommand):
         self.stdout.write(f"{n} memories ({chars:.0f} characters on average) in requests of {batch}, {clients} "
                           f"client(s); cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
         with tempfile.TemporaryDirectory(prefix="memoryhub-bench-ingest-") as scratch:
-            db = Path(scratch) / "store.sqlite3"
-            env = {**os.environ, "MEMORYHUB_DB": str(db), "MEMORYHUB_BACKUP_DIR": str(Path(scratch) / "backups"),
-                   "MEMORYHUB_AUTO_BACKUP": "0"}  # fmt: skip
-            manage = str(Path(settings.BASE_DIR) / "manage.py")
-            run = lambda *a: subprocess.run([sys.executable, manage, *a], env=env, capture_output=True, text=True)  # noqa: E731
-            made = run("migrate", "--no-input", "-v", "0")
-            token = run("create_token", "bench-ingest").stdout.strip().splitlines()[-1:]
-            if made.returncode != 0 or not token:
-                raise CommandError(f"could not prepare the store: {made.stderr[-300:]}")
-            headers = {"Authorization": f"Bearer {token[0]}"}
+            store = scratch_store(scratch, "bench-ingest")
+            env, headers = store.env, store.headers
             try:
                 with served(env, port=port) as (server, base), httpx.Client(headers=headers, timeout=600) as client:
                     client.post(f"{base}/search", json={"query": "warm up the model"})

@@ -12,18 +12,14 @@ from __future__ import annotations
 import os
 import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from pathlib import Path
 
 import httpx
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from bench import corpus as bench_corpus
-from bench.measure import ServerDidNotStart, cpu_note, free_port, percentile, served
+from bench.measure import ServerDidNotStart, cpu_note, free_port, percentile, scratch_store, served
 
 PHASES = ("no hook", "receiver down", "receiver hangs")
 
@@ -48,18 +44,11 @@ class Command(BaseCommand):
         targets = {"receiver down": down, "receiver hangs": f"http://127.0.0.1:{hanging.getsockname()[1]}/hook"}
         took: dict[str, list[float]] = {phase: [] for phase in PHASES}
         with tempfile.TemporaryDirectory(prefix="memoryhub-bench-webhooks-") as scratch:
-            env = {**os.environ, "MEMORYHUB_DB": str(Path(scratch) / "store.sqlite3"),
-                   "MEMORYHUB_BACKUP_DIR": str(Path(scratch) / "backups"), "MEMORYHUB_AUTO_BACKUP": "0",
-                   "MEMORYHUB_WEBHOOK_ALLOW_PRIVATE": "true", "MEMORYHUB_WEBHOOK_MAX_BACKOFF_S": "1"}  # fmt: skip
-            manage = str(Path(settings.BASE_DIR) / "manage.py")
-            run = lambda *a: subprocess.run([sys.executable, manage, *a], env=env, capture_output=True, text=True)  # noqa: E731
-            made = run("migrate", "--no-input", "-v", "0")
-            token = run("create_token", "bench-webhooks").stdout.strip().splitlines()[-1:]
-            if made.returncode != 0 or not token:
-                raise CommandError(f"could not prepare the store: {made.stderr[-300:]}")
-            headers = {"Authorization": f"Bearer {token[0]}"}
+            store = scratch_store(scratch, "bench-webhooks", MEMORYHUB_WEBHOOK_ALLOW_PRIVATE="true",
+                                  MEMORYHUB_WEBHOOK_MAX_BACKOFF_S="1")  # fmt: skip
+            run = store.manage
             try:
-                with served(env) as (_, base), httpx.Client(headers=headers, timeout=60) as client:
+                with served(store.env) as (_, base), httpx.Client(headers=store.headers, timeout=60) as client:
                     for _ in range(n):  # warm up: the model, the connection, the store's first pages
                         client.post(f"{base}/memories", json={"content": next(texts), "project": "warm"})
                     for _ in range(rounds):

@@ -480,26 +480,24 @@ def reject_proposal(*, proposal: Proposal, actor: str = "") -> Proposal:
         accept_proposal(proposal=proposal, actor=actor, choice=ConflictChoice.BOTH)
         proposal.refresh_from_db()
         return proposal
-    with transaction.atomic():
-        current = _locked_proposal(proposal, expected=ProposalStatus.PENDING, verb="rejected")
-        current.status = ProposalStatus.REJECTED
-        current.decided_at = timezone.now()
-        current.decided_by = actor
-        current.save(update_fields=["status", "decided_at", "decided_by"])
-        for memory_id in current.sources:
-            record_event(int(memory_id), "merge_rejected", actor=actor, note=f"proposal #{current.pk} rejected")
-    proposal.refresh_from_db()
-    return proposal
+    return _move(proposal, expected=ProposalStatus.PENDING, to=ProposalStatus.REJECTED, verb="rejected", actor=actor)
 
 
 def reopen_rejected(*, proposal: Proposal, actor: str = "") -> Proposal:
     """Take a merge's rejection back (its Undo): the proposal is pending again, as it was before the decision."""
+    return _move(proposal, expected=ProposalStatus.REJECTED, to=ProposalStatus.PENDING, verb="reopened", actor=actor)
+
+
+def _move(proposal: Proposal, *, expected: str, to: str, verb: str, actor: str) -> Proposal:
+    """A merge proposal from `expected` to `to` (pending again: undecided), with a `merge_<verb>` event on each
+    source."""
     with transaction.atomic():
-        current = _locked_proposal(proposal, expected=ProposalStatus.REJECTED, verb="reopened")
-        current.status, current.decided_at, current.decided_by = ProposalStatus.PENDING, None, ""
+        current = _locked_proposal(proposal, expected=expected, verb=verb)
+        current.status = to
+        current.decided_at, current.decided_by = (None, "") if to == ProposalStatus.PENDING else (timezone.now(), actor)
         current.save(update_fields=["status", "decided_at", "decided_by"])
         for memory_id in current.sources:
-            record_event(int(memory_id), "merge_reopened", actor=actor, note=f"proposal #{current.pk} reopened")
+            record_event(int(memory_id), f"merge_{verb}", actor=actor, note=f"proposal #{current.pk} {verb}")
     proposal.refresh_from_db()
     return proposal
 

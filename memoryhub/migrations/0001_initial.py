@@ -5,6 +5,42 @@ import django.utils.timezone
 from django.db import migrations, models
 
 
+# A memory and the proposal that would write one had the same two fields: each gets a field of its own.
+def _category() -> models.CharField:
+    return models.CharField(
+        blank=True,
+        choices=[
+            ("fact", "Fact"),
+            ("decision", "Decision"),
+            ("skill", "Skill"),
+            ("reference", "Reference"),
+            ("preference", "Preference"),
+            ("person", "Person"),
+            ("environment", "Environment"),
+            ("project", "Project"),
+            ("gotcha", "Gotcha"),
+        ],
+        default="",
+        max_length=20,
+    )
+
+
+# A gate log entry's and a proposal's link to a memory: kept when the memory goes (set to NULL), no reverse name.
+def _memory_link() -> models.ForeignKey:
+    return models.ForeignKey(
+        blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name="+", to="memoryhub.memory"
+    )
+
+
+def _tier() -> models.CharField:
+    return models.CharField(
+        blank=True,
+        choices=[("semantic", "Semantic"), ("procedural", "Procedural"), ("episodic", "Episodic")],
+        default="",
+        max_length=20,
+    )
+
+
 class Migration(migrations.Migration):
     initial = True
 
@@ -64,34 +100,8 @@ class Migration(migrations.Migration):
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
                 ("content", models.TextField()),
-                (
-                    "category",
-                    models.CharField(
-                        blank=True,
-                        choices=[
-                            ("fact", "Fact"),
-                            ("decision", "Decision"),
-                            ("skill", "Skill"),
-                            ("reference", "Reference"),
-                            ("preference", "Preference"),
-                            ("person", "Person"),
-                            ("environment", "Environment"),
-                            ("project", "Project"),
-                            ("gotcha", "Gotcha"),
-                        ],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
-                (
-                    "tier",
-                    models.CharField(
-                        blank=True,
-                        choices=[("semantic", "Semantic"), ("procedural", "Procedural"), ("episodic", "Episodic")],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
+                ("category", _category()),
+                ("tier", _tier()),
                 ("project", models.CharField(blank=True, db_index=True, max_length=200, null=True)),
                 ("tags", models.JSONField(blank=True, default=list)),
                 ("metadata", models.JSONField(blank=True, default=dict)),
@@ -148,26 +158,8 @@ class Migration(migrations.Migration):
                 ("project", models.CharField(blank=True, max_length=200, null=True)),
                 ("source", models.CharField(blank=True, default="", max_length=200)),
                 ("created_at", models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                (
-                    "memory",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to="memoryhub.memory",
-                    ),
-                ),
-                (
-                    "promoted_to",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to="memoryhub.memory",
-                    ),
-                ),
+                ("memory", _memory_link()),
+                ("promoted_to", _memory_link()),
             ],
             options={
                 "ordering": ["-created_at", "-id"],
@@ -195,34 +187,8 @@ class Migration(migrations.Migration):
                 ("cluster_key", models.CharField(db_index=True, max_length=2000)),
                 ("project", models.CharField(blank=True, max_length=200, null=True)),
                 ("content", models.TextField()),
-                (
-                    "category",
-                    models.CharField(
-                        blank=True,
-                        choices=[
-                            ("fact", "Fact"),
-                            ("decision", "Decision"),
-                            ("skill", "Skill"),
-                            ("reference", "Reference"),
-                            ("preference", "Preference"),
-                            ("person", "Person"),
-                            ("environment", "Environment"),
-                            ("project", "Project"),
-                            ("gotcha", "Gotcha"),
-                        ],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
-                (
-                    "tier",
-                    models.CharField(
-                        blank=True,
-                        choices=[("semantic", "Semantic"), ("procedural", "Procedural"), ("episodic", "Episodic")],
-                        default="",
-                        max_length=20,
-                    ),
-                ),
+                ("category", _category()),
+                ("tier", _tier()),
                 ("tags", models.JSONField(blank=True, default=list)),
                 ("importance", models.FloatField(default=0.5)),
                 ("rationale", models.TextField(blank=True, default="")),
@@ -230,16 +196,7 @@ class Migration(migrations.Migration):
                 ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
                 ("decided_at", models.DateTimeField(blank=True, null=True)),
                 ("decided_by", models.CharField(blank=True, default="", max_length=200)),
-                (
-                    "merged_memory",
-                    models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="+",
-                        to="memoryhub.memory",
-                    ),
-                ),
+                ("merged_memory", _memory_link()),
             ],
             options={
                 "ordering": ["-created_at", "-id"],

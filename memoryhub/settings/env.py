@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import TypeVar
 
 from memoryhub.startup import SettingError
 
 __all__ = ["SettingError", "envbool", "envchoice", "envfloat", "envint", "envstr"]
+
+N = TypeVar("N", int, float)
 
 
 def envstr(name: str, default: str = "") -> str:
@@ -25,27 +29,28 @@ def envbool(name: str, default: bool = False) -> bool:
     raise SettingError(f"{name} must be true or false, not {raw!r}")
 
 
-def envint(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+def _number(name: str, parse: Callable[[str], N], what: str) -> N | None:
+    """The variable read by `parse` (None when unset or blank); a value it cannot read stops start-up."""
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
-        return default
+        return None
     try:
-        value = int(raw)
+        return parse(raw)
     except ValueError as exc:
-        raise SettingError(f"{name} must be a whole number, not {raw!r}") from exc
-    return _within(name, value, minimum, maximum)
+        raise SettingError(f"{name} must be {what}, not {raw!r}") from exc
+
+
+def envint(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    value = _number(name, int, "a whole number")
+    return default if value is None else _within(name, value, minimum, maximum)
 
 
 def envfloat(name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
+    value = _number(name, float, "a number")
+    if value is None:
         return default
-    try:
-        value = float(raw)
-    except ValueError as exc:
-        raise SettingError(f"{name} must be a number, not {raw!r}") from exc
     if value != value or value in (float("inf"), float("-inf")):
-        raise SettingError(f"{name} must be a finite number, not {raw!r}")
+        raise SettingError(f"{name} must be a finite number, not {os.environ[name]!r}")
     return _within(name, value, minimum, maximum)
 
 

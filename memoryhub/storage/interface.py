@@ -3,17 +3,18 @@ SQLite file; `memoryhub.storage.postgres`, a team's PostgreSQL), with typed argu
 
 `memoryhub.storage.stores.for_connection()` is the implementation for a connection, and `memoryhub.storage.sql` asks
 it at each call: the domain calls `sql.<name>` and never asks which database it is on. Each implementation is a
-module that satisfies `Store` (a type checker reads a module as a protocol's instance);
-tests/test_it_runs_on_postgresql.py holds both to it name by name and signature by signature, so neither can drift
-from the other or from this.
+package that serves the names listed here (`offered_by`, from its own modules and `portable`);
+tests/test_it_runs_on_postgresql.py holds both to `Store` name by name and signature by signature, so neither can
+drift from the other or from this.
 Where the databases differ in what they can do, a flag says so (`FILTERED_KNN`) and the extra is listed in
 `OPTIONAL`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
+from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
@@ -142,3 +143,28 @@ NAMES: tuple[str, ...] = (
     *(name for name, value in vars(Store).items() if callable(value) and not name.startswith("_")),
     *TYPES,
 )
+
+
+# Set by each implementation package itself: its database, as Django names the vendor, and Django's connection.
+OWN = ("VENDOR", "connection")
+
+
+def offered_by(modules: Sequence[ModuleType], names: Sequence[str]) -> Callable[[str], Any]:
+    """An implementation package's `__getattr__` (PEP 562): each of `names` (the interface's one list, `NAMES` and
+    for a database that has them `OPTIONAL`), but the package's `OWN`, served from the first of `modules` that
+    defines it, so neither package writes the list out again. A listed name that no module defines fails here, at
+    import, as a missing import would."""
+    offers: dict[str, Any] = {}
+    for name in (name for name in names if name not in OWN):
+        holder = next((module for module in modules if hasattr(module, name)), None)
+        if holder is None:
+            raise ImportError(f"no module of {[m.__name__ for m in modules]} defines {name!r}")
+        offers[name] = getattr(holder, name)
+
+    def offer(name: str) -> Any:
+        try:
+            return offers[name]
+        except KeyError:
+            raise AttributeError(f"storage implementation has no {name!r}") from None
+
+    return offer

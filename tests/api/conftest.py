@@ -1,5 +1,6 @@
 """Two agents, each limited to its own project (claude: alpha, codex: beta), an unscoped curator, a read-only
-reader and an anonymous client, so every read and write can be checked for isolation."""
+reader and an anonymous client, so every read and write can be checked for isolation. `claude` and `curator` are
+tests/conftest.py's, for the suites outside this one that act through the API too."""
 
 from __future__ import annotations
 
@@ -55,18 +56,8 @@ def _fresh_turn_counters():
 
 
 @pytest.fixture
-def claude(db) -> AgentClient:
-    return make_agent("claude", projects=["alpha"])
-
-
-@pytest.fixture
 def codex(db) -> AgentClient:
     return make_agent("codex", projects=["beta"])
-
-
-@pytest.fixture
-def curator(db) -> AgentClient:
-    return make_agent("curator")
 
 
 @pytest.fixture

@@ -7,10 +7,13 @@ domain functions, acts in the browser, and checks the store with the ORM.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from django.contrib.auth import get_user_model
+
+from tests.dashboard_fixtures import _fresh_test_state, create_curator  # noqa: F401 (autouse)
 
 CHROMIUM = os.environ.get("MEMORYHUB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -46,19 +49,9 @@ def browser():
         chromium.close()
 
 
-@pytest.fixture(autouse=True)
-def _fresh_test_state(settings):
-    from django.core.cache import cache
-
-    cache.clear()  # the filter menus are cached for a minute; each test starts without them
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def curator(transactional_db):
-    # A hub admin, as every login made before roles existed became (migration 0006): these tests are about the
-    # pages, not roles (tests/ui/test_it_honours_roles.py is).
-    return get_user_model().objects.create_superuser("curator", password=PASSWORD)
+    return create_curator(PASSWORD)
 
 
 class Dashboard:
@@ -91,12 +84,19 @@ class Dashboard:
         return path
 
 
-@pytest.fixture
-def dashboard(browser, live_server, curator):
-    context = browser.new_context(viewport={"width": 1440, "height": 900})
+@contextmanager
+def logged_in_tab(browser, base_url: str, width: int = 1440, height: int = 900) -> Iterator[Dashboard]:
+    """A tab of its own browser context, logged in as the curator; closed after, and failing on console errors."""
+    context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(15_000)
-    tab = Dashboard(context.new_page(), live_server.url)
+    tab = Dashboard(context.new_page(), base_url)
     tab.log_in()
     yield tab
     context.close()
     assert not tab.errors, f"the browser console reported errors: {tab.errors}"
+
+
+@pytest.fixture
+def dashboard(browser, live_server, curator):
+    with logged_in_tab(browser, live_server.url) as tab:
+        yield tab

@@ -11,6 +11,7 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from memoryhub.models import Memory, Proposal
+from tests.dashboard_fixtures import remember_small_store
 from tests.factories import remember
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -18,37 +19,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def store(transactional_db) -> dict[str, Memory]:
-    return {
-        "pagination": remember(
-            "The API uses cursor pagination for every list endpoint",
-            project="alpha",
-            category="decision",
-            tier="semantic",
-            tags=["api"],
-            importance=0.8,
-        ),
-        "deploy": remember(
-            "Deploys run through GitHub Actions to Fly.io",
-            project="alpha",
-            category="fact",
-            tier="semantic",
-            tags=["deploy"],
-        ),
-        "pytest": remember(
-            "Run the tests with pytest -n auto and --reuse-db",
-            project="beta",
-            category="skill",
-            tier="procedural",
-            tags=["testing"],
-        ),
-        "editor": remember(
-            "The user edits code in Neovim with LazyVim",
-            category="environment",
-            tier="semantic",
-            tags=["editor"],
-            confirmed=True,
-        ),
-    }
+    # The dashboard's small store, but the merge below unites the tags of two memories that carry only these.
+    return remember_small_store(pagination={"tags": ["api"]}, deploy={"source": "claude"})
 
 
 def row(page, memory: Memory):

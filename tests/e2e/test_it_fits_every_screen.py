@@ -71,24 +71,26 @@ def _overflow(page) -> int:
     return page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
 
 
-def test_no_page_scrolls_sideways_on_a_phone(browser, live_server, curator, filled):
-    tab = _tab(browser, live_server, PHONE)
+def _every_page_fits(tab: Dashboard, filled, screen: str, complaint: str) -> None:
+    """Every page, once it settled, no wider than the screen (else `complaint`, told the path and the px over), each
+    kept as a screenshot named for the screen."""
     for path, name in _pages(filled):
         page = tab.open(path)
         page.wait_for_load_state("networkidle")
-        assert _overflow(page) <= 0, f"{path} is {_overflow(page)} px wider than a 390 px phone"
-        tab.screenshot(f"phone-{name}")
+        assert _overflow(page) <= 0, complaint.format(path=path, px=_overflow(page))
+        tab.screenshot(f"{screen}-{name}")
+
+
+def test_no_page_scrolls_sideways_on_a_phone(browser, live_server, curator, filled):
+    tab = _tab(browser, live_server, PHONE)
+    _every_page_fits(tab, filled, "phone", "{path} is {px} px wider than a 390 px phone")
     assert not tab.errors, tab.errors
     tab.page.context.close()
 
 
 def test_every_page_at_desktop_width(browser, live_server, curator, filled):
     tab = _tab(browser, live_server, DESKTOP)
-    for path, name in _pages(filled):
-        page = tab.open(path)
-        page.wait_for_load_state("networkidle")
-        assert _overflow(page) <= 0, f"{path} scrolls sideways on a desktop"
-        tab.screenshot(f"desktop-{name}")
+    _every_page_fits(tab, filled, "desktop", "{path} scrolls sideways on a desktop")
     # The text of a memory gets the width: its column is wider than every other column of the row.
     page = tab.open("/")
     widths = page.eval_on_selector_all(

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 
 from memoryhub.memories.supersession import queue_conflict
 from memoryhub.models import Memory, Proposal
-from tests.e2e.conftest import Dashboard
+from tests.e2e.conftest import logged_in_tab
 from tests.factories import remember
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -22,14 +22,8 @@ SIZES = {"desktop": (1440, 900), "phone": (390, 844)}
 
 @pytest.fixture(params=list(SIZES))
 def tab(request, browser, live_server, curator):
-    width, height = SIZES[request.param]
-    context = browser.new_context(viewport={"width": width, "height": height})
-    context.set_default_timeout(15_000)
-    tab = Dashboard(context.new_page(), live_server.url)
-    tab.log_in()
-    yield tab
-    context.close()
-    assert not tab.errors, f"the browser console reported errors: {tab.errors}"
+    with logged_in_tab(browser, live_server.url, *SIZES[request.param]) as tab:
+        yield tab
 
 
 def _conflicts() -> tuple[Proposal, Proposal]:

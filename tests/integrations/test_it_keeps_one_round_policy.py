@@ -25,7 +25,6 @@ from tests.integrations.test_it_proxies_chat import (  # noqa: F401 - fixtures
     sse_events,
     streamed_text,
     token,
-    upstream,
 )
 
 WEATHER_CALL = {"name": "get_weather", "arguments": {"city": "Paris"}}

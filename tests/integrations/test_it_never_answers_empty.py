@@ -21,7 +21,6 @@ from tests.integrations.test_it_proxies_chat import (  # noqa: F401 - fixtures
     sse_events,
     streamed_text,
     token,
-    upstream,
 )
 
 SEARCH = {"name": "memory_search", "arguments": {"query": "deploys"}}

@@ -39,15 +39,6 @@ WEATHER_TOOL = {
 
 
 @pytest.fixture
-def upstream(settings):
-    with FakeUpstream() as fake:
-        settings.MEMORYHUB_UPSTREAM_BASE_URL = fake.base_url
-        settings.MEMORYHUB_UPSTREAM_API_KEY = "upstream-secret"
-        settings.MEMORYHUB_UPSTREAM_TIMEOUT = 10.0
-        yield fake
-
-
-@pytest.fixture
 def memories(db, real_embedder):
     fact = create_memory(content=DEPLOY_FACT, project="alpha", category="decision", confirmed=True, source="me")
     create_memory(content="The beta project ships as a Debian package.", project="beta", confirmed=True)

@@ -113,16 +113,17 @@ def test_without_javascript_delete_asks_first_then_goes_back_to_the_list(ui, sto
     assert not Memory.objects.filter(pk=memory.pk).exists()
 
 
+def _edit(ui, memory, content: str, version: str):
+    """The row's edit form sent as htmx sends it, with the version the form was opened at."""
+    fields = {f"m{memory.pk}-content": content, f"m{memory.pk}-version": version}
+    return ui.post(f"/memories/{memory.pk}/edit/", fields, **HX)
+
+
 def test_editing_the_text_in_place_re_indexes_it(ui, store):
     memory = store["deploy"]
     form = ui.get(f"/memories/{memory.pk}/edit/", **HX).content.decode()
     assert f'name="m{memory.pk}-content"' in form
-    version = fresh(memory).updated_at.isoformat()
-    response = ui.post(
-        f"/memories/{memory.pk}/edit/",
-        {f"m{memory.pk}-content": "Deploys run through a Jenkins pipeline", f"m{memory.pk}-version": version},
-        **HX,
-    )
+    response = _edit(ui, memory, "Deploys run through a Jenkins pipeline", fresh(memory).updated_at.isoformat())
     assert response.status_code == 200
     assert "Deploys run through a Jenkins pipeline" in response.content.decode()
     assert fresh(memory).content == "Deploys run through a Jenkins pipeline"
@@ -136,16 +137,8 @@ def test_editing_the_text_in_place_re_indexes_it(ui, store):
 def test_a_stale_edit_form_is_refused_and_saves_nothing(ui, store):
     memory = store["deploy"]
     stale_version = fresh(memory).updated_at.isoformat()
-    ui.post(
-        f"/memories/{memory.pk}/edit/",
-        {f"m{memory.pk}-content": "Someone else's change", f"m{memory.pk}-version": stale_version},
-        **HX,
-    )
-    response = ui.post(
-        f"/memories/{memory.pk}/edit/",
-        {f"m{memory.pk}-content": "My late change", f"m{memory.pk}-version": stale_version},
-        **HX,
-    )
+    _edit(ui, memory, "Someone else's change", stale_version)
+    response = _edit(ui, memory, "My late change", stale_version)
     assert response.status_code == 409
     assert "changed after you opened this form" in response.content.decode()
     assert fresh(memory).content == "Someone else's change"
@@ -153,11 +146,7 @@ def test_a_stale_edit_form_is_refused_and_saves_nothing(ui, store):
 
 def test_empty_text_is_refused_in_the_form(ui, store):
     memory = store["deploy"]
-    response = ui.post(
-        f"/memories/{memory.pk}/edit/",
-        {f"m{memory.pk}-content": "   ", f"m{memory.pk}-version": fresh(memory).updated_at.isoformat()},
-        **HX,
-    )
+    response = _edit(ui, memory, "   ", fresh(memory).updated_at.isoformat())
     assert response.status_code == 422
     assert "This field is required" in response.content.decode()
     assert fresh(memory).content == "Deploys run through GitHub Actions to Fly.io"

@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
 from memoryhub.memories.supersession import decide_conflict, queue_conflict, supersede
 from memoryhub.models import Membership, Memory, MemoryEvent, Status
 from memoryhub.writes.gate import gate_write
+from tests.dashboard_fixtures import viewer_of
 from tests.ui.conftest import HX, remember
 
 OLD = "The shopfront API listens on port 8000."
@@ -72,10 +71,7 @@ def test_it_filters_by_project(ui, links):
 
 
 def test_it_hides_other_peoples_projects(links):
-    person = get_user_model().objects.create_user("vera", password="a-long-test-password")
-    Membership.objects.create(user=person, project="ledger", role="viewer")
-    client = Client()
-    client.force_login(person)
+    client, person = viewer_of("ledger")
     html = client.get("/supersessions/").content.decode()
     assert rows(html) == [links["ledger"][0].pk]
     assert OLD not in html and NEW not in html

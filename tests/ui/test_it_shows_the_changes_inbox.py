@@ -7,12 +7,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 
 from memoryhub.memories.lifecycle import run_decay_sweep
 from memoryhub.models import GateLogEntry, Membership, Memory, MemoryEvent, Proposal, Status
 from tests.api.conftest import make_agent
+from tests.dashboard_fixtures import viewer_of
 from tests.ui.conftest import HX
 
 OLD = "The shopfront API listens on port 8000."
@@ -183,10 +182,7 @@ def test_every_page_links_to_it(ui, decisions):
 
 
 def test_it_shows_only_what_the_person_may_see(decisions):
-    person = get_user_model().objects.create_user("vera", password="a-long-test-password")
-    Membership.objects.create(user=person, project="beta", role="viewer")
-    client = Client()
-    client.force_login(person)
+    client, person = viewer_of("beta")
     html = client.get("/changes/").content.decode()
     assert items(html) == [] and OLD not in html and "bastion" not in html and FOLDED not in html
     assert items(client.get("/changes/", {"project": "alpha"}).content.decode()) == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+from urllib.parse import quote
 
 from django import template
 from django.conf import settings
@@ -222,3 +223,10 @@ def words_dropped(text: str, other: str) -> list:
 def words_added(text: str, other: str) -> list:
     """`text` with the words `other` does not have marked as inserted (the newer of two texts)."""
     return diffing.proposed_segments(text or "", [other or ""])
+
+
+@register.simple_tag
+def page_query(**filters: Any) -> str:
+    """The filters a page link keeps, before its `page=`: `actor=ann&action=created&`, each value quoted as the
+    `urlencode` filter quotes it (ui/bits.html#pages)."""
+    return mark_safe("".join(f"{name}={quote(str(value), safe='/')}&" for name, value in filters.items()))

@@ -86,9 +86,7 @@ def inbox(request: HtmxHttpRequest) -> HttpResponse:
         "kind_counts": count_changes(projects=scopes),
         "kinds": KINDS,
         "kind": kind,
-        "project": project,
-        "projects": selectors.filter_choices(request.access)["projects"],
-        "global_value": selectors.GLOBAL,
+        **selectors.project_filter(request.access, project),
         "problems": problems,
     }
     return render_view(request, CHANGES, "entries", context)

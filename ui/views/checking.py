@@ -47,9 +47,7 @@ def checking(request: HtmxHttpRequest) -> HttpResponse:
         "items": list(page.object_list),
         "expired": list(expired(mine)[:PAGE_SIZE]),
         "expired_total": expired(mine).count(),
-        "project": project,
-        "projects": selectors.filter_choices(request.access)["projects"],
-        "global_value": selectors.GLOBAL,
+        **selectors.project_filter(request.access, project),
     }
     return render_view(request, CHECKING, "entries", context)
 

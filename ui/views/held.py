@@ -3,6 +3,8 @@ the reason it was held, and Approve (it becomes active) or Discard (it is delete
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.core.exceptions import ValidationError
 from django.http import HttpResponse
 from django.urls import reverse
@@ -36,21 +38,21 @@ def held_inbox(request: HtmxHttpRequest) -> HttpResponse:
 @requires(Action.CURATE)
 @require_POST
 def held_approve(request: HtmxHttpRequest, pk: int) -> HttpResponse:
-    memory = get_memory(request, pk, Action.CURATE)
-    try:
-        approve_held(memory=memory, actor=actor(request))
-    except ValidationError as exc:
-        return refuse(request, error_text(exc), status=409)
-    return done(request, f"Memory #{pk} approved: it is active, in search and recall.", reverse("ui:held"))
+    return _decide(request, pk, approve_held, f"Memory #{pk} approved: it is active, in search and recall.")
 
 
 @dashboard_view
 @requires(Action.CURATE)
 @require_POST
 def held_discard(request: HtmxHttpRequest, pk: int) -> HttpResponse:
+    return _decide(request, pk, discard_held, f"Memory #{pk} discarded.")
+
+
+def _decide(request: HtmxHttpRequest, pk: int, decision: Callable[..., object], notice: str) -> HttpResponse:
+    """One person's decision on a held memory, back to the list with `notice` (or why it could not be made)."""
     memory = get_memory(request, pk, Action.CURATE)
     try:
-        discard_held(memory=memory, actor=actor(request))
+        decision(memory=memory, actor=actor(request))
     except ValidationError as exc:
         return refuse(request, error_text(exc), status=409)
-    return done(request, f"Memory #{pk} discarded.", reverse("ui:held"))
+    return done(request, notice, reverse("ui:held"))

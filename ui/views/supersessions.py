@@ -46,9 +46,7 @@ def supersessions(request: HtmxHttpRequest) -> HttpResponse:
         "items": automatic_supersessions(projects=scopes, limit=PAGE_SIZE, offset=offset),
         "page": page,
         "total": total,
-        "project": project,
-        "projects": selectors.filter_choices(request.access)["projects"],
-        "global_value": selectors.GLOBAL,
+        **selectors.project_filter(request.access, project),
     }
     return render_view(request, SUPERSESSIONS, "entries", context)
 
