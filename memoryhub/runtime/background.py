@@ -6,10 +6,10 @@ write queues for the process's single writer slot behind whatever a memory write
 duplicate check runs inside its transaction). Under eight agents writing and searching at once, a quarter of a
 search's time went to that queue. Nothing in a search's answer depends on these writes.
 
-What it costs: the counts land a moment later (up to `_GATHER_SECONDS` and the write itself), and a process killed outright (SIGKILL,
-an out-of-memory kill) loses what was still queued: the last moments' use counts and usage records, as a power
-cut already could under a bookkeeping transaction's synchronous=NORMAL; never a memory. `serve` stops the thread
-on SIGTERM/SIGINT after writing everything queued.
+What it costs: the counts land a moment later (up to `_GATHER_SECONDS` and the write itself), and a process killed
+outright (SIGKILL, an out-of-memory kill) loses what was still queued: the last moments' use counts and usage
+records, as a power cut already could under a bookkeeping transaction's synchronous=NORMAL; never a memory.
+`serve` stops the thread on SIGTERM/SIGINT after writing everything queued.
 
 Off until `runtime.start()` (only `serve` calls it): commands, tests and the MCP server run the work inline, as
 before, inside whatever transaction they are in.
