@@ -52,6 +52,7 @@ def test_rows_by_id_gives_the_instances_in_bulk_gives_field_for_field(memories):
     for pk in ids:
         assert type(fast[pk]) is Memory
         assert _fields(fast[pk]) == _fields(orm[pk])
+        assert set(vars(fast[pk])) == set(vars(orm[pk]))  # nothing more read than the model's own columns
     assert [memory_as_dict(m) for m in with_chains([fast[pk] for pk in ids])] == [
         memory_as_dict(m) for m in with_chains([orm[pk] for pk in ids])
     ]
