@@ -326,6 +326,18 @@ class Command(BaseCommand):
             f"{percentile(index_ms, 0.5):.1f} / p95 {percentile(index_ms, 0.95):.1f} ms (vector search alone)"
         )
 
+    def _against_health(self, health: list[float], lines: list[tuple[str, float]]) -> None:
+        """Each mode's HTTP p50 against GET health's, measured in the same loop: the ratio carries over from one
+        machine to another, and the difference is what a search costs beyond any request."""
+        fixed = percentile(health, 0.5)
+        self.stdout.write(
+            f"  GET health, asked before each search: p50 {fixed:.1f} / p95 {percentile(health, 0.95):.1f} ms; "
+            "search p50 / health p50: "
+            + ", ".join(f"{mode} {p50 / fixed:.2f}x" for mode, p50 in lines)
+            + "; search p50 - health p50: "
+            + ", ".join(f"{mode} {p50 - fixed:.1f} ms" for mode, p50 in lines)
+        )
+
     def _http(self, pairs, k: int, db_path: str) -> None:
 
         try:
@@ -351,9 +363,16 @@ class Command(BaseCommand):
                 with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
                     client.post(f"{base}/search", json={"query": "warm up", "project": pairs[0][1]})
                     self.stdout.write(f"  {'HTTP API':<12}{'p50 ms':>9}{'p95 ms':>9}{'mean':>9}")
+                    # The fixed cost of a request on this machine, now: GET health (no token, one count query),
+                    # asked before every search, so each mode is read against what any request costs.
+                    health: list[float] = []
+                    lines = []
                     for mode in ("keyword", "semantic", "hybrid"):
                         times = []
                         for text, project in pairs:
+                            started = time.perf_counter()
+                            client.get(f"{base}/health")
+                            health.append((time.perf_counter() - started) * 1000)
                             started = time.perf_counter()
                             response = client.post(f"{base}/search", json={"query": text, "project": project, "k": k,
                                                                            "mode": mode})  # fmt: skip
@@ -363,6 +382,8 @@ class Command(BaseCommand):
                                 return
                         self.stdout.write(f"  {mode:<12}{percentile(times, .5):>9.1f}{percentile(times, .95):>9.1f}"
                                           f"{statistics.mean(times):>9.1f}{self._beyond(mode, times)}")  # fmt: skip
+                        lines.append((mode, percentile(times, 0.5)))
+                    self._against_health(health, lines)
                     peak = peak_rss_mb(server.pid)
                     self.stdout.write(f"  server peak memory: {peak:.0f} MB {memory_note(server.pid)}")
         except ServerDidNotStart:

@@ -20,6 +20,7 @@ from django.utils import timezone
 from memoryhub.memories.actors import check_agent_name
 from memoryhub.memories.secrets import redact_label
 from memoryhub.models import ApiToken
+from memoryhub.storage import by_key
 
 TOKEN_PREFIX = "mh_"
 # Writing last_used_at on every request would take SQLite's write lock for every read; once a minute is plenty.
@@ -132,7 +133,7 @@ def verify_token(raw: str) -> ApiToken | None:
     if not raw or len(raw) > 512:
         return None
     digest = hash_token(raw)
-    token = ApiToken.objects.filter(token_hash=digest).first()
+    token = by_key.row_where(ApiToken, "token_hash", digest)  # every API call asks: one plain statement
     # The indexed lookup already matched; compare again in constant time so no code path compares raw text.
     if token is None or not hmac.compare_digest(token.token_hash, digest) or not token.is_active:
         return None

@@ -37,7 +37,7 @@ from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts, conversations, fusion, query_text, tuning
 from memoryhub.runtime import metrics
-from memoryhub.storage import sql, vector_index
+from memoryhub.storage import by_key, sql, vector_index
 from memoryhub.storage.filters import MemoryFilter
 from memoryhub.storage.keyword import InScope, Query, Term, all_of, any_of
 from memoryhub.storage.resets import on_store_replaced
@@ -471,7 +471,7 @@ def search_memories(
         ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
                              lift=lift)  # fmt: skip
         ranked = conflicts.newer_first(ranked)
-        memories = Memory.objects.in_bulk([mid for _, mid, _ in ranked])
+        memories = by_key.rows_by_id(Memory, [mid for _, mid, _ in ranked])
     hits = _hits(ranked, memories, mode=mode, knn=found.knn)
     if reinforce_results and hits:
         reinforce_later([h.memory.pk for h in hits])
