@@ -60,6 +60,10 @@ SYNONYM_GROUPS = (
     "find found", "choose chose chosen", "take took taken", "give gave given", "break broke broken",
     # Two everyday verbs for one act in what software does.
     "trigger fire", "generate produce", "include contain",
+    "exclude omit", "allow permit", "forbid prohibit disallow", "change modify alter", "limit cap",
+    "stop halt", "restart reboot", "use utilize utilise leverage", "login signin logon",
+    # A missing value is a null, and imputing one fills it in.
+    "null missing", "impute fill",
 )  # fmt: skip
 
 
@@ -243,7 +247,7 @@ def fact_differences(texts: list[str]) -> list[str]:
 FILLER = frozenset(
     {"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "built", "handle", "handled",
      "rely", "relied", "apply", "applied", "send", "sent", "please", "kindly",
-     "actually", "really", "everything", "anything", "something", "thing", "stuff"}
+     "actually", "really", "everything", "everywhere", "anything", "something", "thing", "stuff"}
 )  # fmt: skip
 FILLER = frozenset(normalise_word(w) for w in FILLER)  # as the words compared are: "built" is read as "build"
 _POLAR = NEGATIONS | {"always", "alway"}

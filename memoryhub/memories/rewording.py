@@ -1,0 +1,186 @@
+"""Whether a write says anything a stored memory does not, once its rewording is undone word by word.
+
+The gate folds a write into a stored memory as a duplicate only when the write adds nothing (memories/details.py
+says what a detail is). A paraphrase changes words on both sides: "Test accounts are left out of the training set"
+says "The training set excludes test accounts" again; "Errors from the API come back as JSON" says "The API returns
+errors as JSON". `unsaid` undoes such rewordings before comparing:
+
+- the forms of one word are one word: plurals, tenses, "-ly", "-ment", "-ence", "-able", a verb and its noun in
+  "-ation" ("evaluate" / "evaluation", "prefer" / "preference"), British and American spelling ("recognised");
+- a short form and its long form, two everyday words for one act (details.SYNONYM_GROUPS);
+- a phrase and the word it stands for (`PHRASES`): "left out" / "excludes", "come back" / "returns", "every month" /
+  "monthly", "on a monthly basis" / "monthly", "up to" / "at most";
+- words that state nothing on their own: light verbs and polite words (details.FILLER), a universal quantifier
+  ("every", "everywhere": the stored fact already speaks of all of them), a verb's particle ("refers back to")
+  unless the stored memory has another particle there ("scale up" / "scale down").
+
+What is left of the write is what it says that the stored memory does not: a name, a number, a qualifier, a
+restriction ("only", "except", "unless"), a list item. Nothing is explained away by nearness alone: the embedding
+model scores antonyms and sibling names as close as synonyms ("backend" / "frontend" 0.82, "enable" / "disable"
+0.72, "fires" / "triggers" 0.39 with the bundled model), so the model's similarity of the two sentences is asked
+only after every word of the write is accounted for, to confirm they speak of the same thing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memoryhub.memories.details import FILLER, STOPWORDS, normalise_word
+from memoryhub.memories.times import normalise_times
+
+_WORD = re.compile(r"\w[\w./-]*\w|\w", re.UNICODE)
+
+# Contractions read as their words, so "that's" is no word "that" plus a stray "s", and "don't" keeps its "not".
+_NOT = {"can": "can", "won": "will", "shan": "shall"}
+_CONTRACTIONS = (
+    (re.compile(r"\b(can|won|shan)'t\b", re.I), lambda m: _NOT[m.group(1).lower()] + " not"),
+    (re.compile(r"n't\b", re.I), lambda m: " not"),
+    (re.compile(r"['’](s|re|ve|ll|d|m)\b", re.I), lambda m: ""),
+)  # fmt: skip
+
+_PERIODS = {"day": "daily", "night": "nightly", "week": "weekly", "month": "monthly", "year": "yearly",
+            "hour": "hourly", "minute": "minutely"}  # fmt: skip
+_PARTICLE_VERB = r"(?:s|es|ed|d|ing)?"
+
+# A phrase and the one word it stands for, in the way people write about software. General phrasal verbs and
+# phrasings of a period or a bound only: each is read as its word before any comparison.
+PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, re.I), word)
+    for pattern, word in (
+        (r"\b(?:leave|leaves|left|leaving) out\b", "exclude"),
+        (r"\b(?:come|comes|came|coming|give|gives|gave|given|send|sends|sent|sending) back\b", "return"),
+        (rf"\bfill{_PARTICLE_VERB} (?:in|up)\b", "fill"),
+        (rf"\bturn{_PARTICLE_VERB} on\b|\bswitch{_PARTICLE_VERB} on\b", "enable"),
+        (rf"\bturn{_PARTICLE_VERB} off\b|\bswitch{_PARTICLE_VERB} off\b", "disable"),
+        (rf"\bset{_PARTICLE_VERB} up\b|\bsetting up\b", "setup"),
+        (rf"\b(?:log|logg){_PARTICLE_VERB} in(?:to)?\b|\bsign{_PARTICLE_VERB} in(?:to)?\b", "login"),
+        (rf"\bsign{_PARTICLE_VERB} up\b", "signup"),
+        (rf"\b(?:roll{_PARTICLE_VERB}) back\b", "rollback"),
+        (rf"\bback{_PARTICLE_VERB} up\b", "backup"),
+        (rf"\bclean{_PARTICLE_VERB} up\b", "cleanup"),
+        (rf"\blook{_PARTICLE_VERB} up\b", "lookup"),
+        (r"\bshut(?:s|ting)? down\b", "shutdown"),
+        (r"\bmake(?:s)? sure\b|\bmaking sure\b|\bmade sure\b", "ensure"),
+        (r"\b(?:responsible for|in charge of)\b", "own"),
+        (r"\b(?:up to|at most|no more than|not more than)\b", "maximum"),
+        (r"\b(?:at least|no fewer than|no less than)\b", "minimum"),
+        (r"\b(?:a lot of|lots of)\b", "many"),
+        (r"\bon an? (daily|nightly|weekly|monthly|yearly|hourly) basis\b", r"\1"),
+        (r"\b(?:every|each|per|once an?|once per) (day|night|week|month|year|hour|minute)\b", "<period>"),
+    )
+)
+
+# Words that add nothing to a stored fact that already speaks of all of its things ("Credit notes reference the
+# original invoice" / "Every credit note refers back to the original invoice").
+UNIVERSAL = frozenset({"every", "each", "all", "any", "everywhere", "whole", "entire", "everything", "everyone"})
+# Words that narrow a fact: never explained away, whatever else matches.
+RESTRICTIVE = frozenset({"only", "except", "unless", "excluding", "some", "most", "few", "several", "solely",
+                         "exclusively", "until", "before", "after"})  # fmt: skip
+# A verb's particle says nothing apart from its verb ("refers back to"), unless the other text has another one.
+PARTICLES = frozenset({"back", "out", "up", "down", "off", "away"})
+# Prepositions that only link ("paid through SEPA" / "paid via SEPA").
+_LINKING = frozenset({"through", "upon", "within"})
+# Words kept whole though they look like a longer form of another: "production" is no form of "product".
+_UNSTEMMED = frozenset({"production", "action", "statement", "basement", "apartment", "sentence", "instance"})
+_NUMBER_WORDS = {
+    "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
+    "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40",
+    "fifty": "50", "sixty": "60", "ninety": "90", "hundred": "100",
+}  # fmt: skip
+
+# Suffixes of one word's forms, longest first; "ation" leaves the verb it comes from ("evaluation" -> "evaluate").
+_SUFFIXES = ("ations", "ation", "ingly", "ments", "ences", "ances", "ment", "ence", "ance", "able", "ible",
+             "ings", "ing", "ies", "ied", "ed", "es", "ly", "s")  # fmt: skip
+_BRITISH = re.compile(r"(?<=\w\w)is(e|es|ed|ing|ation|ations)$")
+MIN_STEM = 4  # letters left after a suffix that makes another word ("-ment", "-ence", "-able", "-ly")
+MIN_ROOT = 3  # letters left after an inflection ("owned" -> "own", "needs" -> "need")
+_INFLECTIONS = frozenset({"ing", "ies", "ied", "ed", "es", "s"})
+
+
+def number_word(word: str) -> str:
+    """A number written as a word, as its digits ("three" -> "3"); any other word as it is. "one" stays a word: it
+    is as often "a" as a count."""
+    return _NUMBER_WORDS.get(word, word)
+
+
+def stem(word: str) -> str:
+    """One key for a word's forms: "minified", "minifies" and "minify" are "minifi"; "recognised" and "recognized"
+    one word. A key, not a word: two texts are compared by their keys only."""
+    if word in _UNSTEMMED or any(c.isdigit() for c in word) or not word.isalpha():
+        return word
+    word = _BRITISH.sub(r"iz\1", word)
+    for suffix in _SUFFIXES:
+        shortest = MIN_ROOT if suffix in _INFLECTIONS or suffix.startswith("ation") else MIN_STEM
+        if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
+            root = word[: -len(suffix)]
+            if suffix.startswith("ation"):
+                root += "ate"
+            elif suffix in ("ies", "ied"):
+                root += "y"
+            elif suffix == "s" and root.endswith(("s", "u", "i")):
+                return word  # "status", "analysis", "class": no plural here
+            if len(root) > 2 and root[-1] == root[-2] and root[-1] not in "lsz" and suffix in ("ed", "ing", "es"):
+                root = root[:-1]  # "dropped" -> "drop"
+            word = root
+            break
+    if word.endswith("e") and len(word) >= MIN_STEM:
+        word = word[:-1]
+    if word.endswith("y") and len(word) > MIN_STEM:
+        word = word[:-1] + "i"
+    return word
+
+
+def _read(text: str) -> str:
+    text = normalise_times(text)
+    for pattern, replace in _CONTRACTIONS:
+        text = pattern.sub(replace, text)
+    for pattern, word in PHRASES:
+        if word == "<period>":
+            text = pattern.sub(lambda m: _PERIODS[m.group(1).lower()], text)
+        else:
+            text = pattern.sub(word, text)
+    return text
+
+
+def _keys(text: str) -> list[tuple[str, str]]:
+    """Each word of `text` as (key, as written): contractions and phrases read as their words, stop words left out."""
+    found = []
+    for token in _WORD.findall(_read(text)):
+        lowered = token.lower()
+        if len(lowered) < 2 and not lowered.isdigit():
+            continue
+        if lowered in RESTRICTIVE or lowered in PARTICLES:
+            found.append((lowered, token))
+            continue
+        if lowered in STOPWORDS or lowered in _LINKING:
+            continue
+        if "-" in lowered and lowered.replace("-", "").isalpha():
+            lowered = lowered.replace("-", "")  # "hand-over" and "handover", "e-mail" and "email": one word
+        word = number_word(normalise_word(lowered))
+        if word not in STOPWORDS:  # "utilizes" is read as "use", which says nothing
+            found.append((stem(word), token))
+    return found
+
+
+_FREE = frozenset(stem(w) for w in FILLER) | frozenset(stem(normalise_word(w)) for w in UNIVERSAL)
+
+
+def unsaid(text: str, *, than: str) -> list[str]:
+    """The words of `text` that `than` does not say, in any wording, as `text` writes them: empty when `text` is a
+    repeat or a paraphrase of `than`, or says less."""
+    mine, theirs = _keys(text), _keys(than)
+    their_keys = {key for key, _ in theirs}
+    my_keys = {key for key, _ in mine}
+    their_particles = (their_keys & PARTICLES) - my_keys
+    left: dict[str, None] = {}
+    for key, written in mine:
+        if key in their_keys:
+            continue
+        if key in RESTRICTIVE:
+            left.setdefault(written, None)
+        elif key in PARTICLES:
+            if their_particles:  # "scale up" / "scale down": another particle is another direction
+                left.setdefault(written, None)
+        elif key not in _FREE:
+            left.setdefault(written, None)
+    return list(left)
