@@ -50,20 +50,24 @@ SYNONYM_GROUPS = (
     "documentation doc", "kubernetes k8s", "issue ticket", "authentication auth authn", "authorization authz",
     "dependency dep", "application app", "development dev", "message msg", "information info", "package pkg",
     "directory dir folder", "memory ram", "primary main", "large big huge", "small little tiny", "fast quick",
-    "delete remove purge erase", "fetch retrieve download", "keep retain", "store save", "start begin",
+    "delete remove purge erase", "fetch retrieve download", "store save keep kept retain", "start begin",
     "show display", "need require", "help assist", "buy purchase", "javascript js",
     "typescript ts", "postgresql postgres", "variable var", "function func fn", "parameter param",
     "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
     "maximum max", "hour hrs", "website site", "library lib", "credential cred", "setting option",
     # An irregular verb's forms are one word ("pay" / "paid"), as a regular verb's are by their shared stem.
-    "pay paid", "send sent", "write wrote written", "build built", "run ran", "hold held", "keep kept",
+    "pay paid", "send sent", "write wrote written", "build built", "run ran", "hold held",
     "find found", "choose chose chosen", "take took taken", "give gave given", "break broke broken",
     # Two everyday verbs for one act in what software does.
     "trigger fire", "generate produce", "include contain",
     "exclude omit", "allow permit", "forbid prohibit disallow", "change modify alter", "limit cap",
     "stop halt", "restart reboot", "use utilize utilise leverage", "login signin logon",
+    "talk communicate",
     # A missing value is a null, and imputing one fills it in.
     "null missing", "impute fill",
+    # A count written as a word is the number ("three etcd members" / "3 etcd members"); "one" is as often "a".
+    "2 two", "3 three", "4 four", "5 five", "6 six", "7 seven", "8 eight", "9 nine", "10 ten", "11 eleven",
+    "12 twelve", "20 twenty", "30 thirty", "100 hundred",
 )  # fmt: skip
 
 
@@ -247,7 +251,8 @@ def fact_differences(texts: list[str]) -> list[str]:
 FILLER = frozenset(
     {"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "built", "handle", "handled",
      "rely", "relied", "apply", "applied", "send", "sent", "please", "kindly",
-     "actually", "really", "everything", "everywhere", "anything", "something", "thing", "stuff"}
+     "actually", "really", "everything", "everywhere", "anything", "something", "thing", "stuff", "way",
+     "manner", "fashion", "basis"}
 )  # fmt: skip
 FILLER = frozenset(normalise_word(w) for w in FILLER)  # as the words compared are: "built" is read as "build"
 _POLAR = NEGATIONS | {"always", "alway"}

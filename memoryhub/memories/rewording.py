@@ -65,6 +65,7 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?:up to|at most|no more than|not more than)\b", "maximum"),
         (r"\b(?:at least|no fewer than|no less than)\b", "minimum"),
         (r"\b(?:a lot of|lots of)\b", "many"),
+        (r"\bin an? ([a-z-]+) (?:way|manner|fashion)\b", r"\1"),
         (r"\bon an? (daily|nightly|weekly|monthly|yearly|hourly) basis\b", r"\1"),
         (r"\b(?:every|each|per|once an?|once per) (day|night|week|month|year|hour|minute)\b", "<period>"),
     )
@@ -82,11 +83,6 @@ PARTICLES = frozenset({"back", "out", "up", "down", "off", "away"})
 _LINKING = frozenset({"through", "upon", "within"})
 # Words kept whole though they look like a longer form of another: "production" is no form of "product".
 _UNSTEMMED = frozenset({"production", "action", "statement", "basement", "apartment", "sentence", "instance"})
-_NUMBER_WORDS = {
-    "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9",
-    "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20", "thirty": "30", "forty": "40",
-    "fifty": "50", "sixty": "60", "ninety": "90", "hundred": "100",
-}  # fmt: skip
 
 # Suffixes of one word's forms, longest first; "ation" leaves the verb it comes from ("evaluation" -> "evaluate").
 _SUFFIXES = ("ations", "ation", "ingly", "ments", "ences", "ances", "ment", "ence", "ance", "able", "ible",
@@ -95,12 +91,6 @@ _BRITISH = re.compile(r"(?<=\w\w)is(e|es|ed|ing|ation|ations)$")
 MIN_STEM = 4  # letters left after a suffix that makes another word ("-ment", "-ence", "-able", "-ly")
 MIN_ROOT = 3  # letters left after an inflection ("owned" -> "own", "needs" -> "need")
 _INFLECTIONS = frozenset({"ing", "ies", "ied", "ed", "es", "s"})
-
-
-def number_word(word: str) -> str:
-    """A number written as a word, as its digits ("three" -> "3"); any other word as it is. "one" stays a word: it
-    is as often "a" as a count."""
-    return _NUMBER_WORDS.get(word, word)
 
 
 def stem(word: str) -> str:
@@ -156,7 +146,7 @@ def _keys(text: str) -> list[tuple[str, str]]:
             continue
         if "-" in lowered and lowered.replace("-", "").isalpha():
             lowered = lowered.replace("-", "")  # "hand-over" and "handover", "e-mail" and "email": one word
-        word = number_word(normalise_word(lowered))
+        word = normalise_word(lowered)
         if word not in STOPWORDS:  # "utilizes" is read as "use", which says nothing
             found.append((stem(word), token))
     return found
@@ -166,13 +156,14 @@ _FREE = frozenset(stem(w) for w in FILLER) | frozenset(stem(normalise_word(w)) f
 
 
 def unsaid(text: str, *, than: str) -> list[str]:
-    """The words of `text` that `than` does not say, in any wording, as `text` writes them: empty when `text` is a
-    repeat or a paraphrase of `than`, or says less."""
+    """The words of `text` that `than` does not say, in any wording, as `text` writes them, and any restriction of
+    `than` that `text` drops: empty when `text` is a repeat or a paraphrase of `than`, or says less."""
     mine, theirs = _keys(text), _keys(than)
     their_keys = {key for key, _ in theirs}
     my_keys = {key for key, _ in mine}
     their_particles = (their_keys & PARTICLES) - my_keys
-    left: dict[str, None] = {}
+    # A restriction the memory makes and the write drops widens the claim ("most services" / "services").
+    left = dict.fromkeys(written for key, written in theirs if key in RESTRICTIVE and key not in my_keys)
     for key, written in mine:
         if key in their_keys:
             continue

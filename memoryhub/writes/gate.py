@@ -25,7 +25,7 @@ from memoryhub.memories.checking import set_expiry
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
 from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory
 from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
-from memoryhub.memories.rewording import number_word, unsaid
+from memoryhub.memories.rewording import unsaid
 from memoryhub.memories.secrets import (
     WriteRefused,
     find_secrets,
@@ -116,8 +116,7 @@ def _overlap(sa: set[str], sb: set[str]) -> float:
 def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
     """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
     same claim only if they hold the same numbers and both or neither negate."""
-    # "09:45" and "9:45" are one time: a number's leading zeros say nothing; "three" and "3" are one number.
-    word_set = {number_word(w) for w in word_set}
+    # "09:45" and "9:45" are one time: a number's leading zeros say nothing.
     numbers = frozenset((w.lstrip("0") or "0") if w.isdigit() else w for w in word_set if any(c.isdigit() for c in w))
     return numbers, bool(word_set & NEGATIONS)
 
