@@ -38,6 +38,8 @@ STOPWORDS = frozenset(
     his her not no do does did done has have had having will would should can could may might must shall so than
     too very just also only use used uses using when while where which who whom what why how all any each every
     some such via per one fyi nb note todo""".split()
+) | frozenset(  # what is left of "doesn't" once split into words: the negation is judged apart (`_polarity`)
+    "don doesn didn isn aren wasn weren hasn haven hadn shouldn wouldn couldn mustn".split()
 )
 
 

@@ -24,6 +24,7 @@ only after every word of the write is accounted for, to confirm they speak of th
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from memoryhub.memories.details import FILLER, STOPWORDS, normalise_word
 from memoryhub.memories.times import normalise_times
@@ -120,10 +121,15 @@ def stem(word: str) -> str:
     return word
 
 
-def _read(text: str) -> str:
-    text = normalise_times(text)
+def read_contractions(text: str) -> str:
+    """`text` with its contractions read as their words: "doesn't" is "does not", "that's" is "that"."""
     for pattern, replace in _CONTRACTIONS:
         text = pattern.sub(replace, text)
+    return text
+
+
+def _read(text: str) -> str:
+    text = read_contractions(normalise_times(text))
     for pattern, word in PHRASES:
         if word == "<period>":
             text = pattern.sub(lambda m: _PERIODS[m.group(1).lower()], text)
@@ -132,46 +138,101 @@ def _read(text: str) -> str:
     return text
 
 
-def _keys(text: str) -> list[tuple[str, str]]:
-    """Each word of `text` as (key, as written): contractions and phrases read as their words, stop words left out."""
+_NAME_SHAPE = re.compile(r"\d|\w[_./]\w|^.+[A-Z]")
+_SENTENCE_END = ".!?:;\n"
+
+
+def _names(text: str) -> frozenset[str]:
+    """The words `text` writes as names: a number, version, path or identifier, camelCase or ALLCAPS, or a word
+    written capitalised inside a sentence. A hyphen between plain words ("debug-level") makes a compound, no name."""
+    names = set()
+    for match in _WORD.finditer(text):
+        token = match.group()
+        before = text[: match.start()].rstrip()
+        inside = bool(before) and before[-1] not in _SENTENCE_END
+        if _NAME_SHAPE.search(token) or (token[0].isupper() and inside):
+            names.add(token.lower())
+    return frozenset(names)
+
+
+@dataclass(frozen=True)
+class Word:
+    key: str  # the one spelling of the word's forms and synonyms
+    written: str  # as the text writes it
+    named: bool = False  # a name or number: only the same name explains it
+
+
+def _keys(text: str) -> list[Word]:
+    """Each word of `text`: contractions and phrases read as their words, stop words left out."""
     found = []
+    names = _names(text)
     for token in _WORD.findall(_read(text)):
         lowered = token.lower()
         if len(lowered) < 2 and not lowered.isdigit():
             continue
         if lowered in RESTRICTIVE or lowered in PARTICLES:
-            found.append((lowered, token))
+            found.append(Word(lowered, token))
             continue
         if lowered in STOPWORDS or lowered in _LINKING:
             continue
+        named = lowered in names
         if "-" in lowered and lowered.replace("-", "").isalpha():
             lowered = lowered.replace("-", "")  # "hand-over" and "handover", "e-mail" and "email": one word
         word = normalise_word(lowered)
         if word not in STOPWORDS:  # "utilizes" is read as "use", which says nothing
-            found.append((stem(word), token))
+            found.append(Word(stem(word), token, named))
     return found
 
 
 _FREE = frozenset(stem(w) for w in FILLER) | frozenset(stem(normalise_word(w)) for w in UNIVERSAL)
 
 
+@dataclass(frozen=True)
+class Rewording:
+    """How a write stands to a stored memory, word by word, its rewording undone."""
+
+    unsaid: tuple[str, ...]  # the write's words the memory does not say, and restrictions of the memory it drops
+    lacking: tuple[str, ...]  # the memory's words the write does not say (a shorter write, or the other wording)
+    fixed: tuple[str, ...]  # of `unsaid`, what no other wording can stand for: names, numbers, restrictions
+
+    @property
+    def adds_nothing(self) -> bool:
+        return not self.unsaid
+
+    @property
+    def only_reworded(self) -> bool:
+        """Every word of the write the memory lacks stands where the memory has a word of its own: the texts differ
+        in wording on both sides ("attached to" / "include"), never in a word added to all of the memory's
+        ("results and facets come back" / "returns results"), nor in a name, number or restriction."""
+        return not self.fixed and len(self.unsaid) <= len(self.lacking)
+
+
+def compare(text: str, *, than: str) -> Rewording:
+    """`text` (a write) against `than` (a stored memory), word by word."""
+    mine, theirs = _keys(text), _keys(than)
+    their_keys = {w.key for w in theirs}
+    my_keys = {w.key for w in mine}
+    their_particles = (their_keys & PARTICLES) - my_keys
+    # A restriction the memory makes and the write drops widens the claim ("most services" / "services").
+    fixed = dict.fromkeys(w.written for w in theirs if w.key in RESTRICTIVE and w.key not in my_keys)
+    left: dict[str, None] = {}
+    for word in mine:
+        if word.key in their_keys:
+            continue
+        if word.key in RESTRICTIVE or word.named:
+            fixed.setdefault(word.written, None)
+        elif word.key in PARTICLES:
+            if their_particles:  # "scale up" / "scale down": another particle is another direction
+                fixed.setdefault(word.written, None)
+        elif word.key not in _FREE:
+            left.setdefault(word.written, None)
+    lacking = dict.fromkeys(
+        w.written for w in theirs if w.key not in my_keys and w.key not in _FREE and w.key not in PARTICLES
+    )
+    return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed))
+
+
 def unsaid(text: str, *, than: str) -> list[str]:
     """The words of `text` that `than` does not say, in any wording, as `text` writes them, and any restriction of
     `than` that `text` drops: empty when `text` is a repeat or a paraphrase of `than`, or says less."""
-    mine, theirs = _keys(text), _keys(than)
-    their_keys = {key for key, _ in theirs}
-    my_keys = {key for key, _ in mine}
-    their_particles = (their_keys & PARTICLES) - my_keys
-    # A restriction the memory makes and the write drops widens the claim ("most services" / "services").
-    left = dict.fromkeys(written for key, written in theirs if key in RESTRICTIVE and key not in my_keys)
-    for key, written in mine:
-        if key in their_keys:
-            continue
-        if key in RESTRICTIVE:
-            left.setdefault(written, None)
-        elif key in PARTICLES:
-            if their_particles:  # "scale up" / "scale down": another particle is another direction
-                left.setdefault(written, None)
-        elif key not in _FREE:
-            left.setdefault(written, None)
-    return list(left)
+    return list(compare(text, than=than).unsaid)

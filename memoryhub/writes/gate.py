@@ -25,7 +25,7 @@ from memoryhub.memories.checking import set_expiry
 from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
 from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory
 from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
-from memoryhub.memories.rewording import unsaid
+from memoryhub.memories.rewording import compare
 from memoryhub.memories.secrets import (
     WriteRefused,
     find_secrets,
@@ -131,7 +131,7 @@ def _scope(project: str | None, status: str = Status.ACTIVE):
 # scores such rewordings 0.85-0.92 ("Notebooks are run by data scientists on JupyterHub").
 REWORDED_COSINE = 0.85
 # A paraphrase that rewords every word ("Test accounts are left out of the training set" / "The training set
-# excludes test accounts") folds when, its rewording undone word by word (`rewording.unsaid`), no word of the write
+# excludes test accounts") folds when, its rewording undone word by word (`rewording.compare`), no word of the write
 # is left that the memory does not say, and the two are near enough in meaning to be about the same thing. The
 # words decide; the model's similarity only confirms (the bundled model scores such pairs 0.80-0.95).
 PARAPHRASE_COSINE = 0.78
@@ -151,8 +151,9 @@ def find_duplicate(
     another value or another fact, which are never folded into unless they hold the very same text.
 
     Close is not enough: a write that says a detail the memory lacks (a name, number, version, qualifier, negation,
-    list item, condition or unit: `details.added_details`) is no duplicate, however near in meaning, and is stored
-    beside it. Only a write that adds nothing (a repeat, a paraphrase, a shorter version) is folded."""
+    list item, condition or unit: `details.added_details`), or a word beside all the memory's words even in other
+    wording (`rewording.compare`), is no duplicate, however near in meaning, and is stored beside it. Only a write
+    that adds nothing (a repeat, a paraphrase, a shorter version) is folded."""
     embedder = get_embedder()
     if candidates is None:
         candidates = similar_in_scope(
@@ -178,6 +179,9 @@ def find_duplicate(
         their_set = _word_set(theirs)
         if _claim(their_set) != own_claim or added_details(content, than=text):
             continue
+        rewording = compare(content, than=text)
+        if not rewording.only_reworded:  # a word added to all the memory says, or a name, number or restriction
+            continue
         overlap = _overlap(own_set, their_set)
         cosine = vector_hits.get(pk, 0.0) if embed_model == embedder.model_id else 0.0
         candidates = []
@@ -185,9 +189,9 @@ def find_duplicate(
             candidates.append(("nearly the same words", overlap))
         if cosine >= settings.MEMORYHUB_GATE_DUPLICATE_COSINE:
             candidates.append(("the same meaning", cosine))
-        elif cosine >= REWORDED_COSINE and not fact_differences([content, text]):
+        elif cosine >= PARAPHRASE_COSINE and rewording.adds_nothing:
             candidates.append(("the same meaning, reworded", cosine))
-        elif cosine >= PARAPHRASE_COSINE and not unsaid(content, than=text):
+        elif cosine >= REWORDED_COSINE and not fact_differences([content, text]):
             candidates.append(("the same meaning, reworded", cosine))
         for how, similarity in candidates:
             if best is None or similarity > best[2]:
