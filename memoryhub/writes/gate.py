@@ -177,28 +177,38 @@ def find_duplicate(
         if pk in skip:
             continue
         their_set = _word_set(theirs)
-        if _claim(their_set) != own_claim or added_details(content, than=text):
-            continue
-        rewording = compare(content, than=text)
-        if not rewording.only_reworded:  # a word added to all the memory says, or a name, number or restriction
+        if _claim(their_set) != own_claim:
             continue
         overlap = _overlap(own_set, their_set)
         cosine = vector_hits.get(pk, 0.0) if embed_model == embedder.model_id else 0.0
-        candidates = []
-        if overlap >= settings.MEMORYHUB_GATE_WORD_OVERLAP:
-            candidates.append(("nearly the same words", overlap))
-        if cosine >= settings.MEMORYHUB_GATE_DUPLICATE_COSINE:
-            candidates.append(("the same meaning", cosine))
-        elif cosine >= PARAPHRASE_COSINE and rewording.adds_nothing:
-            candidates.append(("the same meaning, reworded", cosine))
-        elif cosine >= REWORDED_COSINE and not fact_differences([content, text]):
-            candidates.append(("the same meaning, reworded", cosine))
-        for how, similarity in candidates:
+        for how, similarity in _ways_alike(content, text, overlap=overlap, cosine=cosine):
             if best is None or similarity > best[2]:
                 best = (pk, how, similarity)
     if best is None:
         return None
     return Memory.objects.get(pk=best[0]), best[1], best[2]
+
+
+def _ways_alike(content: str, text: str, *, overlap: float, cosine: float) -> list[tuple[str, float]]:
+    """The ways a write says what a stored text says, each (how, similarity); none when it says more, or is not
+    near enough by words or meaning. The word rules run only for a text near enough: they are the gate's slow part."""
+    if overlap < settings.MEMORYHUB_GATE_WORD_OVERLAP and cosine < min(PARAPHRASE_COSINE, REWORDED_COSINE):
+        return []
+    if added_details(content, than=text):
+        return []
+    rewording = compare(content, than=text)
+    if not rewording.only_reworded:  # a word added to all the memory says, or a name, number or restriction
+        return []
+    ways = []
+    if overlap >= settings.MEMORYHUB_GATE_WORD_OVERLAP:
+        ways.append(("nearly the same words", overlap))
+    if cosine >= settings.MEMORYHUB_GATE_DUPLICATE_COSINE:
+        ways.append(("the same meaning", cosine))
+    elif cosine >= PARAPHRASE_COSINE and rewording.adds_nothing:
+        ways.append(("the same meaning, reworded", cosine))
+    elif cosine >= REWORDED_COSINE and not fact_differences([content, text]):
+        ways.append(("the same meaning, reworded", cosine))
+    return ways
 
 
 def _fold(memory: Memory, command: NewMemory, explicit: set[str]) -> dict[str, Any]:
