@@ -64,7 +64,8 @@ SYNONYM_GROUPS = (
     "trigger fire", "generate produce", "include contain",
     "exclude omit", "allow permit", "forbid prohibit disallow", "change modify alter", "limit cap",
     "stop halt", "restart reboot", "use utilize utilise leverage", "login signin logon",
-    "talk communicate",
+    "talk communicate", "run execute", "verify check validate", "reject refuse decline", "call invoke",
+    "need require mandatory", "bug defect", "prefer favour favor",
     # A missing value is a null, and imputing one fills it in.
     "null missing", "impute fill",
     # A count written as a word is the number ("three etcd members" / "3 etcd members"); "one" is as often "a".
@@ -249,12 +250,13 @@ def fact_differences(texts: list[str]) -> list[str]:
 # Words a rewording adds that state nothing on their own ("staging gets reset", "notebooks are run on JupyterHub",
 # "built on React 17", "Braintree handles our payments", "we monitor everything with Datadog").
 # A light verb standing where the other text has "use" or "have" states nothing either ("the app relies on SwiftPM",
-# "a depth limit applies to queries", "events get sent in batches"), nor does a polite word ("please call me Rita").
+# "a depth limit applies to queries", "events get sent in batches"), nor does a polite word ("please call me Rita"),
+# nor a word for how or where that the rest already says ("in a round-robin way", "located in Frankfurt").
 FILLER = frozenset(
     {"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "built", "handle", "handled",
      "rely", "relied", "apply", "applied", "send", "sent", "please", "kindly",
      "actually", "really", "everything", "everywhere", "anything", "something", "thing", "stuff", "way",
-     "manner", "fashion", "basis"}
+     "manner", "fashion", "basis", "located"}
 )  # fmt: skip
 FILLER = frozenset(normalise_word(w) for w in FILLER)  # as the words compared are: "built" is read as "build"
 _POLAR = NEGATIONS | {"always", "alway"}

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryhub.memories.details import FILLER, STOPWORDS, normalise_word
+from memoryhub.memories.details import FILLER, STOPWORDS, SYNONYM_GROUPS, normalise_word
 from memoryhub.memories.times import normalise_times
 
 _WORD = re.compile(r"\w[\w./-]*\w|\w", re.UNICODE)
@@ -66,6 +66,9 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?:up to|at most|no more than|not more than)\b", "maximum"),
         (r"\b(?:at least|no fewer than|no less than)\b", "minimum"),
         (r"\b(?:a lot of|lots of)\b", "many"),
+        (r"\b(?:business|working|work) (day)(s?)\b", r"week\1\2"),
+        (r"\b(?:take|takes|took|taken|taking) care of\b", "handle"),
+        (r"\b(?:consist|consists|consisted|consisting) of\b", "include"),
         (r"\bin an? ([a-z-]+) (?:way|manner|fashion)\b", r"\1"),
         (r"\bon an? (daily|nightly|weekly|monthly|yearly|hourly) basis\b", r"\1"),
         (r"\b(?:every|each|per|once an?|once per) (day|night|week|month|year|hour|minute)\b", "<period>"),
@@ -88,7 +91,13 @@ _UNSTEMMED = frozenset({"production", "action", "statement", "basement", "apartm
 # Suffixes of one word's forms, longest first; "ation" leaves the verb it comes from ("evaluation" -> "evaluate").
 _SUFFIXES = ("ations", "ation", "ingly", "ments", "ences", "ances", "ment", "ence", "ance", "able", "ible",
              "ings", "ing", "ies", "ied", "ed", "es", "ly", "s")  # fmt: skip
-_BRITISH = re.compile(r"(?<=\w\w)is(e|es|ed|ing|ation|ations)$")
+# British spellings read as American ones: "recognise", "analyse", "colour", "centre".
+_BRITISH = (
+    (re.compile(r"(?<=\w\w)is(e|es|ed|ing|ation|ations)$"), r"iz\1"),
+    (re.compile(r"(?<=\w\w)ys(e|es|ed|ing)$"), r"yz\1"),
+    (re.compile(r"(?<=\w\w)our(s|ed|ing)?$"), r"or\1"),
+    (re.compile(r"(?<=\w\w[b-df-hj-np-tv-z])re(s?)$"), r"er\1"),
+)
 MIN_STEM = 4  # letters left after a suffix that makes another word ("-ment", "-ence", "-able", "-ly")
 MIN_ROOT = 3  # letters left after an inflection ("owned" -> "own", "needs" -> "need")
 _INFLECTIONS = frozenset({"ing", "ies", "ied", "ed", "es", "s"})
@@ -99,7 +108,8 @@ def stem(word: str) -> str:
     one word. A key, not a word: two texts are compared by their keys only."""
     if word in _UNSTEMMED or any(c.isdigit() for c in word) or not word.isalpha():
         return word
-    word = _BRITISH.sub(r"iz\1", word)
+    for pattern, american in _BRITISH:
+        word = pattern.sub(american, word)
     for suffix in _SUFFIXES:
         shortest = MIN_ROOT if suffix in _INFLECTIONS or suffix.startswith("ation") else MIN_STEM
         if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
@@ -180,10 +190,13 @@ def _keys(text: str) -> list[Word]:
             lowered = lowered.replace("-", "")  # "hand-over" and "handover", "e-mail" and "email": one word
         word = normalise_word(lowered)
         if word not in STOPWORDS:  # "utilizes" is read as "use", which says nothing
-            found.append(Word(stem(word), token, named))
+            key = stem(word)
+            found.append(Word(_GROUP_OF.get(key, key), token, named))
     return found
 
 
+# The synonym groups by their words' keys: "permitted" is a form of "permit", which is read as "allow".
+_GROUP_OF = {stem(word): stem(group.split()[0]) for group in SYNONYM_GROUPS for word in group.split()}
 _FREE = frozenset(stem(w) for w in FILLER) | frozenset(stem(normalise_word(w)) for w in UNIVERSAL)
 
 
