@@ -124,3 +124,11 @@ def test_a_log_level_joined_to_a_word_is_no_log_line():
     assert judge_noise("Debug-level log lines are dropped by the log pipeline.") is None
     assert judge_noise("DEBUG - opened connection to db-1") is not None
     assert judge_noise("ERROR: connection refused by db-1") is not None
+
+
+def test_a_negation_is_one_meaning_however_it_is_said():
+    stored = "Use pnpm, not npm, to install dependencies in this repo."
+    assert unsaid("In this repo, install dependencies with pnpm instead of npm.", than=stored) == []
+    assert unsaid("The relay doesn't retry.", than="The relay does not retry.") == []
+    assert unsaid("Guest users cannot export reports.", than="Guest users can export reports.") == ["not"]
+    assert unsaid("Guest users can export reports.", than="Guest users cannot export reports.") == ["no negation"]

@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryhub.memories.details import FILLER, STOPWORDS, SYNONYM_GROUPS, normalise_word
+from memoryhub.memories.details import FILLER, NEGATIONS, STOPWORDS, SYNONYM_GROUPS, normalise_word
 from memoryhub.memories.times import normalise_times
 
 _WORD = re.compile(r"\w[\w./-]*\w|\w", re.UNICODE)
@@ -148,6 +148,8 @@ def _read(text: str) -> str:
     return text
 
 
+# A negation is one meaning however it is said ("not", "never", "instead of"): the texts agree on it or not.
+_POLAR = NEGATIONS | {"always"}
 _NAME_SHAPE = re.compile(r"\d|\w[_./]\w|^.+[A-Z]")
 _SENTENCE_END = ".!?:;\n"
 
@@ -180,7 +182,7 @@ def _keys(text: str) -> list[Word]:
         lowered = token.lower()
         if len(lowered) < 2 and not lowered.isdigit():
             continue
-        if lowered in RESTRICTIVE or lowered in PARTICLES:
+        if lowered in RESTRICTIVE or lowered in PARTICLES or lowered in _POLAR:
             found.append(Word(lowered, token))
             continue
         if lowered in STOPWORDS or lowered in _LINKING:
@@ -220,6 +222,11 @@ class Rewording:
         return not self.fixed and len(self.unsaid) <= len(self.lacking)
 
 
+def _polarity(words: list[Word]) -> str:
+    keys = {w.key for w in words}
+    return "not" if keys & NEGATIONS else "always" if "always" in keys else ""
+
+
 def compare(text: str, *, than: str) -> Rewording:
     """`text` (a write) against `than` (a stored memory), word by word."""
     mine, theirs = _keys(text), _keys(than)
@@ -228,9 +235,12 @@ def compare(text: str, *, than: str) -> Rewording:
     their_particles = (their_keys & PARTICLES) - my_keys
     # A restriction the memory makes and the write drops widens the claim ("most services" / "services").
     fixed = dict.fromkeys(w.written for w in theirs if w.key in RESTRICTIVE and w.key not in my_keys)
+    my_polarity, their_polarity = _polarity(mine), _polarity(theirs)
+    if my_polarity != their_polarity:
+        fixed.setdefault(my_polarity or {"not": "no negation", "always": "not always"}[their_polarity], None)
     left: dict[str, None] = {}
     for word in mine:
-        if word.key in their_keys:
+        if word.key in their_keys or word.key in _POLAR:
             continue
         if word.key in RESTRICTIVE or word.named:
             fixed.setdefault(word.written, None)
@@ -240,7 +250,7 @@ def compare(text: str, *, than: str) -> Rewording:
         elif word.key not in _FREE:
             left.setdefault(word.written, None)
     lacking = dict.fromkeys(
-        w.written for w in theirs if w.key not in my_keys and w.key not in _FREE and w.key not in PARTICLES
+        w.written for w in theirs if w.key not in my_keys and w.key not in _FREE and w.key not in PARTICLES | _POLAR
     )
     return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed))
 
