@@ -23,6 +23,7 @@ only after every word of the write is accounted for, to confirm they speak of th
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -103,6 +104,7 @@ MIN_ROOT = 3  # letters left after an inflection ("owned" -> "own", "needs" -> "
 _INFLECTIONS = frozenset({"ing", "ies", "ied", "ed", "es", "s"})
 
 
+@functools.lru_cache(maxsize=8192)  # the words of software facts repeat: each is stemmed once per process
 def stem(word: str) -> str:
     """One key for a word's forms: "minified", "minifies" and "minify" are "minifi"; "recognised" and "recognized"
     one word. A key, not a word: two texts are compared by their keys only."""
@@ -174,7 +176,10 @@ class Word:
     named: bool = False  # a name or number: only the same name explains it
 
 
-def _keys(text: str) -> list[Word]:
+# The gate compares one write with each of its near memories, and the same memories meet many writes: each text is
+# read once per process while it is asked about.
+@functools.lru_cache(maxsize=1024)
+def _keys(text: str) -> tuple[Word, ...]:
     """Each word of `text`: contractions and phrases read as their words, stop words left out."""
     found = []
     names = _names(text)
@@ -194,7 +199,7 @@ def _keys(text: str) -> list[Word]:
         if word not in STOPWORDS:  # "utilizes" is read as "use", which says nothing
             key = stem(word)
             found.append(Word(_GROUP_OF.get(key, key), token, named))
-    return found
+    return tuple(found)
 
 
 # The synonym groups by their words' keys: "permitted" is a form of "permit", which is read as "allow".
@@ -222,7 +227,7 @@ class Rewording:
         return not self.fixed and len(self.unsaid) <= len(self.lacking)
 
 
-def _polarity(words: list[Word]) -> str:
+def _polarity(words: tuple[Word, ...]) -> str:
     keys = {w.key for w in words}
     return "not" if keys & NEGATIONS else "always" if "always" in keys else ""
 
