@@ -24,6 +24,7 @@ REWORDED = {
     "particle_and_universal": ("Release notes reference the pull request.",
                                "Every release note refers back to the pull request."),
     "period_phrase": ("The billing report is generated weekly.", "Every week the billing report gets generated."),
+    "once_a_period": ("Build agents are reimaged monthly.", "Once a month, the build agents get reimaged."),
     "synonyms_of_a_data_term": ("Null prices are imputed with the category median.",
                                 "The category median fills in missing prices."),
 }  # fmt: skip

@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from memoryhub.memories.phrasing import read_phrases
 from memoryhub.memories.times import normalise_times
 
 # Identifiers stay whole: `stone-signal` and `stone-tower`, `config/app.toml` and `config/web.toml` are
@@ -52,7 +53,7 @@ SYNONYM_GROUPS = (
     "documentation doc", "kubernetes k8s", "issue ticket", "authentication auth authn", "authorization authz",
     "dependency dep", "application app", "development dev", "message msg", "information info", "package pkg",
     "directory dir folder", "memory ram", "primary main", "large big huge", "small little tiny", "fast quick",
-    "delete remove purge erase", "fetch retrieve download", "store save keep kept retain", "start begin",
+    "delete remove purge erase drop", "fetch retrieve download", "store save keep kept retain", "start begin",
     "show display", "need require", "help assist", "buy purchase", "javascript js",
     "typescript ts", "postgresql postgres", "variable var", "function func fn", "parameter param",
     "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
@@ -146,7 +147,7 @@ def _label_end(text: str) -> int:
 
 
 def text_words(text: str) -> Words:
-    text = normalise_times(text)
+    text = read_phrases(normalise_times(text))  # "left out" is "exclude", "once a month" is "monthly"
     words, specific, names, plain, initial = set(), set(), set(), set(), set()
     label_end = _label_end(text)
     for match in _WORD.finditer(text):

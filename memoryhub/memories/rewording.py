@@ -8,8 +8,8 @@ errors as JSON". `unsaid` undoes such rewordings before comparing:
 - the forms of one word are one word: plurals, tenses, "-ly", "-ment", "-ence", "-able", a verb and its noun in
   "-ation" ("evaluate" / "evaluation", "prefer" / "preference"), British and American spelling ("recognised");
 - a short form and its long form, two everyday words for one act (details.SYNONYM_GROUPS);
-- a phrase and the word it stands for (`PHRASES`): "left out" / "excludes", "come back" / "returns", "every month" /
-  "monthly", "on a monthly basis" / "monthly", "up to" / "at most";
+- a phrase and the word it stands for (phrasing.PHRASES): "left out" / "excludes", "come back" / "returns",
+  "every month" / "monthly", "on a monthly basis" / "monthly", "up to" / "at most";
 - words that state nothing on their own: light verbs and polite words (details.FILLER), a universal quantifier
   ("every", "everywhere": the stored fact already speaks of all of them), a verb's particle ("refers back to")
   unless the stored memory has another particle there ("scale up" / "scale down").
@@ -28,60 +28,17 @@ import re
 from dataclasses import dataclass
 
 from memoryhub.memories.details import FILLER, NEGATIONS, STOPWORDS, SYNONYM_GROUPS, normalise_word
+from memoryhub.memories.phrasing import read_phrases
 from memoryhub.memories.times import normalise_times
 
 _WORD = re.compile(r"\w[\w./-]*\w|\w", re.UNICODE)
-
-# Contractions read as their words, so "that's" is no word "that" plus a stray "s", and "don't" keeps its "not".
-_NOT = {"can": "can", "won": "will", "shan": "shall"}
-_CONTRACTIONS = (
-    (re.compile(r"\b(can|won|shan)'t\b", re.I), lambda m: _NOT[m.group(1).lower()] + " not"),
-    (re.compile(r"n't\b", re.I), lambda m: " not"),
-    (re.compile(r"['’](s|re|ve|ll|d|m)\b", re.I), lambda m: ""),
-)  # fmt: skip
-
-_PERIODS = {"day": "daily", "night": "nightly", "week": "weekly", "month": "monthly", "year": "yearly",
-            "hour": "hourly", "minute": "minutely"}  # fmt: skip
-_PARTICLE_VERB = r"(?:s|es|ed|d|ing)?"
-
-# A phrase and the one word it stands for, in the way people write about software. General phrasal verbs and
-# phrasings of a period or a bound only: each is read as its word before any comparison.
-PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern, re.I), word)
-    for pattern, word in (
-        (r"\b(?:leave|leaves|left|leaving) out\b", "exclude"),
-        (r"\b(?:come|comes|came|coming|give|gives|gave|given|send|sends|sent|sending) back\b", "return"),
-        (rf"\bfill{_PARTICLE_VERB} (?:in|up)\b", "fill"),
-        (rf"\bturn{_PARTICLE_VERB} on\b|\bswitch{_PARTICLE_VERB} on\b", "enable"),
-        (rf"\bturn{_PARTICLE_VERB} off\b|\bswitch{_PARTICLE_VERB} off\b", "disable"),
-        (rf"\bset{_PARTICLE_VERB} up\b|\bsetting up\b", "setup"),
-        (rf"\b(?:log|logg){_PARTICLE_VERB} in(?:to)?\b|\bsign{_PARTICLE_VERB} in(?:to)?\b", "login"),
-        (rf"\bsign{_PARTICLE_VERB} up\b", "signup"),
-        (rf"\b(?:roll{_PARTICLE_VERB}) back\b", "rollback"),
-        (rf"\bback{_PARTICLE_VERB} up\b", "backup"),
-        (rf"\bclean{_PARTICLE_VERB} up\b", "cleanup"),
-        (rf"\blook{_PARTICLE_VERB} up\b", "lookup"),
-        (r"\bshut(?:s|ting)? down\b", "shutdown"),
-        (r"\bmake(?:s)? sure\b|\bmaking sure\b|\bmade sure\b", "ensure"),
-        (r"\b(?:responsible for|in charge of)\b", "own"),
-        (r"\b(?:up to|at most|no more than|not more than)\b", "maximum"),
-        (r"\b(?:at least|no fewer than|no less than)\b", "minimum"),
-        (r"\b(?:a lot of|lots of)\b", "many"),
-        (r"\b(?:business|working|work) (day)(s?)\b", r"week\1\2"),
-        (r"\b(?:take|takes|took|taken|taking) care of\b", "handle"),
-        (r"\b(?:consist|consists|consisted|consisting) of\b", "include"),
-        (r"\bin an? ([a-z-]+) (?:way|manner|fashion)\b", r"\1"),
-        (r"\bon an? (daily|nightly|weekly|monthly|yearly|hourly) basis\b", r"\1"),
-        (r"\b(?:every|each|per|once an?|once per) (day|night|week|month|year|hour|minute)\b", "<period>"),
-    )
-)
 
 # Words that add nothing to a stored fact that already speaks of all of its things ("Credit notes reference the
 # original invoice" / "Every credit note refers back to the original invoice").
 UNIVERSAL = frozenset({"every", "each", "all", "any", "everywhere", "whole", "entire", "everything", "everyone"})
 # Words that narrow a fact: never explained away, whatever else matches.
 RESTRICTIVE = frozenset({"only", "except", "unless", "excluding", "some", "most", "few", "several", "solely",
-                         "exclusively", "until", "before", "after"})  # fmt: skip
+                         "exclusively"})  # fmt: skip
 # A verb's particle says nothing apart from its verb ("refers back to"), unless the other text has another one.
 PARTICLES = frozenset({"back", "out", "up", "down", "off", "away"})
 # Prepositions that only link ("paid through SEPA" / "paid via SEPA").
@@ -133,23 +90,6 @@ def stem(word: str) -> str:
     return word
 
 
-def read_contractions(text: str) -> str:
-    """`text` with its contractions read as their words: "doesn't" is "does not", "that's" is "that"."""
-    for pattern, replace in _CONTRACTIONS:
-        text = pattern.sub(replace, text)
-    return text
-
-
-def _read(text: str) -> str:
-    text = read_contractions(normalise_times(text))
-    for pattern, word in PHRASES:
-        if word == "<period>":
-            text = pattern.sub(lambda m: _PERIODS[m.group(1).lower()], text)
-        else:
-            text = pattern.sub(word, text)
-    return text
-
-
 # A negation is one meaning however it is said ("not", "never", "instead of"): the texts agree on it or not.
 _POLAR = NEGATIONS | {"always"}
 _NAME_SHAPE = re.compile(r"\d|\w[_./]\w|^.+[A-Z]")
@@ -183,7 +123,7 @@ def _keys(text: str) -> tuple[Word, ...]:
     """Each word of `text`: contractions and phrases read as their words, stop words left out."""
     found = []
     names = _names(text)
-    for token in _WORD.findall(_read(text)):
+    for token in _WORD.findall(read_phrases(normalise_times(text))):
         lowered = token.lower()
         if len(lowered) < 2 and not lowered.isdigit():
             continue

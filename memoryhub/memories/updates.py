@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memoryhub.memories.rewording import read_contractions
+from memoryhub.memories.phrasing import read_contractions
 from memoryhub.memories.times import normalise_times
 
 
