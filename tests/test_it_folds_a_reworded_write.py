@@ -37,6 +37,9 @@ REWORDED_WITH_A_DETAIL = {
                   "Every release note refers back to the pull request, except for hotfixes.", "hotfixes"),
     "list_item": ("The search endpoint returns results as JSON Lines.",
                   "Results and facets from the search endpoint come back as JSON Lines.", "facets"),
+    # Folded before this rule: the passive rewording hid the qualifier from the detail rules.
+    "qualifier_on_a_passive": ("The design team owns the icon library.",
+                               "The icon library is owned by the design team for web apps.", "web apps"),
     "sibling_word": ("The backend is deployed to Fly with a blue-green switch.",
                      "The frontend is deployed to Fly with a blue-green switch.", "frontend"),
 }  # fmt: skip
