@@ -62,11 +62,11 @@ SYNONYM_GROUPS = (
     "pay paid", "send sent", "write wrote written", "build built", "run ran", "hold held",
     "find found", "choose chose chosen", "take took taken", "give gave given", "break broke broken",
     # Two everyday verbs for one act in what software does.
-    "trigger fire", "generate produce", "include contain",
-    "exclude omit", "allow permit", "forbid prohibit disallow", "change modify alter", "limit cap",
-    "stop halt", "restart reboot", "use utilize utilise leverage", "login signin logon",
-    "talk communicate", "run execute", "verify check validate", "reject refuse decline", "call invoke",
-    "need require mandatory", "bug defect", "prefer favour favor",
+    "trigger fire", "generate produce", "include contain", "exclude omit", "allow permit",
+    "forbid prohibit disallow", "change modify alter", "limit cap", "stop halt", "restart reboot",
+    "use utilize utilise leverage", "login signin logon", "talk communicate", "run execute", "call invoke",
+    "verify check validate", "reject refuse decline", "need require mandatory", "bug defect",
+    "prefer favour favor", "several multiple", "many numerous",
     # A missing value is a null, and imputing one fills it in.
     "null missing", "impute fill",
     # A count written as a word is the number ("three etcd members" / "3 etcd members"); "one" is as often "a".

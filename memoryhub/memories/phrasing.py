@@ -42,6 +42,8 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?:at least|no fewer than|no less than)\b", "minimum"),
         (r"\b(?:a lot of|lots of)\b", "many"),
         (rf"\btime{_PARTICLE_VERB} out\b", "timeout"),
+        (r"\btwice\b", "two times"),
+        (r"\bthrice\b", "three times"),
         (r"\b(?:business|working|work) (day)(s?)\b", r"week\1\2"),
         (r"\b(?:take|takes|took|taken|taking) care of\b", "handle"),
         (r"\b(?:consist|consists|consisted|consisting) of\b", "include"),

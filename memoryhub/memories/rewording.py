@@ -194,9 +194,8 @@ def compare(text: str, *, than: str) -> Rewording:
                 fixed.setdefault(word.written, None)
         elif word.key not in _FREE:
             left.setdefault(word.written, None)
-    lacking = dict.fromkeys(
-        w.written for w in theirs if w.key not in my_keys and w.key not in _FREE and w.key not in PARTICLES | _POLAR
-    )
+    # A light verb of the memory's counts as a word the write put another in place of ("relies on" / "depends on").
+    lacking = dict.fromkeys(w.written for w in theirs if w.key not in my_keys and w.key not in PARTICLES | _POLAR)
     return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed))
 
 
