@@ -72,6 +72,23 @@ def test_a_reworded_write_is_a_duplicate_naming_the_memory(agent, kind):
     assert Memory.objects.filter(project="alpha").count() == 1
 
 
+# Rewordings the update rules read as another value of the same statement ("daily" / "every day", "removed" /
+# "dropped"): each says every word of the other, so no other value, and is folded all the same.
+READ_AS_ANOTHER_VALUE = [
+    ("Ops tickets are triaged daily.", "Every day, ops tickets get triaged."),
+    ("Temporary files are removed after each build.", "After each build, temporary files get dropped."),
+]
+
+
+@pytest.mark.parametrize(("stored", "again"), READ_AS_ANOTHER_VALUE)
+def test_a_rewording_the_update_rules_read_as_another_value_is_still_a_duplicate(agent, stored, again):
+    first = write(agent, stored)["memory"]["id"]
+    answer = write(agent, again)
+    assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first), answer["reason"]
+    assert Memory.objects.get(pk=first).status == Status.ACTIVE
+    assert Memory.objects.filter(project="alpha").count() == 1
+
+
 @pytest.mark.parametrize("kind", sorted(REWORDED_WITH_A_DETAIL))
 def test_a_reworded_write_that_adds_a_detail_is_stored(agent, kind):
     stored, added, detail = REWORDED_WITH_A_DETAIL[kind]

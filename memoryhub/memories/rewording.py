@@ -160,6 +160,11 @@ class Rewording:
         return not self.unsaid
 
     @property
+    def says_the_same(self) -> bool:
+        """Each text says every word of the other, in some wording: one statement, never another value of it."""
+        return not self.unsaid and not self.lacking
+
+    @property
     def only_reworded(self) -> bool:
         """Every word of the write the memory lacks stands where the memory has a word of its own: the texts differ
         in wording on both sides ("attached to" / "include"), never in a word added to all of the memory's

@@ -148,7 +148,8 @@ def find_duplicate(
 ) -> tuple[Memory, str, float] | None:
     """The memory in the same scope (with this status) saying the same thing: (memory, how, similarity), or None.
     `candidates`: what `similar_in_scope` already found; `skip`: memories the update rules judged to state
-    another value or another fact, which are never folded into unless they hold the very same text.
+    another value or another fact, which are never folded into unless they hold the very same text, or the same
+    words in another wording (`rewording.compare`).
 
     Close is not enough: a write that says a detail the memory lacks (a name, number, version, qualifier, negation,
     list item, condition or unit: `details.added_details`), or a word beside all the memory's words even in other
@@ -174,7 +175,9 @@ def find_duplicate(
         theirs = words(text)
         if _spelling(theirs) == target:  # the same text is a repeat whatever the update rules read into it
             return Memory.objects.get(pk=pk), "same text", 1.0
-        if pk in skip:
+        # The update rules read a rewording as another value at times ("removed" / "dropped", "daily" / "every
+        # day"); a text that says every word of the other, in some wording, states no other value.
+        if pk in skip and not compare(content, than=text).says_the_same:
             continue
         their_set = _word_set(theirs)
         if _claim(their_set) != own_claim:
