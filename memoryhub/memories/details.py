@@ -53,7 +53,7 @@ SYNONYM_GROUPS = (
     "documentation doc", "kubernetes k8s", "issue ticket", "authentication auth authn", "authorization authz",
     "dependency dep", "application app", "development dev", "message msg", "information info", "package pkg",
     "directory dir folder", "memory ram", "primary main", "large big huge", "small little tiny", "fast quick",
-    "delete remove purge erase drop", "fetch retrieve download", "store save keep kept retain", "start begin",
+    "delete remove purge erase drop", "fetch retrieve download", "store save keep kept retain persist", "start begin",
     "show display", "need require", "help assist", "buy purchase", "javascript js",
     "typescript ts", "postgresql postgres", "variable var", "function func fn", "parameter param",
     "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
@@ -66,7 +66,8 @@ SYNONYM_GROUPS = (
     "forbid prohibit disallow", "change modify alter", "limit cap", "stop halt", "restart reboot",
     "use utilize utilise leverage", "login signin logon", "talk communicate", "run execute", "call invoke",
     "verify check validate", "reject refuse decline", "need require mandatory", "bug defect",
-    "prefer favour favor", "several multiple", "many numerous",
+    "prefer favour favor", "several multiple", "many numerous", "release publish ship", "charge bill",
+    "due payable",
     # A missing value is a null, and imputing one fills it in.
     "null missing", "impute fill",
     # A count written as a word is the number ("three etcd members" / "3 etcd members"); "one" is as often "a".
@@ -257,7 +258,8 @@ FILLER = frozenset(
     {"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "built", "handle", "handled",
      "rely", "relied", "apply", "applied", "send", "sent", "please", "kindly",
      "actually", "really", "everything", "everywhere", "anything", "something", "thing", "stuff", "way",
-     "manner", "fashion", "basis", "located"}
+     "manner", "fashion", "basis", "located", "take", "took", "taken", "give", "gave", "given", "perform",
+     "performed"}
 )  # fmt: skip
 FILLER = frozenset(normalise_word(w) for w in FILLER)  # as the words compared are: "built" is read as "build"
 _POLAR = NEGATIONS | {"always", "alway"}
@@ -271,16 +273,17 @@ def _first_seen(words: set[str] | frozenset[str], text: str) -> list[str]:
     return [written.get(w, w) for w in sorted(words, key=lambda w: (order.get(w, len(tokens)), w))]
 
 
-def added_details(text: str, *, than: str) -> list[str]:
+def added_details(text: str, *, than: str, words_too: bool = True) -> list[str]:
     """The details `text` says that `than` lacks, as `text` writes them: empty when `than` already says all of it
-    (a repeat, a paraphrase, or `text` saying less)."""
+    (a repeat, a paraphrase, or `text` saying less). With `words_too=False`, only the names and the polarity: the
+    gate judges added words with the rewording undone (rewording.py)."""
     mine, theirs = text_words(text), text_words(than)
     # Names by their shape or written capitalised inside a sentence; not a first word the other text words
     # differently ("Large files ..." / "Big files ..."): two texts are too few to tell a name from a rewording.
     found = set(mine.specific - theirs.words - _POLAR)
     extra = {w for w in mine.words - theirs.words if not any(_variants(w, v) for v in theirs.words)}
     lacking = {w for w in theirs.words - mine.words if not any(_variants(w, v) for v in mine.words)}
-    if not lacking - _POLAR:  # all of `than`'s words and more: an addition, not a rewording
+    if words_too and not lacking - _POLAR:  # all of `than`'s words and more: an addition, not a rewording
         found |= extra - FILLER - _POLAR
     named = _first_seen(found, text)
     if _polarity(text) != _polarity(than):

@@ -42,6 +42,12 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\b(?:at least|no fewer than|no less than)\b", "minimum"),
         (r"\b(?:a lot of|lots of)\b", "many"),
         (rf"\btime{_PARTICLE_VERB} out\b", "timeout"),
+        (rf"\bfilter{_PARTICLE_VERB} out\b", "exclude"),
+        (rf"\bsign{_PARTICLE_VERB} off(?: on)?\b", "approve"),
+        (r"\b(?:spin|spins|spun|spinning) up\b", "start"),
+        (r"\s?\b(?:percent|per cent)\b", "%"),
+        # A number and its unit written together are the two words ("10MB" / "10 MB").
+        (r"\b(\d+(?:\.\d+)?)(kb|mb|gb|tb|ms|px)\b", r"\1 \2"),
         (r"\btwice\b", "two times"),
         (r"\bthrice\b", "three times"),
         (r"\b(?:business|working|work) (day)(s?)\b", r"week\1\2"),

@@ -199,8 +199,14 @@ def compare(text: str, *, than: str) -> Rewording:
                 fixed.setdefault(word.written, None)
         elif word.key not in _FREE:
             left.setdefault(word.written, None)
-    # A light verb of the memory's counts as a word the write put another in place of ("relies on" / "depends on").
-    lacking = dict.fromkeys(w.written for w in theirs if w.key not in my_keys and w.key not in PARTICLES | _POLAR)
+    # A light verb of the memory's counts as a word the write put another in place of ("relies on" / "depends on"),
+    # unless the write has a light verb of its own there ("get a laptop" / "are given a laptop").
+    mine_free = any(w.key in _FREE and w.key not in their_keys for w in mine)
+    lacking = dict.fromkeys(
+        w.written
+        for w in theirs
+        if w.key not in my_keys and w.key not in PARTICLES | _POLAR and not (mine_free and w.key in _FREE)
+    )
     return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed))
 
 

@@ -113,10 +113,14 @@ def _overlap(sa: set[str], sb: set[str]) -> float:
     return len(sa & sb) / len(sa | sb) if sa and sb else 0.0
 
 
+_UNIT_AFTER = re.compile(r"(?<=\d)(?:kb|mb|gb|tb|ms|px)$")
+
+
 def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
     """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
     same claim only if they hold the same numbers and both or neither negate."""
-    # "09:45" and "9:45" are one time: a number's leading zeros say nothing.
+    # "09:45" and "9:45" are one time: a number's leading zeros say nothing; "10MB" says the number 10 (and a unit).
+    word_set = {_UNIT_AFTER.sub("", w) for w in word_set}
     numbers = frozenset((w.lstrip("0") or "0") if w.isdigit() else w for w in word_set if any(c.isdigit() for c in w))
     return numbers, bool(word_set & NEGATIONS)
 
@@ -197,7 +201,8 @@ def _ways_alike(content: str, text: str, *, overlap: float, cosine: float) -> li
     near enough by words or meaning. The word rules run only for a text near enough: they are the gate's slow part."""
     if overlap < settings.MEMORYHUB_GATE_WORD_OVERLAP and cosine < min(PARAPHRASE_COSINE, REWORDED_COSINE):
         return []
-    if added_details(content, than=text):
+    # A name or a negation the memory lacks; the words the write adds are judged with its rewording undone.
+    if added_details(content, than=text, words_too=False):
         return []
     rewording = compare(content, than=text)
     if not rewording.only_reworded:  # a word added to all the memory says, or a name, number or restriction
