@@ -153,3 +153,10 @@ def test_a_negation_is_one_meaning_however_it_is_said():
     assert unsaid("The relay doesn't retry.", than="The relay does not retry.") == []
     assert unsaid("Guest users cannot export reports.", than="Guest users can export reports.") == ["not"]
     assert unsaid("Guest users can export reports.", than="Guest users cannot export reports.") == ["no negation"]
+
+
+def test_a_number_and_its_unit_written_together_are_the_same_number(agent):
+    first = write(agent, "Avatar uploads are capped at 10MB.")["memory"]["id"]
+    answer = write(agent, "Avatar uploads are limited to 10 MB.")
+    assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first), answer["reason"]
+    assert write(agent, "Avatar uploads are limited to 20 MB.")["outcome"] == "created"
