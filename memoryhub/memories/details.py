@@ -76,6 +76,10 @@ SYNONYM_GROUPS = (
 )  # fmt: skip
 
 
+# A count written as a word, as its digits ("three" -> "3"), from the groups above.
+NUMBER_WORDS = {w: g.split()[0] for g in SYNONYM_GROUPS if g.split()[0].isdigit() for w in g.split()[1:]}
+
+
 def _singular(word: str) -> str:
     # A plural and its singular are the same word for overlap; anything heavier than this is not worth it here.
     if len(word) > 4 and word.endswith("ies"):

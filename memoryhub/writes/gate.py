@@ -22,7 +22,7 @@ from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.checking import set_expiry
-from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
+from memoryhub.memories.details import NEGATIONS, NUMBER_WORDS, added_details, fact_differences, normalise_word
 from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory
 from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
 from memoryhub.memories.rewording import compare
@@ -116,13 +116,22 @@ def _overlap(sa: set[str], sb: set[str]) -> float:
 _UNIT_AFTER = re.compile(r"(?<=\d)(?:kb|mb|gb|tb|ms|px)$")
 
 
-def _claim(word_set: set[str]) -> tuple[frozenset[str], bool]:
-    """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
-    same claim only if they hold the same numbers and both or neither negate."""
+def _numbers(word_list: list[str]) -> tuple[frozenset[str], frozenset[str]]:
+    """The numbers a text writes in digits, and those it spells out ("three")."""
     # "09:45" and "9:45" are one time: a number's leading zeros say nothing; "10MB" says the number 10 (and a unit).
-    word_set = {_UNIT_AFTER.sub("", w) for w in word_set}
-    numbers = frozenset((w.lstrip("0") or "0") if w.isdigit() else w for w in word_set if any(c.isdigit() for c in w))
-    return numbers, bool(word_set & NEGATIONS)
+    written = {_UNIT_AFTER.sub("", w) for w in word_list if any(c.isdigit() for c in w)}
+    digits = frozenset((w.lstrip("0") or "0") if w.isdigit() else w for w in written)
+    return digits, frozenset(NUMBER_WORDS[w] for w in word_list if w in NUMBER_WORDS)
+
+
+def _same_claim(own: list[str], theirs: list[str]) -> bool:
+    """Similar wording can still state a different fact: another number, or the opposite. Two texts state the
+    same claim only if they hold the same numbers and both or neither negate. A number spelt out is the number
+    the other text writes in digits ("three" / "3"); beside no number in digits it is a word like any other."""
+    (own_digits, own_spelt), (their_digits, their_spelt) = _numbers(own), _numbers(theirs)
+    if own_digits | (own_spelt & their_digits) != their_digits | (their_spelt & own_digits):
+        return False
+    return bool(set(own) & NEGATIONS) == bool(set(theirs) & NEGATIONS)
 
 
 def _scope(project: str | None, status: str = Status.ACTIVE):
@@ -171,7 +180,6 @@ def find_duplicate(
     best: tuple[int, str, float] | None = None
     own = words(content)
     target, own_set = _spelling(own), _word_set(own)
-    own_claim = _claim(own_set)
     # Plain columns, each text split into words once: the gate runs inside the write transaction, and building up
     # to 100 model instances and splitting each text three times held every other writer that much longer.
     rows = _scope(project, status).filter(pk__in=ids).order_by("pk").values_list("pk", "content", "embed_model")
@@ -184,7 +192,7 @@ def find_duplicate(
         if pk in skip and not compare(content, than=text).says_the_same:
             continue
         their_set = _word_set(theirs)
-        if _claim(their_set) != own_claim:
+        if not _same_claim(own, theirs):
             continue
         overlap = _overlap(own_set, their_set)
         cosine = vector_hits.get(pk, 0.0) if embed_model == embedder.model_id else 0.0
@@ -205,7 +213,14 @@ def _ways_alike(content: str, text: str, *, overlap: float, cosine: float) -> li
     if added_details(content, than=text, words_too=False):
         return []
     rewording = compare(content, than=text)
-    if not rewording.only_reworded:  # a word added to all the memory says, or a name, number or restriction
+    if rewording.fixed:  # a name, number or restriction the memory does not say
+        return []
+    if not rewording.only_reworded:
+        # A word beside all the memory says is a detail. Read as one statement by the model, a rewording one word
+        # longer than the words it stands for ("due within" / "payment terms on") is still a rewording.
+        longer_by_one = rewording.lacking and len(rewording.unsaid) == len(rewording.lacking) + 1
+        if longer_by_one and cosine >= settings.MEMORYHUB_GATE_DUPLICATE_COSINE:
+            return [("the same meaning", cosine)]
         return []
     ways = []
     if overlap >= settings.MEMORYHUB_GATE_WORD_OVERLAP:
