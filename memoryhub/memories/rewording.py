@@ -36,6 +36,9 @@ _WORD = re.compile(r"\w[\w./-]*\w|\w", re.UNICODE)
 # Words that add nothing to a stored fact that already speaks of all of its things ("Credit notes reference the
 # original invoice" / "Every credit note refers back to the original invoice").
 UNIVERSAL = frozenset({"every", "each", "all", "any", "everywhere", "whole", "entire", "everything", "everyone"})
+# Nouns that name the kind of a thing another word names ("debug-level lines" / "debug lines", "sales data" /
+# "sales"): the word beside them carries what they say.
+GENERIC = frozenset({"level", "data", "value", "type", "kind", "sort", "process", "mode"})
 # Words that narrow a fact: never explained away, whatever else matches.
 RESTRICTIVE = frozenset({"only", "except", "unless", "excluding", "some", "most", "few", "several", "solely",
                          "exclusively"})  # fmt: skip
@@ -144,7 +147,7 @@ def _keys(text: str) -> tuple[Word, ...]:
 
 # The synonym groups by their words' keys: "permitted" is a form of "permit", which is read as "allow".
 _GROUP_OF = {stem(word): stem(group.split()[0]) for group in SYNONYM_GROUPS for word in group.split()}
-_FREE = frozenset(stem(w) for w in FILLER) | frozenset(stem(normalise_word(w)) for w in UNIVERSAL)
+_FREE = frozenset(stem(normalise_word(w)) for w in FILLER | UNIVERSAL | GENERIC)
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from memoryhub.memories.secrets import (
 )
 from memoryhub.memories.store import create_memory, reinforce, store_new, update_memory
 from memoryhub.memories.supersession import current_successor, queue_conflict
+from memoryhub.memories.times import normalise_times
 from memoryhub.memories.traces import redact_refused, redact_refused_value
 from memoryhub.memories.updates import Verdict
 from memoryhub.memories.validity import mark_verified
@@ -116,6 +117,15 @@ def _overlap(sa: set[str], sb: set[str]) -> float:
 _UNIT_AFTER = re.compile(r"(?<=\d)(?:kb|mb|gb|tb|ms|px)$")
 
 
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")
+
+
+def _claim_words(text: str) -> list[str]:
+    """The words a claim is read from: times of day written one way ("9am" / "09:00"), and no thousands separator
+    ("10,000" / "10000")."""
+    return words(_THOUSANDS.sub("", normalise_times(text)))
+
+
 def _numbers(word_list: list[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The numbers a text writes in digits, and those it spells out ("three")."""
     # "09:45" and "9:45" are one time: a number's leading zeros say nothing; "10MB" says the number 10 (and a unit).
@@ -179,6 +189,7 @@ def find_duplicate(
         return None
     best: tuple[int, str, float] | None = None
     own = words(content)
+    own_numbers = _claim_words(content)
     target, own_set = _spelling(own), _word_set(own)
     # Plain columns, each text split into words once: the gate runs inside the write transaction, and building up
     # to 100 model instances and splitting each text three times held every other writer that much longer.
@@ -192,7 +203,7 @@ def find_duplicate(
         if pk in skip and not compare(content, than=text).says_the_same:
             continue
         their_set = _word_set(theirs)
-        if not _same_claim(own, theirs):
+        if not _same_claim(own_numbers, _claim_words(text)):
             continue
         overlap = _overlap(own_set, their_set)
         cosine = vector_hits.get(pk, 0.0) if embed_model == embedder.model_id else 0.0
