@@ -19,13 +19,15 @@ measured too (bench/crowded_eval.py): each half in a scratch store of its own, o
 
 With `--set round3 --half dev|held_out`, the round-three sets (bench/crowded_round3.py, bench/fold_round3.py) are
 measured instead, through a `manage.py serve` of their own on a new store (bench/round3_eval.py); `--misses`
-lists the dev half's misses.
+lists the dev half's misses. With `--set round4-fold`, the fold pairs of a JSON file (`--fold-file`, by default
+bench/data/round4/fold.json) are measured the same way, and only their counts printed (bench/fold_file.py).
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 from rest_framework.test import APIClient
@@ -76,18 +78,33 @@ class Command(BaseCommand):
         parser.add_argument(
             "--set",
             dest="which",
-            choices=("labelled", "round3"),
+            choices=("labelled", "round3", "round4-fold"),
             default="labelled",
-            help="round3: the round-three crowded store and fold pairs, through a server of their own",
+            help="round3: the round-three crowded store and fold pairs, through a server of their own; "
+            "round4-fold: the fold pairs of --fold-file (bench/fold_file.py), counts only",
+        )
+        parser.add_argument(
+            "--fold-file",
+            default=str(Path(__file__).resolve().parents[1] / "data" / "round4" / "fold.json"),
+            help="with --set round4-fold: the JSON list of {domain, stored, adds, detail, same} items",
         )
         parser.add_argument(
             "--half", dest="round3_half", choices=("dev", "held_out"), help="with --set round3: the half to measure"
         )
-        parser.add_argument("--keep", help="with --set round3: the folder for the store and the server's log")
+        parser.add_argument(
+            "--keep", help="with --set round3 or round4-fold: the folder for the store and the server's log"
+        )
 
     def handle(self, *args, db: str | None, misses: bool, crowded: bool, store: bool, store_only: bool,
                url: str | None, token: str | None, which: str = "labelled", round3_half: str | None = None,
-               keep: str | None = None, **options):  # fmt: skip
+               keep: str | None = None, fold_file: str = "", **options):  # fmt: skip
+        if which == "round4-fold":
+            from bench import fold_file as measured
+
+            if not Path(fold_file).is_file():
+                raise CommandError(f"no fold file at {fold_file}")
+            measured.run(Path(fold_file), write=self.stdout.write, keep=keep)
+            return
         if which == "round3":
             if not round3_half:
                 raise CommandError("--set round3 needs --half dev or --half held_out")

@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from memoryhub.memories.phrasing import read_phrases
 from memoryhub.memories.times import normalise_times
 
 # Identifiers stay whole: `stone-signal` and `stone-tower`, `config/app.toml` and `config/web.toml` are
@@ -38,6 +39,8 @@ STOPWORDS = frozenset(
     his her not no do does did done has have had having will would should can could may might must shall so than
     too very just also only use used uses using when while where which who whom what why how all any each every
     some such via per one fyi nb note todo""".split()
+) | frozenset(  # what is left of "doesn't" once split into words: the negation is judged apart (`_polarity`)
+    "don doesn didn isn aren wasn weren hasn haven hadn shouldn wouldn couldn mustn".split()
 )
 
 
@@ -50,17 +53,31 @@ SYNONYM_GROUPS = (
     "documentation doc", "kubernetes k8s", "issue ticket", "authentication auth authn", "authorization authz",
     "dependency dep", "application app", "development dev", "message msg", "information info", "package pkg",
     "directory dir folder", "memory ram", "primary main", "large big huge", "small little tiny", "fast quick",
-    "delete remove purge erase", "fetch retrieve download", "keep retain", "store save", "start begin",
+    "delete remove purge erase drop", "fetch retrieve download", "store save keep kept retain persist", "start begin",
     "show display", "need require", "help assist", "buy purchase", "javascript js",
     "typescript ts", "postgresql postgres", "variable var", "function func fn", "parameter param",
     "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
     "maximum max", "hour hrs", "website site", "library lib", "credential cred", "setting option",
     # An irregular verb's forms are one word ("pay" / "paid"), as a regular verb's are by their shared stem.
-    "pay paid", "send sent", "write wrote written", "build built", "run ran", "hold held", "keep kept",
+    "pay paid", "send sent", "write wrote written", "build built", "run ran", "hold held",
     "find found", "choose chose chosen", "take took taken", "give gave given", "break broke broken",
     # Two everyday verbs for one act in what software does.
-    "trigger fire", "generate produce", "include contain",
+    "trigger fire", "generate produce", "include contain", "exclude omit", "allow permit",
+    "forbid prohibit disallow", "change modify alter", "limit cap", "stop halt", "restart reboot",
+    "use utilize utilise leverage", "login signin logon", "talk communicate", "run execute", "call invoke",
+    "verify check validate", "reject refuse decline", "need require mandatory", "bug defect",
+    "prefer favour favor", "several multiple", "many numerous", "release publish ship", "charge bill",
+    "due payable",
+    # A missing value is a null, and imputing one fills it in.
+    "null missing", "impute fill",
+    # A count written as a word is the number ("three etcd members" / "3 etcd members"); "one" is as often "a".
+    "2 two", "3 three", "4 four", "5 five", "6 six", "7 seven", "8 eight", "9 nine", "10 ten", "11 eleven",
+    "12 twelve", "20 twenty", "30 thirty", "100 hundred",
 )  # fmt: skip
+
+
+# A count written as a word, as its digits ("three" -> "3"), from the groups above.
+NUMBER_WORDS = {w: g.split()[0] for g in SYNONYM_GROUPS if g.split()[0].isdigit() for w in g.split()[1:]}
 
 
 def _singular(word: str) -> str:
@@ -135,7 +152,7 @@ def _label_end(text: str) -> int:
 
 
 def text_words(text: str) -> Words:
-    text = normalise_times(text)
+    text = read_phrases(normalise_times(text))  # "left out" is "exclude", "once a month" is "monthly"
     words, specific, names, plain, initial = set(), set(), set(), set(), set()
     label_end = _label_end(text)
     for match in _WORD.finditer(text):
@@ -239,11 +256,14 @@ def fact_differences(texts: list[str]) -> list[str]:
 # Words a rewording adds that state nothing on their own ("staging gets reset", "notebooks are run on JupyterHub",
 # "built on React 17", "Braintree handles our payments", "we monitor everything with Datadog").
 # A light verb standing where the other text has "use" or "have" states nothing either ("the app relies on SwiftPM",
-# "a depth limit applies to queries", "events get sent in batches"), nor does a polite word ("please call me Rita").
+# "a depth limit applies to queries", "events get sent in batches"), nor does a polite word ("please call me Rita"),
+# nor a word for how or where that the rest already says ("in a round-robin way", "located in Frankfurt").
 FILLER = frozenset(
     {"get", "got", "gotten", "make", "made", "run", "ran", "happen", "happened", "built", "handle", "handled",
      "rely", "relied", "apply", "applied", "send", "sent", "please", "kindly",
-     "actually", "really", "everything", "anything", "something", "thing", "stuff"}
+     "actually", "really", "everything", "everywhere", "anything", "something", "thing", "stuff", "way",
+     "manner", "fashion", "basis", "located", "take", "took", "taken", "give", "gave", "given", "perform",
+     "performed"}
 )  # fmt: skip
 FILLER = frozenset(normalise_word(w) for w in FILLER)  # as the words compared are: "built" is read as "build"
 _POLAR = NEGATIONS | {"always", "alway"}
@@ -257,16 +277,17 @@ def _first_seen(words: set[str] | frozenset[str], text: str) -> list[str]:
     return [written.get(w, w) for w in sorted(words, key=lambda w: (order.get(w, len(tokens)), w))]
 
 
-def added_details(text: str, *, than: str) -> list[str]:
+def added_details(text: str, *, than: str, words_too: bool = True) -> list[str]:
     """The details `text` says that `than` lacks, as `text` writes them: empty when `than` already says all of it
-    (a repeat, a paraphrase, or `text` saying less)."""
+    (a repeat, a paraphrase, or `text` saying less). With `words_too=False`, only the names and the polarity: the
+    gate judges added words with the rewording undone (rewording.py)."""
     mine, theirs = text_words(text), text_words(than)
     # Names by their shape or written capitalised inside a sentence; not a first word the other text words
     # differently ("Large files ..." / "Big files ..."): two texts are too few to tell a name from a rewording.
     found = set(mine.specific - theirs.words - _POLAR)
     extra = {w for w in mine.words - theirs.words if not any(_variants(w, v) for v in theirs.words)}
     lacking = {w for w in theirs.words - mine.words if not any(_variants(w, v) for v in mine.words)}
-    if not lacking - _POLAR:  # all of `than`'s words and more: an addition, not a rewording
+    if words_too and not lacking - _POLAR:  # all of `than`'s words and more: an addition, not a rewording
         found |= extra - FILLER - _POLAR
     named = _first_seen(found, text)
     if _polarity(text) != _polarity(than):

@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memoryhub.memories.phrasing import read_contractions
 from memoryhub.memories.times import normalise_times
 
 
@@ -158,7 +159,8 @@ _SYNONYMS = {"single": "one", "second": "other", "mins": "minute", "min": "minut
 
 
 def _tokens(text: str) -> list[str]:
-    return [w.lower().rstrip(".:") for w in _WORD.findall(text)]
+    # "doesn't" is "does not": split at its apostrophe it would be another value ("doesn", "t") and no negation.
+    return [w.lower().rstrip(".:") for w in _WORD.findall(read_contractions(text))]
 
 
 def _values(text: str) -> set[str]:

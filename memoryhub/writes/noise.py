@@ -155,9 +155,11 @@ _DURABLE_SIGNAL = re.compile(
     re.IGNORECASE,
 )
 _STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
+# A log level opens a log line when a separator follows it ("ERROR: ...", "[INFO] ...", "WARN - ..."); joined to a
+# word it is a compound ("Debug-level log lines are dropped") in a sentence.
 _LOG_LINE = re.compile(
     r"^\s*(?:\[?\d{4}-\d{2}-\d{2}[T ]\d|\[?\d{2}:\d{2}:\d{2}|\[?(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|"
-    r"CRITICAL)\b\]?\s*[:\[-]|npm (?:WARN|ERR!)|(?:FAILED|PASSED|ERROR) [\w/.-]+::|=+ .*\b(?:passed|failed|"
+    r"CRITICAL)\b\]?\s*(?:[:\[]|-(?!\w))|npm (?:WARN|ERR!)|(?:FAILED|PASSED|ERROR) [\w/.-]+::|=+ .*\b(?:passed|failed|"
     r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
     r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
     r"(?:real|user|sys)\s+\d+m[\d.]+s$)",
