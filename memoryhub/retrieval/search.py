@@ -31,7 +31,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from memoryhub import runtime
-from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings import embed_queries, get_embedder
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
@@ -202,7 +202,7 @@ class _Embedded:
 
 def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: SearchScope) -> _Embedded:
     started = time.perf_counter()
-    vector = embedder.embed([query])[0]
+    vector = embed_queries(embedder, [query])[0]
     out = _Embedded(vector, embedder.model_id, (time.perf_counter() - started) * 1000)
     if view is not None:
         ids, distances = view.nearest(vector, fetch, projects=scope.projects, status=scope.status)
