@@ -145,6 +145,15 @@ def embed_queries(embedder: Embedder, texts: list[str]) -> np.ndarray:
     return (as_query or embedder.embed)(texts)
 
 
+def comparable_cosine(model_id: str, cosine: float, *, query: bool = False) -> float:
+    """A cosine of this model's vectors on the scale the thresholds were measured on (all-MiniLM-L6-v2's): `query`
+    for a search's query against a stored text, otherwise two stored texts. Unchanged for other models."""
+    if model_id != e5.MODEL_ID:
+        return cosine
+    knots = e5.QUERY_COSINES if query else e5.PASSAGE_COSINES
+    return float(np.interp(cosine, *knots))
+
+
 def local_embedder(model: str | None = None, **options: Any) -> LocalMiniLM:
     """The bundled model named by `MEMORYHUB_EMBED_LOCAL_MODEL` (or `model`)."""
     model = model or settings.MEMORYHUB_EMBED_LOCAL_MODEL
