@@ -116,7 +116,9 @@ class LocalE5(LocalMiniLM):
     def __init__(self, cache_dir: Path | None = None, batch_size: int = 64):
         self.cache_dir = Path(cache_dir or settings.MEMORYHUB_MODEL_CACHE)
         self.batch_size = batch_size
-        self.tokenizer = e5.load_tokenizer()  # reads (and checks) the .bin; the graph below reuses no part of it
+        if minilm.file_sha256(e5.bin_path()) != e5.BIN_SHA256:  # the cached files below were made from it
+            raise minilm.ModelFilesMissing(f"{e5.bin_path()} does not have the expected sha256 {e5.BIN_SHA256}")
+        self.tokenizer = e5.load_tokenizer(cache_dir=self.cache_dir)
         self.runner, self.backend = self._load_runner(), "onnx-int8"
         self.model_id = e5.MODEL_ID
 

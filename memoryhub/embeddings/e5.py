@@ -10,8 +10,12 @@ Texts are embedded as `passage: ...`, queries as `query: ...`, as the model was 
 
 from __future__ import annotations
 
+import functools
 import importlib.util
+import json
+import os
 import struct
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -199,7 +203,14 @@ class E5Tokenizer:
     normalisation map, runs of spaces collapsed, `▁` for a space and in front, the best-scoring split, `<s>` and
     `</s>` around. `encode_batch` returns `tokenizers` Encodings, as MiniLM's tokenizer does."""
 
-    def __init__(self, vocabulary: Vocabulary, max_tokens: int = MAX_TOKENS):
+    def __init__(self, tokenizer, normalisation: dict[int, str], max_tokens: int = MAX_TOKENS):
+        tokenizer.enable_truncation(max_length=max_tokens)
+        self.tokenizer = tokenizer
+        # str.translate: one pass in C over the text; the map covers ~4,800 characters (NFKC folds, controls).
+        self.table = normalisation
+
+    @classmethod
+    def build(cls, vocabulary: Vocabulary) -> E5Tokenizer:
         from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
 
         pieces = list(zip(vocabulary.pieces, vocabulary.scores.astype(float).tolist(), strict=True))
@@ -212,10 +223,20 @@ class E5Tokenizer:
         tokenizer.post_processor = processors.TemplateProcessing(
             single=f"{bos} $A {eos}", special_tokens=[(bos, vocabulary.bos), (eos, vocabulary.eos)]
         )
-        tokenizer.enable_truncation(max_length=max_tokens)
-        self.tokenizer = tokenizer
-        # str.translate: one pass in C over the text; the map covers ~4,800 characters (NFKC folds, controls).
-        self.table = {cp: out for cp, out in vocabulary.normalisation.items()}
+        return cls(tokenizer, dict(vocabulary.normalisation))
+
+    def save(self, path: Path) -> None:
+        """`tokenizers`' own JSON at `path` (read back in Rust, no Python object per piece), the normalisation map
+        beside it; the map is written last and read first, so a half-made pair is never loaded."""
+        _write_atomically(path, self.tokenizer.to_str().encode())
+        _write_atomically(_map_path(path), json.dumps(self.table, ensure_ascii=False).encode())
+
+    @classmethod
+    def load(cls, path: Path) -> E5Tokenizer:
+        from tokenizers import Tokenizer
+
+        table = json.loads(_map_path(path).read_text(encoding="utf-8"))
+        return cls(Tokenizer.from_file(str(path)), {int(cp): out for cp, out in table.items()})
 
     def normalise(self, text: str) -> str:
         return text.translate(self.table)
@@ -227,5 +248,36 @@ class E5Tokenizer:
         return self.encode_batch([text])[0].ids
 
 
-def load_tokenizer(model: PackedModel | None = None) -> E5Tokenizer:
-    return E5Tokenizer((model or read_bin()).vocabulary)
+def _map_path(path: Path) -> Path:
+    return path.with_name(path.name.replace(".tokenizer.json", ".normalisation.json"))
+
+
+def _write_atomically(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.chmod(name, 0o644)  # the cache may be read by another user (e.g. the web server)
+        os.replace(name, path)
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+def load_tokenizer(model: PackedModel | None = None, cache_dir: Path | None = None) -> E5Tokenizer:
+    """The tokenizer; with `cache_dir`, read from the JSON made there on first use, and one per process.
+
+    `tokenizers`' Unigram holds its 250k pieces in a trie of ~290 MB: the process's embedder and the write lane's
+    copy of it (write_lane.py) share one (encoding reads it and changes nothing). Rebuilt from the pieces, it
+    also leaves ~170 MB of Python objects the allocator does not give back; read from its JSON, none."""
+    if cache_dir is None:
+        return E5Tokenizer.build((model or read_bin()).vocabulary)
+    path = Path(cache_dir) / f"e5-small-{BIN_SHA256[:12]}-t{BUILD_VERSION}.tokenizer.json"
+    if not _map_path(path).exists():
+        E5Tokenizer.build((model or read_bin()).vocabulary).save(path)
+    return _shared_tokenizer(str(path))
+
+
+@functools.lru_cache(maxsize=2)
+def _shared_tokenizer(path: str) -> E5Tokenizer:
+    return E5Tokenizer.load(Path(path))
