@@ -128,3 +128,29 @@ def test_vectors_are_unit_length_and_batch_independent(e5_embedder):
     batched = e5_embedder.embed(TEXTS)[0]
     assert abs(float(np.linalg.norm(alone)) - 1.0) < 1e-4
     assert float(alone @ batched) > 0.99
+
+
+@pytest.mark.django_db
+def test_reembed_moves_a_minilm_store_to_e5_while_search_keeps_answering(real_embedder, e5_embedder):
+    from memoryhub.memories.store import reembed
+    from memoryhub.models import Memory
+
+    assert real_embedder.model_id != e5.MODEL_ID  # the store is written by the other model
+    import_memories(items=[{"content": text, "project": "polyglot"} for text in MULTILINGUAL], source="test")
+    within = MemoryFilter(visible_from="polyglot")
+    embeddings.set_embedder(e5_embedder)
+    answered = []
+
+    def between_batches(done: int) -> None:
+        # Half moved: words still find every memory, meaning finds the moved ones.
+        hits = search_memories(query="Kotlin Swift mobile app", within=within, k=3)
+        answered.append(bool(hits) and hits[0].memory.content == MULTILINGUAL[4])
+
+    try:
+        assert reembed(batch_size=2, progress=between_batches) == len(MULTILINGUAL)
+        assert answered and all(answered)
+        assert set(Memory.objects.values_list("embed_model", flat=True)) == {e5.MODEL_ID}
+        hits = search_memories(query="Wo liegen die Rechnungen?", within=within, k=3)
+        assert hits[0].memory.content == MULTILINGUAL[1]
+    finally:
+        embeddings.set_embedder(real_embedder)
