@@ -19,7 +19,7 @@ import httpx
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings import embed_queries, get_embedder
 from memoryhub.memories.store import IMPORT_EMBED_CHUNK
 
 
@@ -89,7 +89,7 @@ def query_times_ms(queries: list[str], embedder=None) -> list[float]:
     out = []
     for query in queries:
         started = time.perf_counter()
-        embedder.embed([query])
+        embed_queries(embedder, [query])
         out.append((time.perf_counter() - started) * 1000)
     return out
 

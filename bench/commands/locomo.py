@@ -35,7 +35,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
 from bench import locomo_cv
-from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings import embed_queries, get_embedder
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval import conversations, fusion, tuning
@@ -230,7 +230,7 @@ class Command(BaseCommand):
             conv.context = conversations.implicit_context(list(dia))
             known = set(dia.values())
             asked = [q for q in questions if q["evidence"] & known]
-            query_vectors = embedder.embed([q["question"] for q in asked]) if asked else []
+            query_vectors = embed_queries(embedder, [q["question"] for q in asked]) if asked else []
             for q, vector in zip(asked, query_vectors, strict=True):
                 found = project_candidates(q["question"], visible_from=project, k=10)
                 unit = np.asarray(vector, dtype=np.float32)

@@ -40,7 +40,7 @@ from bench.measure import (
     query_times_ms,
     served,
 )
-from memoryhub.embeddings import get_embedder, set_embedder
+from memoryhub.embeddings import embed_queries, get_embedder, set_embedder
 from memoryhub.memories.fields import clean_fields
 from memoryhub.models import Memory
 from memoryhub.retrieval.search import MemoryFilter, search_memories
@@ -280,7 +280,7 @@ class Command(BaseCommand):
         """Quantized passes against exact float KNN over the whole store (unfiltered, same vectors)."""
 
         embedder = get_embedder()
-        vectors = embedder.embed([text for text, _ in pairs])
+        vectors = embed_queries(embedder, [text for text, _ in pairs])
         if sql.FILTERED_KNN:
             self._recall_of_the_index(vectors, k)
             return

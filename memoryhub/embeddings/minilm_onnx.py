@@ -76,10 +76,25 @@ class _GraphBuilder:
         return self.op("LayerNormalization", x, scale, bias, axis=-1, epsilon=_EPS)
 
 
+def _layer_count(weights: dict[str, np.ndarray]) -> int:
+    return sum(1 for name in weights if name.endswith(".attention.self.query.weight")) or _LAYERS
+
+
+def _words(g: _GraphBuilder) -> str:
+    """The word embeddings of `input_ids`. A table given as 4-bit blocks (`.q4`, `.scales`: e5's 250k rows, 48 MB
+    where fp32 takes 384 MB) is gathered and unpacked by onnxruntime's GatherBlockQuantized, exactly."""
+    if "embeddings.word_embeddings.q4" not in g.weights:
+        return g.op("Gather", g.param("embeddings.word_embeddings.weight"), "input_ids", axis=0)
+    table = g.const("embeddings.word_embeddings.q4", g.weights["embeddings.word_embeddings.q4"])
+    scales = g.const("embeddings.word_embeddings.scales", g.weights["embeddings.word_embeddings.scales"])
+    return g.op("GatherBlockQuantized", table, "input_ids", scales, domain="com.microsoft",
+                gather_axis=0, quantize_axis=1, block_size=32, bits=4)  # fmt: skip
+
+
 def _build_graph(
-    weights: dict[str, np.ndarray], smooth: dict[str, np.ndarray] | None = None
+    weights: dict[str, np.ndarray], smooth: dict[str, np.ndarray] | None = None, name: str = "all-MiniLM-L6-v2"
 ) -> tuple[onnx.ModelProto, dict[str, str]]:
-    """The BERT graph, and the activations `_smoothing_scales` calibrates on."""
+    """The BERT graph (as many layers as `weights` holds), and the activations `_smoothing_scales` calibrates on."""
     g = _GraphBuilder(weights, smooth or {})
     f32 = lambda v: np.asarray(v, dtype=np.float32)  # noqa: E731 - constants
     i64 = lambda v: np.asarray(v, dtype=np.int64)  # noqa: E731
@@ -93,7 +108,7 @@ def _build_graph(
         return g.op("Mul", g.layer_norm(x, prefix), mask3)
 
     # Embeddings: word + position[:seq] + token_type[0] (every input is a single segment).
-    words = g.op("Gather", g.param("embeddings.word_embeddings.weight"), "input_ids", axis=0)
+    words = _words(g)
     seq_len = g.op("Slice", g.op("Shape", "input_ids"), g.const("one", i64([1])), g.const("two", i64([2])))
     positions = g.op("Slice", g.param("embeddings.position_embeddings.weight"), g.const("zero", i64([0])), seq_len)
     token_type = g.const("token_type_0", f32(weights["embeddings.token_type_embeddings.weight"][0]))
@@ -108,7 +123,7 @@ def _build_graph(
     split_heads = g.const("split_heads", i64([0, 0, _HEADS, _HEAD_DIM]))
     merge_heads = g.const("merge_heads", i64([0, 0, HIDDEN]))
     scale = g.const("scale", f32(np.sqrt(_HEAD_DIM)))
-    for i in range(_LAYERS):
+    for i in range(_layer_count(weights)):
         p = f"encoder.layer.{i}."
         qkv_in = g.smoothed(x, p + "attention.self")
 
@@ -140,7 +155,7 @@ def _build_graph(
 
     graph = helper.make_graph(
         g.nodes,
-        "all-MiniLM-L6-v2",
+        name,
         inputs=[
             helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "seq"]),
             helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "seq"]),
@@ -151,14 +166,15 @@ def _build_graph(
         ],
         initializer=list(g.inits.values()),
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", _OPSET)], producer_name="memoryhub")
+    opsets = [helper.make_opsetid("", _OPSET), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="memoryhub")
     model.ir_version = 8  # loadable by any onnxruntime >= 1.10
     onnx.checker.check_model(model)
     return model, g.taps
 
 
 def _smoothing_scales(
-    weights: dict[str, np.ndarray], model: onnx.ModelProto, taps: dict[str, str]
+    weights: dict[str, np.ndarray], model: onnx.ModelProto, taps: dict[str, str], specials: tuple[int, int]
 ) -> dict[str, np.ndarray]:
     """SmoothQuant scales for the LayerNorm outputs feeding the Q/K/V and FFN-up MatMuls.
 
@@ -174,8 +190,9 @@ def _smoothing_scales(
     probe.CopyFrom(model)
     probe.graph.output.extend(onnx.ValueInfoProto(name=name) for name in taps.values())
     session = ort.InferenceSession(probe.SerializeToString(), providers=["CPUExecutionProvider"])
-    ids = np.random.default_rng(0).integers(1000, weights["embeddings.word_embeddings.weight"].shape[0], (16, 64))
-    ids[:, 0], ids[:, -1] = 101, 102  # [CLS] ... [SEP]
+    table = weights.get("embeddings.word_embeddings.weight", weights.get("embeddings.word_embeddings.q4"))
+    ids = np.random.default_rng(0).integers(1000, table.shape[0], (16, 64))
+    ids[:, 0], ids[:, -1] = specials  # [CLS] ... [SEP], or <s> ... </s>
     activations = session.run(list(taps.values()), {"input_ids": ids, "attention_mask": np.ones_like(ids)})
     scales = {}
     for group, act in zip(taps, activations, strict=True):
@@ -204,7 +221,12 @@ def weight_type_name() -> str:
 
 
 def build_onnx_model(
-    weights: dict[str, np.ndarray], path: Path, quantize: bool = True, weight_type: str = "u8"
+    weights: dict[str, np.ndarray],
+    path: Path,
+    quantize: bool = True,
+    weight_type: str = "u8",
+    name: str = "all-MiniLM-L6-v2",
+    specials: tuple[int, int] = (101, 102),
 ) -> Path:
     """Write the model to `path` (int8 dynamic quantization when `quantize`) and return `path`.
 
@@ -213,7 +235,7 @@ def build_onnx_model(
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    model, taps = _build_graph(weights)
+    model, taps = _build_graph(weights, name=name)
     temps: list[Path] = []
 
     def temp(suffix: str) -> Path:
@@ -227,7 +249,7 @@ def build_onnx_model(
         if quantize:
             from onnxruntime.quantization import QuantType, quantize_dynamic  # once, when the int8 graph is built
 
-            model, _ = _build_graph(weights, _smoothing_scales(weights, model, taps))
+            model, _ = _build_graph(weights, _smoothing_scales(weights, model, taps, specials), name=name)
             keep_fp32 = {f"encoder.layer.{i}.output.dense.weight" for i in _FP32_FFN_LAYERS}
             exclude = [n.name for n in model.graph.node if n.op_type == "MatMul" and n.input[1] in keep_fp32]
             fp32 = temp(".fp32.tmp")
@@ -242,6 +264,8 @@ def build_onnx_model(
                 per_channel=True,
                 op_types_to_quantize=["MatMul"],
                 nodes_to_exclude=exclude,
+                # Shape inference cannot type what follows a com.microsoft op (e5's 4-bit word table): all fp32.
+                extra_options={"DefaultTensorType": TensorProto.FLOAT},
             )
         else:
             onnx.save(model, str(final))

@@ -35,12 +35,12 @@ def _twin(active: embeddings.LocalMiniLM) -> embeddings.Embedder:
     twin = _twins.get(id(active))
     if twin is None:
         _twins.clear()  # another embedder became active: the old twin is of no use
-        twin = _twins[id(active)] = embeddings.LocalMiniLM(cache_dir=active.cache_dir, batch_size=active.batch_size)
+        twin = _twins[id(active)] = type(active)(cache_dir=active.cache_dir, batch_size=active.batch_size)
     return twin
 
 
 def uses_lane(embedder: embeddings.Embedder) -> bool:
-    return type(embedder) is embeddings.LocalMiniLM
+    return type(embedder) in (embeddings.LocalMiniLM, embeddings.LocalE5)
 
 
 def embed_for_storage(texts: list[str]) -> np.ndarray:

@@ -31,7 +31,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from memoryhub import runtime
-from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings import comparable_cosine, embed_queries, get_embedder
 from memoryhub.memories.bookkeeping import reinforce_later
 from memoryhub.memories.decay import effective_value, last_referenced
 from memoryhub.models import Memory, Status
@@ -202,7 +202,7 @@ class _Embedded:
 
 def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: SearchScope) -> _Embedded:
     started = time.perf_counter()
-    vector = embedder.embed([query])[0]
+    vector = embed_queries(embedder, [query])[0]
     out = _Embedded(vector, embedder.model_id, (time.perf_counter() - started) * 1000)
     if view is not None:
         ids, distances = view.nearest(vector, fetch, projects=scope.projects, status=scope.status)
@@ -238,7 +238,7 @@ def _semantic(
         found, how = _nearest(vector, model_id, pool, where_model, params_model, scope)
     for rank, (mid, distance) in enumerate(found, 1):
         s = signals.setdefault(mid, _Signals())
-        s.vector_rank, s.distance = rank, round(distance, 6)
+        s.vector_rank, s.distance = rank, _comparable_distance(model_id, distance)
     _measure_the_rest(vector, model_id, signals, embedded.view)
     return round(embedded.embed_ms, 2), how
 
@@ -253,7 +253,7 @@ def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals], view:
     missing = [mid for mid, s in signals.items() if s.distance is None]
     if missing and view is not None:
         for mid, distance in view.distances(vector, missing).items():
-            signals[mid].outside_distance = round(distance, 6)
+            signals[mid].outside_distance = _comparable_distance(model_id, distance)
         missing = [mid for mid in missing if signals[mid].outside_distance is None]
     if not missing:
         return
@@ -262,7 +262,13 @@ def _measure_the_rest(vector, model_id: str, signals: dict[int, _Signals], view:
     active = sql.filter_memory_ids(missing, *sql.of_model(model_id))
     for mid, stored in sql.read_vectors([m for m in missing if m in active], len(query)).items():
         norm = float(np.linalg.norm(stored)) or 1.0
-        signals[mid].outside_distance = round(1.0 - float(stored @ query) / norm, 6)
+        signals[mid].outside_distance = _comparable_distance(model_id, 1.0 - float(stored @ query) / norm)
+
+
+def _comparable_distance(model_id: str, distance: float) -> float:
+    """A query's cosine distance on the scale fusion's calibration was measured on (embeddings.comparable_cosine):
+    the order is the model's own, the strength MiniLM's."""
+    return round(1.0 - comparable_cosine(model_id, 1.0 - distance, query=True), 6)
 
 
 def _passing(rows: list[tuple[int, float]], pool: int, where: str, params: list) -> list[tuple[int, float]]:
@@ -354,7 +360,8 @@ def similar_in_scope(
     if vector is None:
         return words, {}
     found, _ = _nearest(vector, model_id, limit, *sql.both((where, params), sql.of_model(model_id)), scope)
-    return words, {mid: 1.0 - distance for mid, distance in found}
+    # On MiniLM's scale, which the gate's and the update rules' thresholds were measured on.
+    return words, {mid: comparable_cosine(model_id, 1.0 - distance) for mid, distance in found}
 
 
 # --- Candidates for fusion (fusion.py orders them) -----------------------------------------------------------

@@ -165,6 +165,10 @@ MEMORYHUB_EMBED_MODEL = envstr("MEMORYHUB_EMBED_MODEL")
 MEMORYHUB_EMBED_API_KEY = envstr("MEMORYHUB_EMBED_API_KEY")
 MEMORYHUB_EMBED_DIMENSIONS = envint("MEMORYHUB_EMBED_DIMENSIONS", 0, minimum=0)
 MEMORYHUB_EMBED_TIMEOUT = envfloat("MEMORYHUB_EMBED_TIMEOUT", 30.0, minimum=0.1)
+# Which bundled model embeds when no endpoint is set; changing it means `manage.py reembed`.
+MEMORYHUB_EMBED_LOCAL_MODEL = envchoice(
+    "MEMORYHUB_EMBED_LOCAL_MODEL", "all-MiniLM-L6-v2", ("multilingual-e5-small", "all-MiniLM-L6-v2")
+)
 # Where the int8 ONNX build of the bundled model is cached (made from the pip package's weights, never downloaded).
 MEMORYHUB_MODEL_CACHE = envstr("MEMORYHUB_MODEL_CACHE", str(Path.home() / ".cache" / "memoryhub"))
 # The niceness of the thread that embeds texts about to be stored (runtime's write lane): searches get the
