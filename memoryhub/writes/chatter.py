@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memoryhub.writes.vocabulary import CHANGE_VERB, DONE_VERB, FINITE_VERB
+
 _STATUS = "it is a status read-out or progress tally, not a fact; store what you learned that will still be true later"
 _CODE = "it is code pasted as a reply, not a fact; store what the code does or decides, in a sentence"
 _NARRATION = (
@@ -129,32 +131,14 @@ _ING_LEAD = re.compile(
     r"\s+(?:(?-i:[A-Z]{2,})\b|\S*[/._]\S*))",
     re.IGNORECASE,
 )
-_VERB = re.compile(
-    r"\b(?:is|are|was|were|be|been|has|have|had|do|does|did|must|should|can|cannot|can't|could|would|will|won't|"
-    r"may|might|needs?|uses?|requires?|takes?|runs|goes|means|keeps|makes|gets|sets|breaks|fails|works|locks|"
-    r"returns|stores|lives|holds|sends|reads|writes|starts|stops|blocks|adds|costs|depends|expects|leaves|points|"
-    r"triggers|causes|creates|lets|skips|ignores|belongs|comes|happens|gives|hangs|crashes|wins|beats|helps)\b",
-    re.IGNORECASE,
-)
 _SUBORDINATE = re.compile(
     r"\b(?:to|where|which|that|so|because|when|if|since|until|while|and see)\b|[,;:]", re.IGNORECASE
 )
-# Work reported done, in the past tense with no subject. A step of the session's own ("Applied the patch",
-# "Restarted the worker", "Re-ran the suite") is narration whatever it acted on.
-_DONE = re.compile(
-    r"^\W*(?:just )?(?:applied|rewrote|rebased|re-?ran|restarted|rebuilt|reloaded|redeployed|kicked off|regenerated|"
-    r"committed|reverted|patched|tweaked|cleaned|reproduced|confirmed|verified)\b",
-    re.IGNORECASE,
-)
-# A change to how things are ("Switched on MFA enforcement for the approver role", "Moved the Grafana dashboards into
-# the gitops repo", "Started sampling a tenth of the traces") is a fact worth keeping, the kind a newer fact
-# supersedes an older one by; it is narration only when what it changed is the session's own work ("Moved the helper
-# to utils", "Renamed the variable"), it goes on to another step, or it is too short to say what changed.
-_CHANGED = re.compile(
-    r"^\W*(?:just )?(?:moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|"
-    r"extracted|wired|hooked up|adjusted|restored|added|created|deployed|introduced|set up|started|began)\b",
-    re.IGNORECASE,
-)
+# Work reported done with no subject (vocabulary.DONE_VERB) is narration whatever it acted on ("Applied the patch");
+# a change to how things are (vocabulary.CHANGE_VERB: "Switched on MFA enforcement for the approver role", "Started
+# sampling a tenth of the traces") is a fact worth keeping, the kind a newer fact supersedes an older one by; it is
+# narration only when what it changed is the session's own work ("Moved the helper to utils", "Renamed the
+# variable"), it goes on to another step, or it is too short to say what changed.
 SESSION_WORK_OBJECT = re.compile(
     r"\b(?:tests?|unit tests|specs?|branch|pr|pull request|commits?|tickets?|helpers?|helper functions?|todos?|"
     r"comments?|print statements?|debug(?:ging)? (?:logs?|output|statements?)|changelog entry|notes?|variables?|"
@@ -167,9 +151,9 @@ SESSION_WORK_OBJECT = re.compile(
 
 def session_step(sentence: str) -> bool:
     """A subjectless report of a change that is the session's own step, not a change to how things are."""
-    if _DONE.match(sentence):
+    if DONE_VERB.match(sentence):
         return True
-    if not _CHANGED.match(sentence):
+    if not CHANGE_VERB.match(sentence):
         return False
     return bool(SESSION_WORK_OBJECT.search(sentence)) or len(sentence.split()) < 6
 
@@ -243,7 +227,12 @@ _TALLY_DONE = re.compile(r"\b\d+\s+(?:out\s+)?of\s+\d+\b[^.]*\b\w+ed\b|\b\w+ed\b
 def _reading(sentence: str) -> bool:
     """A short line of numbers with a live word and no verb: a reading, not a sentence about how things are."""
     short = len(sentence.split()) <= 10
-    return short and len(_NUMBER.findall(sentence)) >= 2 and bool(_LIVE.search(sentence)) and not _VERB.search(sentence)
+    return (
+        short
+        and len(_NUMBER.findall(sentence)) >= 2
+        and bool(_LIVE.search(sentence))
+        and not FINITE_VERB.search(sentence)
+    )
 
 
 def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str | None:
@@ -270,7 +259,7 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
         return _CLOSING
     if session_step(rest) or _HANDED_OVER.search(rest) or _AGENT_I.match(rest):
         return _NARRATION
-    if _ING_LEAD.match(rest) and not _VERB.search(_SUBORDINATE.split(rest)[0]):
+    if _ING_LEAD.match(rest) and not FINITE_VERB.search(_SUBORDINATE.split(rest)[0]):
         return _NARRATION  # "Calling the search tool to find where the config is loaded": its verb is not its own
     return None
 

@@ -17,6 +17,7 @@ from django.conf import settings
 from memoryhub.judges.noise_judge import ask_llm_about_noise
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
+from memoryhub.writes.vocabulary import FINITE_VERB
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -41,19 +42,12 @@ _DIARY = re.compile(
     r")",
     re.IGNORECASE,
 )
-# A sentence that reports work done, without a subject: "Fixed the failing test and pushed the branch."
-_WORK_REPORT = re.compile(
-    r"^\W*(?:just )?(?:worked on|fixed|refactored|implemented|updated|ran|finished|completed|pushed|"
-    r"reviewed|wrote|cleaned up|looked at|investigated|debugged|tested|tried|"
-    r"merged|opened|closed|resolved)\b",
-    re.IGNORECASE,
-)
 
 
 def _work_report(sentence: str) -> bool:
     # "Fixed the failing test and pushed the branch." reports the session; "Added a read replica for the reporting
     # queries." says what the system now has (a fact): verbs that build or change something judge by their object.
-    return bool(_WORK_REPORT.match(sentence)) or session_step(sentence)
+    return session_step(sentence)  # vocabulary.DONE_VERB, or a change whose object is the session's work
 
 
 # First person singular is both how a session narrates itself ("I checked the config", "I'm taking a look") and
@@ -95,12 +89,6 @@ _GERUND_START = re.compile(
     r"^\W*(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
     r"retrying|rerunning|re-running|building|deploying|fixing|reviewing|committing|pushing|merging|refactoring|"
     r"updating|cleaning up|setting up|installing|wrapping up|verifying)\b",
-    re.IGNORECASE,
-)
-_FINITE_VERB = re.compile(
-    r"\b(?:is|are|was|were|uses?|needs?|requires?|takes?|must|should|can|cannot|fails?|breaks?|works?|runs?|"
-    r"goes|has|have|means|happens|gives|returns|costs|hangs|crashes|leaves|makes|keeps|gets|sets|creates|causes|"
-    r"triggers|points|lives|stores|reads|writes|sends|expects|comes?|belongs|depends|lets|skips|ignores)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -246,7 +234,7 @@ def _chatter(sentence: str) -> str | None:
             "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
             "(true on its own, for any agent reading it later)"
         )
-    gerund = _GERUND_START.match(sentence) and not _FINITE_VERB.search(sentence)
+    gerund = _GERUND_START.match(sentence) and not FINITE_VERB.search(sentence)
     if _STATUS.match(sentence) or _PROGRESS.search(sentence) or gerund:
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"
     if _ACK.match(sentence) and len(words(sentence)) <= 8:
