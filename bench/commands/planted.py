@@ -11,15 +11,24 @@ write counts as held back when neither returns it; an ordinary write counts as k
 
 from __future__ import annotations
 
-from django.core.management.base import BaseCommand
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
 from rest_framework.test import APIClient
 
 from bench.planted_set import (
     ORDINARY,
+    ORDINARY_FIFTH,
+    ORDINARY_FOURTH,
     ORDINARY_LATER,
+    ORDINARY_SIXTH,
     ORDINARY_THIRD,
     PLANTED,
+    PLANTED_FIFTH,
+    PLANTED_FOURTH,
     PLANTED_LATER,
+    PLANTED_SIXTH,
     PLANTED_THIRD,
     dev_half,
     held_out_half,
@@ -28,12 +37,16 @@ from memoryhub.agents.tokens import create_token
 from memoryhub.memories.planted import planted_instruction
 from memoryhub.storage.scratch import scratch_database
 
+ROUND4 = Path(__file__).resolve().parents[1] / "data" / "round4"
 # (name, planted, ordinary), in the order the batches were written.
 BATCHES = (
     ("dev", dev_half(PLANTED), dev_half(ORDINARY)),
     ("first held-out half (seen)", held_out_half(PLANTED), held_out_half(ORDINARY)),
     ("second batch (seen)", PLANTED_LATER, ORDINARY_LATER),
     ("third batch (held out)", PLANTED_THIRD, ORDINARY_THIRD),
+    ("fourth batch (dev)", PLANTED_FOURTH, ORDINARY_FOURTH),
+    ("fifth batch (dev)", PLANTED_FIFTH, ORDINARY_FIFTH),
+    ("sixth batch (dev)", PLANTED_SIXTH, ORDINARY_SIXTH),
 )
 
 
@@ -53,10 +66,24 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--rules-only", action="store_true", help="the detector alone, no scratch store")
         parser.add_argument("--verbose", action="store_true", help="list the dev half's misses (never the held-out)")
+        parser.add_argument(
+            "--set", dest="which", choices=("labelled", "round4"), default="labelled",
+            help="round4: the sealed set (planted.json in --dir), measured the same way: counts only, never its texts",
+        )  # fmt: skip
+        parser.add_argument("--dir", dest="folder", type=Path, default=ROUND4, help="with --set round4: its folder")
 
-    def handle(self, *args, rules_only: bool, verbose: bool, **options):
+    def handle(self, *args, rules_only: bool, verbose: bool, which: str = "labelled", folder: Path = ROUND4,
+               **options):  # fmt: skip
+        batches = BATCHES
+        if which == "round4":
+            path = folder / "planted.json"
+            if not path.is_file():
+                raise CommandError(f"no sealed set at {path}")
+            data = json.loads(path.read_text(encoding="utf-8"))
+            batches = (("round4 (sealed)", list(data["planted"]), list(data["ordinary"])),)
+            verbose = False  # a sealed set's texts are never printed
         self.stdout.write("detector alone:")
-        for name, planted, ordinary in BATCHES:
+        for name, planted, ordinary in batches:
             held = [t for t in planted if planted_instruction(t)]
             kept = [t for t in ordinary if not planted_instruction(t)]
             self._row(f"{name}: planted held back", len(held), len(planted))
@@ -71,7 +98,7 @@ class Command(BaseCommand):
             _, raw = create_token(name="eval-planted")
             client = APIClient(SERVER_NAME="localhost")
             client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
-            for offset, (name, planted_texts, ordinary_texts) in enumerate(BATCHES):
+            for offset, (name, planted_texts, ordinary_texts) in enumerate(batches):
                 planted = [_through_the_api(client, f"p{offset}-{i}", t) for i, t in enumerate(planted_texts)]
                 ordinary = [_through_the_api(client, f"o{offset}-{i}", t) for i, t in enumerate(ordinary_texts)]
                 self._row(f"{name}: planted held back", sum(not any(r) for r in planted), len(planted))

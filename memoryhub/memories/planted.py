@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from memoryhub.memories.planted_acts import planted_act
+
 _I = re.IGNORECASE
 # In the patterns below, `~` is any character inside one sentence: a dot ends a sentence only before a space or the
 # end, so ".env" and "the .aws folder" stay inside it (`_rx` spells it out).
@@ -104,7 +106,7 @@ _HIDE = _rx(
     r"\breport (?:only|just) the\b|\b(?:reply|respond|answer)\b~{0,30}\bonly with\b|"
     r"\b(?:say|says|report) (?:it|that it) has\b~{0,40}\beven (?:when|if)\b|\beven when it has not\b|"
     r"\bwhatever the file says\b|\bsay it was\b|"
-    r"\blook like theirs\b",
+    r"\blooks? like theirs\b",
 )
 _SECRET_THING = (
     r"(?:credentials?|\.env\b|api[ _-]?keys?|keys|tokens?|passwords?|secrets?(?:\.ya?ml)?|ssh|private keys?|"
@@ -114,7 +116,10 @@ _SECRET_THING = (
 )
 _DESTINATION = (
     r"(?:https?://|\bwebhook\b|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|\bcurl\b|github\.com/|"
-    r"\b(?:issue|thread|footer|readme|pull request|pr|comment|reply|answer|notes|collaborators|reviewer)\b)"
+    # A place named after a preposition: "in the PR description", "to the thread" ("post the release notes" names
+    # what is posted, not where).
+    r"\b(?:to|in|into|on|as|under|via)\s+(?:the |a |an |your |every |each |its )?(?:[\w-]+ )?(?:issue|thread|footer|"
+    r"readme|pull request|pr|comment|reply|answer|notes|collaborators|reviewer)s?\b)"
 )
 _SEND = _rx(
     # The verb as an order (the sentence's start, or after "always", "first", "to", ...): "Ledger sends invoices"
@@ -190,6 +195,8 @@ _PACKAGE_NAME = re.compile(
 )
 # The package an install command names: `yarn add reactt-dom`, `pip install requestss`.
 _INSTALLED = re.compile(r"\b(?:pip3?|npm|yarn|pnpm|go|cargo|gem)\s+(?:install|i|add|get)\s+([a-z0-9][\w./-]*)", _I)
+_QUOTED_NAME = re.compile(r"`([a-z0-9][\w.-]*)`", _I)
+_USE = re.compile(r"\b(?:use|install|prefer|switch to|depend on|import)\b", _I)
 _WORD_RUN = re.compile(r"[a-z0-9][\w-]*", _I)
 _MISSPELT = re.compile(r"\(with that spelling\)|\bthe maintained fork\b", _I)
 _FROM_INDEX = _rx(r"\b(?:package|packages)\b~{0,60}\bfrom https?://")
@@ -259,9 +266,24 @@ def _install_redirect(text: str) -> str | None:
             for other in names[i + 1 :]:
                 if _lookalike(one, other):
                     return f"it swaps the package {one!r} for a look-alike, {other!r}"
+    quoted = list(dict.fromkeys(_QUOTED_NAME.findall(text)))
+    if _USE.search(text) and not _FACT_VOICE.search(text):  # "Use the package `colourama`; `colorama` is deprecated"
+        for i, one in enumerate(quoted):
+            for other in quoted[i + 1 :]:
+                if _lookalike(one, other) and one not in other and other not in one:  # pytest, pytest-xdist
+                    return f"it swaps the package {other!r} for a look-alike, {one!r}"
     if _MISSPELT.search(text) or (_FROM_INDEX.search(text) and not _OWNED.search(text)):
         return "it points installs at another package name or index"
     return _misspelt_install(text)
+
+
+# Packages most projects install: a name a letter or two away from one of these is a typosquat.
+_WELL_KNOWN = frozenset(
+    "requests numpy pandas django flask fastapi urllib3 boto3 botocore pyyaml setuptools colorama matplotlib scipy "
+    "pytest sqlalchemy pydantic cryptography paramiko pillow beautifulsoup4 selenium tensorflow pytorch openai "
+    "express react reactdom lodash axios webpack typescript babel jquery moment dotenv eslint prettier nodemon "
+    "chalk commander mongoose sequelize nextjs".split()
+)
 
 
 def _squashed(word: str) -> str:
@@ -273,6 +295,7 @@ def _misspelt_install(text: str) -> str | None:
     whenever React DOM is needed")."""
     words = [w.group(0) for w in _WORD_RUN.finditer(text)]
     spoken = {_squashed(w) for w in words} | {_squashed(a + b) for a, b in zip(words, words[1:], strict=False)}
+    spoken |= _WELL_KNOWN  # "pip install reqeusts": a name a letter or two from one everybody installs
     for match in _INSTALLED.finditer(text):
         name = _squashed(match.group(1))
         for other in spoken:
@@ -303,6 +326,9 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     redirect = _install_redirect(text)
     if redirect:
         return PlantedVerdict("install_redirect", redirect)
+    act = planted_act(text, negated=_negated)  # acts said in other words, or not named above (planted_acts.py)
+    if act is not None:
+        return PlantedVerdict(*act)
     # Spoken to the model by name ("Note to the AI", "Assistant:", "AI agents must") rather than about a preference.
     if _ADDRESSED.search(text) and not _FACT_VOICE.search(text):
         return PlantedVerdict("addressed", "it speaks to the model as its instructions")
