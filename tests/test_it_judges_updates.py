@@ -13,7 +13,15 @@ from bench.commands.updates import Command
 from bench.updates_set import DEV, HELD_OUT
 from memoryhub.agents.tokens import create_token
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.updates import Neighbour, Verdict, change_cue, judge_pair, judge_update
+from memoryhub.memories.updates import (
+    Neighbour,
+    Verdict,
+    _same_slot_reworded,
+    change_cue,
+    judge_pair,
+    judge_update,
+    project_words,
+)
 
 
 @pytest.mark.parametrize(
@@ -195,3 +203,41 @@ def test_a_write_that_says_it_changed_asks_about_its_nearest_fact_when_nothing_e
 def test_a_range_is_no_change_cue_but_a_passive_report_of_one_is():
     assert change_cue("The worker pool scales from 2 to 10 replicas.") == ""
     assert change_cue("The matching window was widened from 3 to 5 business days.")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "project"),
+    [
+        ("Inkwell's search is powered by Elasticsearch 7.", "Inkwell search runs on OpenSearch 2.11 now.", "inkwell"),
+        ("shipctl is written in Go 1.20.", "shipctl now builds with Go 1.23.", "shipctl"),
+        ("The rover's CAN bus runs at 500 kbit/s.", "The CAN bus runs at 1 Mbit/s after the harness redesign.",
+         "rover"),
+    ],
+)  # fmt: skip
+def test_a_fact_reworded_around_a_new_value_goes_to_a_person(older, newer, project):
+    """The same slot in other linking words ("is powered by" / "runs on") with another value: never hidden silently,
+    never left as two unrelated facts; a person says which is current."""
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=project_words(project))
+    assert verdict.verdict == Verdict.CONFLICT, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "project"),
+    [
+        # the thing the older is about is gone
+        ("billing-api listens on port 8080.", "search-api now listens on port 8081.", "platform"),
+        # a time and a place: two slots
+        ("Backups run nightly at 02:00.", "Backups now go to the eu-west-2 bucket.", "platform"),
+        # only the product's name in common
+        ("Storefront is styled with Tailwind CSS 3.", "Storefront uses ESLint with next/core-web-vitals, and Prettier.",
+         "web"),
+        # two slots changed at once
+        ("Partners on the 'gold' plan get 1000 requests per second.",
+         "Partners on the 'silver' plan get 300 requests per second.", "tollgate"),
+        # the write names what it replaced, and it is not the older's
+        ("The Salesforce extract is loaded with Fivetran.", "The HubSpot extract was migrated from Stitch to Airbyte.",
+         "tidewater"),
+    ],
+)  # fmt: skip
+def test_another_fact_with_the_same_linking_words_is_not_read_as_reworded(older, newer, project):
+    assert not _same_slot_reworded(older, newer, project_words(project))
