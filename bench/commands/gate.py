@@ -19,10 +19,10 @@ from rest_framework.test import APIClient
 from bench import secret_holdout as held
 from bench.fold_set import DEV, HELD_OUT, FoldPair
 from bench.gate_set import DURABLE, NOISE, secret_writes
+from bench.scratch import scratch_database
 from memoryhub.agents.tokens import create_token
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds
 from memoryhub.models import Memory, Status
-from memoryhub.storage.scratch import scratch_database
 from memoryhub.writes.noise import noise_reason
 
 

@@ -17,11 +17,11 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from bench.scratch import scratch_database
 from memoryhub.memories.store import create_memory
 from memoryhub.memories.supersession import supersede
 from memoryhub.models import Memory, Status
 from memoryhub.storage.resets import forget_store_caches
-from memoryhub.storage.scratch import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {

@@ -40,12 +40,12 @@ from bench.measure import (
     query_times_ms,
     served,
 )
+from bench.scratch import scratch_database
 from memoryhub.embeddings import embed_queries, get_embedder, set_embedder
 from memoryhub.memories.fields import clean_fields
 from memoryhub.models import Memory
 from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql, vector_index
-from memoryhub.storage.scratch import scratch_database
 
 _WORD = re.compile(r"\w+")
 
