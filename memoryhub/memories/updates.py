@@ -127,14 +127,17 @@ _STOP = frozenset(
 # "Use pnpm, not npm" and "pnpm instead of npm" say the same: "instead" and "rather" negate as "not" does.
 _NEGATION = frozenset("not no never don't doesn't isn't aren't won't can't cannot without instead rather".split())
 # What tells two look-alike facts apart rather than one fact's old and new value: the environment, the
-# platform, the region, the language, the audience. Two texts naming different ones are two facts.
+# platform, the region, the language, the audience, the side or direction (left/right, input/output, min/max).
+# Two texts naming different ones are two facts.
 QUALIFIERS = frozenset(
     """dev development develop local staging stage stg prod production prd qa test testing demo sandbox preview
     uat ios android web mobile desktop wear watchos tvos frontend backend front-end back-end eu us uk ca apac emea
     latam europe european america american asia germany german france french spain spanish italy italian canada
     canadian australia australian japan japanese english python javascript typescript java kotlin swift ruby
     elixir rust go golang php scala c# csharp unit integration end-to-end e2e smoke internal external public
-    private partner admin marketing transactional""".split()
+    private partner admin marketing transactional
+    left right front rear upper lower north south east west inbound outbound ingress egress input output incoming
+    outgoing min max minimum maximum replica leader follower""".split()
 )
 _WORD = re.compile(r"[/#@~]?[A-Za-z0-9][\w.#+/:-]*[\w#+]|[/#@~]?[A-Za-z0-9]")
 # Words that are a value by what they mean: counts, days, months, how often.
