@@ -345,8 +345,8 @@ MIGRATIONS = ["memoryhub/migrations"]
 
 def project_imports(source: str) -> list[tuple[int, str]]:
     """(line, module) of each import of the project's own code (memoryhub, api, ui), inside functions too. The
-    migrations package's own modules are frozen with it (the helpers of memoryhub/migrations/_frozen_sql.py): a
-    migration may import those."""
+    migrations package's own modules are frozen with it (its _frozen_sql.py and _frozen_fields.py): a migration may
+    import those."""
     return [
         (line, target)
         for line, target in _imported_modules(source, "memoryhub.migrations.m")

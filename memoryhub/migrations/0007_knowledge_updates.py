@@ -9,6 +9,7 @@ import django.utils.timezone
 from django.db import migrations, models
 from django.db.models import F
 
+from ._frozen_fields import indexed_choice, memory_link
 from ._frozen_sql import run_per_database
 
 SQLITE_UP = [
@@ -60,13 +61,7 @@ class Migration(migrations.Migration):
                 migrations.AddField(
                     model_name="memory",
                     name="superseded_by",
-                    field=models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="supersedes_set",
-                        to="memoryhub.memory",
-                    ),
+                    field=memory_link("supersedes_set"),
                 ),
                 migrations.AddField(
                     model_name="memory",
@@ -88,19 +83,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="proposal",
             name="kind",
-            field=models.CharField(
-                choices=[("merge", "Merge"), ("conflict", "Conflict")], db_index=True, default="merge", max_length=20
-            ),
+            field=indexed_choice("merge", "conflict", default="merge"),
         ),
         migrations.AlterField(
             model_name="memory",
             name="status",
-            field=models.CharField(
-                choices=[("active", "Active"), ("archived", "Archived"), ("superseded", "Superseded")],
-                db_index=True,
-                default="active",
-                max_length=20,
-            ),
+            field=indexed_choice("active", "archived", "superseded", default="active"),
         ),
         migrations.RunPython(valid_from_created_at, migrations.RunPython.noop),
     ]
