@@ -17,7 +17,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import CommandError
 
-from bench.processes import ServerDidNotStart, free_port, stop, wait_for_health  # noqa: F401 - the commands' names
+from bench.processes import free_port, serve_command, stop, wait_for_health
 from memoryhub.embeddings import embed_queries, get_embedder
 from memoryhub.memories.store import IMPORT_EMBED_CHUNK
 
@@ -126,7 +126,7 @@ def served(env: dict[str, str], *, port: int = 0, threads: int = 8, wait_seconds
 
     port = port or free_port()
     manage = str(Path(settings.BASE_DIR) / "manage.py")
-    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port), "--threads", str(threads)],
+    server = subprocess.Popen([sys.executable, manage, *serve_command(port, threads=threads)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     base = f"http://127.0.0.1:{port}/api/v1"
     try:

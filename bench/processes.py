@@ -1,6 +1,6 @@
-"""The server processes a benchmark or a test starts: a free port to serve on, the wait until the health check
-answers, and a stop that escalates to SIGKILL. Standard library and httpx only, so any harness can import it (the
-tests' live server, the benchmarks, the round-3 evaluation)."""
+"""The server processes a benchmark or a test starts: a free port to serve on, `manage.py serve`'s arguments, the wait
+until the health check answers, and a stop that escalates to SIGKILL. Standard library and httpx only, so any harness
+can import it (the tests' live server, the benchmarks, the round-3 evaluation, scripts/loadtest.py)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,11 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def serve_command(port: int, *, threads: int, workers: int | None = None) -> list[str]:
+    """`manage.py serve`'s arguments for a server on 127.0.0.1:`port` (`workers`: the server's default if None)."""
+    return ["serve", "--port", str(port), "--threads", str(threads), *(["--workers", str(workers)] if workers else [])]
 
 
 def wait_for_health(url: str, process: subprocess.Popen, *, timeout: float, pause: float = 0.2) -> None:

@@ -31,7 +31,7 @@ from typing import Any
 from bench import crowded_eval, crowded_round3, fold_round3, processes
 from bench.crowded_set import Addition, Change, Fact
 from bench.fold_round3 import FoldPair
-from bench.processes import ServerDidNotStart, free_port, wait_for_health
+from bench.processes import ServerDidNotStart, free_port, serve_command, wait_for_health
 
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 180.0  # seconds for `serve` to answer health (it loads the embedding model first)
@@ -80,7 +80,7 @@ def start_server(directory: Path) -> Server:
     port = free_port()
     log = open(directory / "server.log", "a")  # noqa: SIM115 - the server writes to it until it stops
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port), "--threads", "4"],
+        [sys.executable, "manage.py", *serve_command(port, threads=4)],
         cwd=REPO, env=_env(db), stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     log.close()

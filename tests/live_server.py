@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-from bench.processes import ServerDidNotStart, free_port, stop, wait_for_health
+from bench.processes import ServerDidNotStart, free_port, serve_command, stop, wait_for_health
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -156,16 +156,7 @@ class LiveServer:
         log = open(self.log_path, "a")  # noqa: SIM115 - the child process writes to it until it stops
         command = [sys.executable, "-c", _BOOTED, self.boot] if self.boot else [sys.executable, "manage.py"]
         self.process = subprocess.Popen(
-            [
-                *command,
-                "serve",
-                "--port",
-                str(self.port),
-                "--threads",
-                str(self.threads),
-                "--workers",
-                str(self.workers),
-            ],  # fmt: skip
+            [*command, *serve_command(self.port, threads=self.threads, workers=self.workers)],
             cwd=REPO,
             env=store_env(self.db, **self.extra_env),
             stdout=log,
