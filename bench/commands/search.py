@@ -31,7 +31,6 @@ from django.urls import Resolver404, resolve
 
 from bench import corpus as bench_corpus
 from bench.measure import (
-    ServerDidNotStart,
     cpu_note,
     memory_note,
     model_rate,
@@ -40,6 +39,7 @@ from bench.measure import (
     query_times_ms,
     served,
 )
+from bench.processes import ServerDidNotStart
 from bench.scratch import scratch_database
 from memoryhub.embeddings import embed_queries, get_embedder, set_embedder
 from memoryhub.memories.fields import clean_fields

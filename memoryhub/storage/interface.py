@@ -12,7 +12,7 @@ Where the databases differ in what they can do, a flag says so (`FILTERED_KNN`) 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from types import ModuleType
 from typing import Any, Protocol
@@ -42,6 +42,7 @@ class Store(Protocol):
 
     # The schema: the vector table of a vector size (the migrations carry the rest, written out in each).
     def vec_table(self, dimensions: int) -> str: ...
+    def vec_dimensions(self, table_names: Iterable[str]) -> list[int]: ...
     def scope_token(self, project: str | None) -> str: ...
     def vec_create_statements(self, dimensions: int) -> list[str]: ...
     def vec_drop_statements(self, dimensions: int) -> list[str]: ...

@@ -1,4 +1,4 @@
-"""Items from another tool or a session, through the write gate: what it decides (`write_through_gate`) or, for a
+"""Items from another tool or a session, through the write gate (`item_through_gate`): what it decides or, for a
 dry run, what it would decide without writing (`preview_write`).
 
 Secrets and noise are judged by the gate's own checks, duplicates by the gate's own search in the same scope, and
@@ -30,6 +30,11 @@ class ItemWrite:
     reason: str
     memory_id: int | None = None
     supersedes: list[int] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The decision as a report shows it, after the item's own fields: what it replaced only if anything."""
+        answer = {"outcome": self.outcome, "reason": self.reason, "memory_id": self.memory_id}
+        return answer | ({"supersedes": self.supersedes} if self.supersedes else {})
 
 
 def preview_write(
@@ -63,8 +68,10 @@ def preview_write(
     return ItemWrite("created", "would be stored as a new memory")
 
 
-def write_through_gate(
+def item_through_gate(
     *,
+    dry_run: bool,
+    seen: set[str],
     content: str,
     project: str | None,
     category: str | None = None,
@@ -74,8 +81,11 @@ def write_through_gate(
     valid_from: Any = None,
     trusted: bool = True,
 ) -> ItemWrite:
-    """One item sent through the gate; bad fields are a "rejected" outcome naming them, so one bad item does not
-    stop the rest of an import or a capture. `valid_from`: the source's date for the fact, if it has one."""
+    """One item of an import or a capture sent through the gate, or on a dry run what the gate would decide (`seen`
+    collects the run's texts so far). Bad fields are a "rejected" outcome naming them, so one bad item does not stop
+    the rest of an import or a capture. `valid_from`: the source's date for the fact, if it has one."""
+    if dry_run:
+        return preview_write(content=content, project=project, tags=tags, metadata=metadata, seen=seen)
     try:
         result = gate_write(content=content, project=project, category=category or None, tags=tags,
                             metadata=metadata, source=source, valid_from=valid_from, trusted=trusted)  # fmt: skip
