@@ -206,38 +206,39 @@ def test_a_range_is_no_change_cue_but_a_passive_report_of_one_is():
 
 
 @pytest.mark.parametrize(
-    ("older", "newer", "project"),
+    ("older", "newer", "project", "same_slot"),
     [
-        ("Inkwell's search is powered by Elasticsearch 7.", "Inkwell search runs on OpenSearch 2.11 now.", "inkwell"),
-        ("shipctl is written in Go 1.20.", "shipctl now builds with Go 1.23.", "shipctl"),
+        ("Inkwell's search is powered by Elasticsearch 7.", "Inkwell search runs on OpenSearch 2.11 now.", "inkwell",
+         True),
+        ("shipctl is written in Go 1.20.", "shipctl now builds with Go 1.23.", "shipctl", True),
         ("The rover's CAN bus runs at 500 kbit/s.", "The CAN bus runs at 1 Mbit/s after the harness redesign.",
-         "rover"),
-    ],
-)  # fmt: skip
-def test_a_fact_reworded_around_a_new_value_goes_to_a_person(older, newer, project):
-    """The same slot in other linking words ("is powered by" / "runs on") with another value: never hidden silently,
-    never left as two unrelated facts; a person says which is current."""
-    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=project_words(project))
-    assert verdict.verdict == Verdict.CONFLICT, verdict.reason
-
-
-@pytest.mark.parametrize(
-    ("older", "newer", "project"),
-    [
+         "rover", True),
         # the thing the older is about is gone
-        ("billing-api listens on port 8080.", "search-api now listens on port 8081.", "platform"),
+        ("billing-api listens on port 8080.", "search-api now listens on port 8081.", "platform", False),
         # a time and a place: two slots
-        ("Backups run nightly at 02:00.", "Backups now go to the eu-west-2 bucket.", "platform"),
+        ("Backups run nightly at 02:00.", "Backups now go to the eu-west-2 bucket.", "platform", False),
         # only the product's name in common
         ("Storefront is styled with Tailwind CSS 3.", "Storefront uses ESLint with next/core-web-vitals, and Prettier.",
-         "web"),
+         "web", False),
         # two slots changed at once
         ("Partners on the 'gold' plan get 1000 requests per second.",
-         "Partners on the 'silver' plan get 300 requests per second.", "tollgate"),
+         "Partners on the 'silver' plan get 300 requests per second.", "tollgate", False),
         # the write names what it replaced, and it is not the older's
         ("The Salesforce extract is loaded with Fivetran.", "The HubSpot extract was migrated from Stitch to Airbyte.",
-         "tidewater"),
+         "tidewater", False),
     ],
 )  # fmt: skip
-def test_another_fact_with_the_same_linking_words_is_not_read_as_reworded(older, newer, project):
-    assert not _same_slot_reworded(older, newer, project_words(project))
+def test_a_fact_reworded_around_a_new_value_is_told_from_another_fact(older, newer, project, same_slot):
+    """The same slot in other linking words ("is powered by" / "runs on") with another value goes to a person: never
+    hidden silently, never left as two unrelated facts. Another fact that shares the linking words is not."""
+    topic = project_words(project)
+    assert _same_slot_reworded(older, newer, topic) == same_slot
+    if same_slot:
+        verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=topic)
+        assert verdict.verdict == Verdict.CONFLICT, verdict.reason
+
+
+def test_a_side_or_direction_tells_look_alikes_apart():
+    older, newer = "The left drive node has CAN ID 0x21.", "The right drive node was reassigned CAN ID 0x23."
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer))
+    assert verdict.verdict == Verdict.DIFFERENT, verdict.reason

@@ -475,7 +475,7 @@ def _same_slot_reworded(older: str, newer: str, topic: frozenset[str]) -> bool:
     new_words, new_values = _slot_words(newer, topic)
     lost, gained = old_values - new_values, new_values - old_values
     opening, capitalised = _opening(older, topic)
-    if not (lost and gained and _kinds(lost) & _kinds(gained)) or opening in lost:
+    if not (lost and gained and _same_kind(lost, gained)) or opening in lost:
         return False  # no value replaced, or the thing the older is about is gone ("billing-api" / "search-api")
     if not (_in_one_place(lost, older) and _in_one_place(gained, newer)):
         return False
@@ -626,12 +626,8 @@ def _new_version_of_a_name(pair: _Pair) -> bool:
 
 
 def _same_kind(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Values of one kind on both sides: a number for a number, a name for a name."""
-
-    def kinds(words: Sequence[str]) -> set[bool]:
-        return {any(c.isdigit() for c in w) for w in words}
-
-    return bool(kinds(a) & kinds(b))
+    """Values of one kind on both sides: a time for a time, an amount for an amount, a name for a name."""
+    return bool(_kinds(set(a)) & _kinds(set(b)))
 
 
 def _restated_with_another_value(pair: _Pair) -> _Settled:
