@@ -118,6 +118,9 @@ class Store(Protocol):
     def next_in_session(
         self, memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()
     ) -> dict[int, int]: ...
+    def next_in_project(
+        self, memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()
+    ) -> dict[int, int]: ...
 
     # The database itself: writers, durability, checks and upkeep.
     def serialize_writes(self, key: str) -> None: ...
