@@ -93,13 +93,20 @@ def test_a_query_naming_both_speakers_or_neither_is_ranked_as_before(tuned):
     assert all(before)
 
 
-def test_with_conversation_ranking_off_no_speaker_is_favoured(settings):
+def test_with_conversation_ranking_off_no_speaker_is_favoured(settings, tuned):
+    # No question among the turns, so only the speaker rule can move them.
+    plain_turns("Melanie: Caroline showed me the bowls from her pottery class.", "Caroline: I took a pottery class.")
+    query = "What pottery class did Caroline take?"
+
+    def ranked() -> list[tuple[int, float]]:
+        return [(h.memory.pk, h.score) for h in search_memories(query=query, within=MemoryFilter(visible_from="chat"))]
+
+    favoured = ranked()
     settings.MEMORYHUB_CONVERSATION_RANKING = False
-    melanie, _ = plain_turns(
-        "Melanie: Caroline, your pottery bowls are amazing, what got you into pottery class?",
-        "Caroline: I took a pottery class.",
-    )
-    assert ids_for("What pottery class did Caroline take?")[0] == melanie
+    off = ranked()
+    settings.MEMORYHUB_CONVERSATION_RANKING = True
+    tuned(other_speaker_share=1.0)
+    assert off == ranked() != favoured
 
 
 def test_made_up_queries_still_find_nothing_among_turns():
