@@ -45,15 +45,15 @@ def preview_write(
     kinds = list(dict.fromkeys(kind for field_kinds in found.values() for kind in field_kinds))
     if kinds:
         return ItemWrite("rejected", f"refused: the text holds a secret ({', '.join(kinds)})")
-    why = noise_reason(content)
+    embedder = get_embedder()
+    vector = embedder.embed([content])[0]
+    why = noise_reason(content, vector=vector, model_id=embedder.model_id)
     if why:
         return ItemWrite("rejected", f"refused: {why}")
     key = normalised(content)
     if key in seen:
         return ItemWrite("duplicate", "the same as an earlier item of this run")
     seen.add(key)
-    embedder = get_embedder()
-    vector = embedder.embed([content])[0]
     candidates = similar_in_scope(content=content, vector=vector, model_id=embedder.model_id, project=project)
     # As the gate judges: a neighbour holding another value of the same fact is never a duplicate.
     verdicts = judge_neighbours(text=content, project=project, candidates=candidates, valid_from=None)
