@@ -149,6 +149,13 @@ _DURABLE_SIGNAL = re.compile(
     r"(?:i|we|the user|they) (?:really )?(?:like|dislike|hate|love|avoid))\b",
     re.IGNORECASE,
 )
+# What was tried and given up is a lesson for every later session, however it starts ("We tried SQLite for tests and
+# gave up; it masks Postgres-specific bugs").
+_LESSON = re.compile(
+    r"\btried\b[^.;]{0,80}\b(?:and|but)\s+(?:then\s+)?(?:gave up|abandoned|dropped it|reverted|switched back|it "
+    r"(?:didn'?t|did not|never) work(?:ed)?)\b",
+    re.IGNORECASE,
+)
 _STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
 # A log level opens a log line when a separator follows it ("ERROR: ...", "[INFO] ...", "WARN - ..."); joined to a
 # word it is a compound ("Debug-level log lines are dropped") in a sentence.
@@ -288,7 +295,7 @@ def _rules(text: str) -> str | None:
         return "it is log output or command output, not a fact; store what it tells you (cause, fix) in a sentence"
     if re.match(r"^On branch \S+\n", stripped) or re.search(r"npm ERR!|^fatal:", stripped, re.M) and len(lines) >= 3:
         return "it is command output, not a fact; store what the command tells you, in a sentence"
-    if _DIARY.search(stripped):
+    if _DIARY.search(stripped) and not _LESSON.search(stripped):
         return _SESSION_LOG
     if re.match(r"^\W*(?:plan|todo|to-do|next steps?)\s*:", stripped, re.IGNORECASE) and not durable:
         return _LATER_PLAN
