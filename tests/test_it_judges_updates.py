@@ -242,3 +242,13 @@ def test_a_side_or_direction_tells_look_alikes_apart():
     older, newer = "The left drive node has CAN ID 0x21.", "The right drive node was reassigned CAN ID 0x23."
     verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer))
     assert verdict.verdict == Verdict.DIFFERENT, verdict.reason
+
+
+def test_a_change_that_says_more_than_a_new_value_goes_to_a_person():
+    """It keeps the older's subject but says other things of it: another attribute as often as a new value, so the
+    older is never hidden on the rules' word alone."""
+    older, newer = "Container images are stored in ECR.", "Container images are now scanned by Trivy on push."
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer))
+    assert verdict.verdict == Verdict.CONFLICT, verdict.reason
+    older, newer = "Backups run every 6 hours.", "Backups now run every hour."
+    assert judge_pair(older=older, newer=newer, similarity=_similarity(older, newer)).verdict == Verdict.SUPERSEDE

@@ -165,4 +165,4 @@ def test_a_close_link_that_only_the_scopes_names_would_undo_goes_to_a_person(db)
     older.refresh_from_db()
     assert (older.status, older.superseded_by_id) == (Status.SUPERSEDED, newer.pk)
     pending = Proposal.objects.get(status=ProposalStatus.PENDING)
-    assert pending.sources == [older.pk, newer.pk] and "without the scope's names" in pending.rationale
+    assert pending.sources == [older.pk, newer.pk] and "the current rules would ask about" in pending.rationale

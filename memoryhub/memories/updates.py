@@ -320,6 +320,7 @@ class _Pair:
     kept: _Kept  # what the newer keeps of what the older is about
     names_old: bool  # the newer names one of the older's values as what it replaced
     reworded_slot: bool = False  # the older's slot in other linking words with another value (`_same_slot_reworded`)
+    says_more: int = 0  # the newer's words the older lacks, past values, linking words and a closing why or when
     labelled: int = 0  # the tokens of a heading both texts open with ("Coding font: ..."); what follows is its value
 
     @property
@@ -465,6 +466,14 @@ def _opening(text: str, topic: frozenset[str]) -> tuple[str, bool]:
     return "", False
 
 
+def _says_more(older: str, newer: str, topic: frozenset[str]) -> int:
+    """How many words the newer says of its subject that the older does not, past values, the scope's names, the
+    linking and change words and a closing clause of why or when."""
+    old_words, _ = _slot_words(older, topic)
+    new_words, _ = _slot_words(_without_closing_clause(newer), topic)
+    return len(_minus(new_words, old_words))
+
+
 def _same_slot_reworded(older: str, newer: str, topic: frozenset[str]) -> bool:
     """One fact's slot said in other linking words with another value ("Inkwell's search is powered by
     Elasticsearch 7." / "Inkwell search runs on OpenSearch 2.11 now."): apart from their values, the scope's names
@@ -513,6 +522,7 @@ def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = 
         names_old=bool(cue) and _names_the_old(old_words, newer, topic),
         labelled=_shared_heading(older, newer),
         reworded_slot=not adds_a_fact(newer) and _same_slot_reworded(older, newer, topic),
+        says_more=_says_more(older, newer, topic),
     )  # fmt: skip
 
 
@@ -579,6 +589,10 @@ def _said_to_change(pair: _Pair) -> _Settled:
     # and more than a qualifier.
     about = [w for w in kept.words if w not in QUALIFIERS]
     if kept.share >= RULES["cue_subject"] and kept.head and about:
+        if pair.says_more >= 2 and not pair.names_old:
+            # It keeps the older's subject but says other things of it ("Container images are stored in ECR." /
+            # "Container images are now scanned by Trivy on push."): another attribute as often as a new value.
+            return Verdict.CONFLICT, f"says it changed ('{pair.cue}'), and more than a value: {pair.changed}"
         return Verdict.SUPERSEDE, f"says it changed ('{pair.cue}'): {pair.changed}"
     # A change to part of the older fact (a version of a name both hold; a value the write says it replaced): the
     # older holds more than the newer, so a person decides what stays.
