@@ -442,12 +442,12 @@ def _slot_words(text: str, topic: frozenset[str]) -> tuple[list[str], set[str]]:
 
 
 def _in_one_place(values: set[str], text: str) -> bool:
-    """Do these values of `text` stand together, with only linking words between them ("Elasticsearch 7", "Lisbon,
-    Portugal"), rather than in two slots ("the 'gold' plan gets 1000 requests")?"""
+    """Do these values of `text` stand together ("Elasticsearch 7", "Lisbon, Portugal", "English and German"), rather
+    than in two slots ("the 'gold' plan gets 1000 requests", "the timeout of stone-saddle is 5 seconds")?"""
     plain = [_norm(t) for t in _tokens(normalise_times(text))]
     places = [i for i, t in enumerate(plain) if t in values]
     between = plain[places[0] : places[-1] + 1] if places else []
-    return all(t in values or t in _STOP or t in _LINK_WORDS for t in between)
+    return all(t in values or t in ("and", "or") for t in between)
 
 
 def _anchored(old_words: list[str], new_words: list[str], shared_values: set[str], name: str) -> bool:
@@ -461,7 +461,7 @@ def _opening(text: str, topic: frozenset[str]) -> tuple[str, bool]:
     """The first word `text` is about, past the scope's names (normalised), and whether it is written as a name."""
     for word in _WORD.findall(read_contractions(normalise_times(text))):
         token = word.lower().rstrip(".:")
-        if token not in _STOP and token not in _CHANGE_WORDS and _norm(token) not in topic:
+        if token not in _STOP and token not in _CHANGE_WORDS and token not in _LABELS and _norm(token) not in topic:
             return _norm(token), word[:1].isupper()
     return "", False
 
@@ -490,6 +490,8 @@ def _same_slot_reworded(older: str, newer: str, topic: frozenset[str]) -> bool:
         return False
     if not _anchored(old_words, new_words, old_values & new_values, opening if capitalised else ""):
         return False
+    if _kinds(lost | gained) == {"name"} and _kinds(old_values & new_values) - {"name"}:
+        return False  # a number or a time both keep, names swapped: two things sharing a value ("port 9090")
     old_all, new_all = [*old_words, *sorted(old_values)], [*new_words, *sorted(new_values)]
     if _qualifier_clash(_minus(old_all, new_all), _minus(new_all, old_all)):
         return False

@@ -64,11 +64,14 @@ def scope_topic(project: str | None, *, text: str = "") -> frozenset[str]:
 
 def judge_link(*, older: str, newer: str, similarity: float, project: str | None) -> UpdateVerdict:
     """How a newer text stands to an older one of the same scope, as the gate judges a write: with the scope's
-    own names set aside whenever the verdict would hide the older (consolidation, and reviewing stored links)."""
+    own names set aside whenever the verdict would hide the older or ask about it (consolidation, and reviewing
+    stored links)."""
     verdict = judge_pair(older=older, newer=newer, similarity=similarity, topic=project_words(project))
-    if verdict.verdict != Verdict.SUPERSEDE:
+    if verdict.verdict not in (Verdict.SUPERSEDE, Verdict.CONFLICT):
         return verdict
     aside = judge_pair(older=older, newer=newer, similarity=similarity, topic=scope_topic(project, text=newer))
+    if aside.verdict == Verdict.SUPERSEDE and verdict.verdict == Verdict.CONFLICT:
+        return verdict  # setting names aside never makes a pair the rules were unsure of a sure replacement
     if aside.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) or similarity < RULES["ask_nearest_similarity"]:
         return aside
     # Only the scope's names stood between a replacement and another subject, and the two are very close in meaning:
