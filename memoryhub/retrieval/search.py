@@ -33,7 +33,7 @@ from django.utils import timezone
 from memoryhub import runtime
 from memoryhub.embeddings import comparable_cosine, embed_queries, get_embedder
 from memoryhub.memories.bookkeeping import reinforce_later
-from memoryhub.memories.decay import effective_value, last_referenced
+from memoryhub.memories.decay import DecayRates, effective_value, last_referenced
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts, conversations, fusion, query_text, tuning
 from memoryhub.runtime import metrics
@@ -382,10 +382,11 @@ def _rows(ids: list[int]) -> dict[int, _Row]:
 
     out = {}
     now = timezone.now()  # one moment for every candidate of a search (and one clock read, not a hundred)
+    rates = DecayRates.configured()
     for row in sql.fusion_rows(ids):
         effective = effective_value(
             importance=row.importance, category=row.category, tier=row.tier, confirmed=row.confirmed,
-            referenced_at=last_referenced(row.last_accessed_at, row.updated_at, row.created_at), now=now,
+            referenced_at=last_referenced(row.last_accessed_at, row.updated_at, row.created_at), now=now, rates=rates,
         )  # fmt: skip
         out[row.id] = _Row(row.id, row.content, effective, row.confirmed)
     return out
