@@ -170,9 +170,8 @@ def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
                     FROM {MEMORY_TABLE} WHERE id IN ({marks})""",
                 chunk,
             )
-            for mid, content, importance, confirmed, category, tier, accessed, updated, created, metadata in (
-                cursor.fetchall()
-            ):
+            for row in cursor.fetchall():
+                mid, content, importance, confirmed, category, tier, accessed, updated, created, metadata = row
                 out.append(
                     FusionRow(
                         int(mid),
