@@ -75,4 +75,4 @@ def test_search_reads_the_metadata_with_its_candidates_rows_as_the_context_looku
     read_with_rows = {row.id: row.metadata for row in sql.fusion_rows(ids)}
     assert read_with_rows == {mid: sql.memory_metadata(ids).get(mid) for mid in ids}
     assert read_with_rows[ids[2]] is None
-    assert implicit_in(read_with_rows) == implicit_context(ids) == {ids[0]: "Dana 3 Jun"}
+    assert implicit_in(read_with_rows) == implicit_context(ids) == {ids[0]: "Dana 3 June"}
