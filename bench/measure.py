@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import resource
-import socket
 import subprocess
 import sys
 import time
@@ -15,16 +14,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import httpx
 from django.conf import settings
 from django.core.management.base import CommandError
 
+from bench.processes import free_port, serve_command, stop, wait_for_health
 from memoryhub.embeddings import embed_queries, get_embedder
 from memoryhub.memories.store import IMPORT_EMBED_CHUNK
-
-
-class ServerDidNotStart(RuntimeError):
-    pass
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -124,12 +119,6 @@ def memory_note(pid: int | str = "self") -> str:
     return f"(the process's own memory, RssAnon, now {own:.0f} MB; the rest is the store file, mapped)"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @contextmanager
 def served(env: dict[str, str], *, port: int = 0, threads: int = 8, wait_seconds: float = 120.0) -> Iterator[tuple]:
     """`manage.py serve` with this environment on 127.0.0.1; yields (process, API base URL) once /health answers.
@@ -137,27 +126,14 @@ def served(env: dict[str, str], *, port: int = 0, threads: int = 8, wait_seconds
 
     port = port or free_port()
     manage = str(Path(settings.BASE_DIR) / "manage.py")
-    server = subprocess.Popen([sys.executable, manage, "serve", "--port", str(port), "--threads", str(threads)],
+    server = subprocess.Popen([sys.executable, manage, *serve_command(port, threads=threads)],
                               env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
     base = f"http://127.0.0.1:{port}/api/v1"
     try:
-        deadline = time.monotonic() + wait_seconds
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or server.poll() is not None:
-                raise ServerDidNotStart("the server did not come up")
-            time.sleep(0.5)
+        wait_for_health(f"{base}/health", server, timeout=wait_seconds, pause=0.5)
         yield server, base
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop(server)
 
 
 @dataclass(frozen=True)

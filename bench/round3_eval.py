@@ -28,9 +28,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import crowded_eval, crowded_round3, fold_round3
+from bench import crowded_eval, crowded_round3, fold_round3, processes
 from bench.crowded_set import Addition, Change, Fact
 from bench.fold_round3 import FoldPair
+from bench.processes import ServerDidNotStart, free_port, serve_command, wait_for_health
 
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 180.0  # seconds for `serve` to answer health (it loads the embedding model first)
@@ -48,13 +49,7 @@ class Server:
     process: subprocess.Popen
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait(timeout=20)
+        processes.stop(self.process, timeout=20)
 
 
 def _env(db: Path) -> dict[str, str]:
@@ -77,41 +72,25 @@ def _manage(db: Path, *args: str) -> str:
     return done.stdout
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_server(directory: Path) -> Server:
     """A new store in `directory` (migrate, one unscoped token), served by `manage.py serve` on a free port."""
-    import httpx
-
     db = directory / "store.sqlite3"
     _manage(db, "migrate", "--no-input", "-v", "0")
     token = _manage(db, "create_token", "round3").strip().splitlines()[-1].strip()
-    port = _free_port()
+    port = free_port()
     log = open(directory / "server.log", "a")  # noqa: SIM115 - the server writes to it until it stops
     process = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--port", str(port), "--threads", "4"],
+        [sys.executable, "manage.py", *serve_command(port, threads=4)],
         cwd=REPO, env=_env(db), stdout=log, stderr=subprocess.STDOUT,
     )  # fmt: skip
     log.close()
     server = Server(f"http://127.0.0.1:{port}", token, directory, process)
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}: see {directory / 'server.log'}")
-        try:
-            if httpx.get(server.url + "/api/v1/health", timeout=2).status_code == 200:
-                return server
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.3)
-    server.stop()
-    raise RuntimeError(f"the server did not answer within {START_TIMEOUT:.0f} s: see {directory / 'server.log'}")
+    try:
+        wait_for_health(server.url + "/api/v1/health", process, timeout=START_TIMEOUT, pause=0.3)
+    except ServerDidNotStart as exc:
+        server.stop()
+        raise RuntimeError(f"{exc}: see {directory / 'server.log'}") from exc
+    return server
 
 
 class RecordingApi:

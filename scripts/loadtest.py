@@ -21,7 +21,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -35,6 +34,9 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))  # run as a script: the lab's process helpers live in the checkout's bench/
+
+from bench.processes import ServerDidNotStart, free_port, serve_command, wait_for_health  # noqa: E402
 
 # Random bags of these words make facts that the gate neither folds into each other nor mistakes for noise.
 WORDS = """
@@ -180,37 +182,21 @@ class OwnServer:
     def start(self) -> tuple[str, str]:
         self.manage("migrate", "--no-input", "-v", "0")
         token = self.manage("create_token", "loadtest").strip().splitlines()[-1]
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            port = sock.getsockname()[1]
+        port = free_port()
         self.log = open(self.directory / "server.log", "w")  # noqa: SIM115 - open while the server runs
         self.process = subprocess.Popen(
-            [
-                sys.executable,
-                "manage.py",
-                "serve",
-                "--port",
-                str(port),
-                "--threads",
-                str(self.threads),
-                "--workers",
-                str(self.workers),
-            ],  # fmt: skip
+            [sys.executable, "manage.py", *serve_command(port, threads=self.threads, workers=self.workers)],
             cwd=REPO,
             env=self.env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
         base = f"http://127.0.0.1:{port}"
-        for _ in range(600):
-            if self.process.poll() is not None:
-                raise SystemExit(f"server exited:\n{(self.directory / 'server.log').read_text()}")
-            try:
-                if httpx.get(base + "/api/v1/health", timeout=2).status_code == 200:
-                    return base, token
-            except httpx.HTTPError:
-                time.sleep(0.2)
-        raise SystemExit("server did not start")
+        try:
+            wait_for_health(base + "/api/v1/health", self.process, timeout=120)
+        except ServerDidNotStart as exc:
+            raise SystemExit(f"{exc}:\n{(self.directory / 'server.log').read_text()}") from exc
+        return base, token
 
     def stop(self, keep: bool, show_errors: bool = False) -> None:
         if self.process and self.process.poll() is None:

@@ -12,14 +12,12 @@ import hashlib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+from bench.processes import ServerDidNotStart, free_port, serve_command, stop, wait_for_health
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -122,12 +120,6 @@ def create_token(db: Path, name: str, *options: str) -> str:
     return manage(db, "create_token", name, *options).strip().splitlines()[-1].strip()
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 # `manage.py` run after `boot` (Python code) has run in the configured process: how a test changes a constant of
 # the server's code (the vector copy's limit, a value of the tuning table), as monkeypatch does in its own.
 _BOOTED = """
@@ -164,34 +156,19 @@ class LiveServer:
         log = open(self.log_path, "a")  # noqa: SIM115 - the child process writes to it until it stops
         command = [sys.executable, "-c", _BOOTED, self.boot] if self.boot else [sys.executable, "manage.py"]
         self.process = subprocess.Popen(
-            [
-                *command,
-                "serve",
-                "--port",
-                str(self.port),
-                "--threads",
-                str(self.threads),
-                "--workers",
-                str(self.workers),
-            ],  # fmt: skip
+            [*command, *serve_command(self.port, threads=self.threads, workers=self.workers)],
             cwd=REPO,
             env=store_env(self.db, **self.extra_env),
             stdout=log,
             stderr=subprocess.STDOUT,
         )
         log.close()
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"the server exited with {self.process.returncode}:\n{self.log()}")
-            try:
-                if httpx.get(self.url + "/api/v1/health", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"the server did not answer within {timeout} s:\n{self.log()}")
+        try:
+            wait_for_health(self.url + "/api/v1/health", self.process, timeout=timeout)
+        except ServerDidNotStart as exc:
+            self.stop()
+            raise RuntimeError(f"{exc}:\n{self.log()}") from exc
+        return self
 
     def kill(self) -> None:
         """SIGKILL: no shutdown code runs, as in a power cut or an OOM kill."""
@@ -200,12 +177,8 @@ class LiveServer:
             self.process.wait(timeout=30)
 
     def stop(self) -> None:
-        if self.process and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        if self.process:
+            stop(self.process)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
+from bench.processes import free_port
 from memoryhub.storage import sql
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,12 +53,6 @@ def database_without_pgvector() -> Iterator[str]:
         admin.execute(f"DROP ROLE IF EXISTS {name}")
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 def _manage(*args: str, url: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "MEMORYHUB_DATABASE_URL": url}
     return subprocess.run(
@@ -73,7 +68,7 @@ def test_check_and_serve_say_in_one_line_that_pgvector_cannot_be_created(databas
     problem = vector_extension_problem(database_without_pgvector)
     assert problem is not None
     assert "CREATE EXTENSION vector" in problem and "\n" not in problem
-    serve_args = ("serve", "--port", str(_free_port()), "--no-preload")
+    serve_args = ("serve", "--port", str(free_port()), "--no-preload")
     for args in (("check",), serve_args, ("migrate", "--noinput")):
         result = _manage(*args, url=database_without_pgvector)
         assert result.returncode != 0, args

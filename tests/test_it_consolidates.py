@@ -71,9 +71,15 @@ def twins():
     return first, second, other
 
 
-def test_it_proposes_a_cluster_with_merged_text_tags_and_a_rationale(twins):
+@pytest.fixture
+def proposal(twins):
+    """The one proposal a consolidation pass makes of the twins, pending."""
+    (made,) = consolidate("alpha")
+    return made
+
+
+def test_it_proposes_a_cluster_with_merged_text_tags_and_a_rationale(twins, proposal):
     first, second, _ = twins
-    (proposal,) = consolidate("alpha")
     assert proposal.status == "pending"
     assert proposal.sources == [first.pk, second.pk]
     assert proposal.cluster_key == f"{first.pk},{second.pk}"
@@ -129,8 +135,7 @@ def test_a_cluster_already_proposed_is_not_proposed_again(twins):
     assert Proposal.objects.count() == 1
 
 
-def test_a_rejected_cluster_is_not_proposed_again(twins):
-    (proposal,) = consolidate("alpha")
+def test_a_rejected_cluster_is_not_proposed_again(proposal):
     reject_proposal(proposal=proposal, actor="me")
     assert proposal.status == "rejected"
     assert proposal.decided_by == "me"
@@ -155,9 +160,8 @@ def test_rejecting_records_it_in_the_sources_history_and_changes_nothing_else(tw
         accept_proposal(proposal=proposal, actor="me")
 
 
-def test_accepting_creates_the_merged_memory_and_archives_the_sources_into_it(twins):
+def test_accepting_creates_the_merged_memory_and_archives_the_sources_into_it(twins, proposal):
     first, second, other = twins
-    (proposal,) = consolidate("alpha")
     merged = accept_proposal(proposal=proposal, actor="me")
 
     assert merged.content == second.content
@@ -200,15 +204,13 @@ def test_accepting_creates_the_merged_memory_and_archives_the_sources_into_it(tw
     assert Memory.objects.get(pk=other.pk).status == Status.ACTIVE
 
 
-def test_accepting_with_edited_text_uses_that_text(twins):
-    (proposal,) = consolidate("alpha")
+def test_accepting_with_edited_text_uses_that_text(proposal):
     merged = accept_proposal(proposal=proposal, content="  payments-api: port 8443, behind nginx.  ", actor="me")
     assert merged.content == "payments-api: port 8443, behind nginx."
     assert searched("nginx") == {merged.pk}
 
 
-def test_accepting_with_empty_text_is_refused_and_writes_nothing(twins):
-    (proposal,) = consolidate("alpha")
+def test_accepting_with_empty_text_is_refused_and_writes_nothing(proposal):
     count, events = Memory.objects.count(), MemoryEvent.objects.count()
     with pytest.raises(ValidationError) as caught:
         accept_proposal(proposal=proposal, content="   ", actor="me")
@@ -218,9 +220,8 @@ def test_accepting_with_empty_text_is_refused_and_writes_nothing(twins):
     assert proposal.status == "pending"
 
 
-def test_accepting_is_one_transaction(twins, monkeypatch):
+def test_accepting_is_one_transaction(twins, proposal, monkeypatch):
     first, second, _ = twins
-    (proposal,) = consolidate("alpha")
     count, events = Memory.objects.count(), MemoryEvent.objects.count()
 
     def explode(self, *args, **kwargs):
@@ -238,9 +239,8 @@ def test_accepting_is_one_transaction(twins, monkeypatch):
     assert proposal.status == "pending"
 
 
-def test_a_proposal_whose_source_was_archived_since_is_refused(twins):
+def test_a_proposal_whose_source_was_archived_since_is_refused(twins, proposal):
     first, _, _ = twins
-    (proposal,) = consolidate("alpha")
     Memory.objects.filter(pk=first.pk).update(status=Status.ARCHIVED)
     with pytest.raises(ValidationError, match="is stale: memory #.*status changed \\(now archived\\)"):
         accept_proposal(proposal=proposal, actor="me")
@@ -273,8 +273,7 @@ def test_undo_restores_the_sources_exactly_and_archives_the_merged_memory(twins)
     assert consolidate("alpha") == []
 
 
-def test_only_an_accepted_proposal_can_be_undone(twins):
-    (proposal,) = consolidate("alpha")
+def test_only_an_accepted_proposal_can_be_undone(proposal):
     with pytest.raises(ValidationError, match="is pending; it must be accepted to be undone"):
         undo_proposal(proposal=proposal, actor="me")
     accept_proposal(proposal=proposal, actor="me")
@@ -283,9 +282,8 @@ def test_only_an_accepted_proposal_can_be_undone(twins):
         undo_proposal(proposal=proposal, actor="me")
 
 
-def test_a_merge_that_was_merged_again_cannot_be_undone_first(twins):
+def test_a_merge_that_was_merged_again_cannot_be_undone_first(twins, proposal):
     first, second, other = twins
-    (proposal,) = consolidate("alpha")
     merged = accept_proposal(proposal=proposal, actor="me")
     merge_memories(memory_ids=[merged.pk, other.pk], content="Two facts, merged by hand.", actor="me")
     with pytest.raises(ValidationError, match="undo that merge first"):
@@ -336,9 +334,8 @@ def test_a_bad_selection_is_refused_with_a_clear_message(twins, selection, messa
     assert not Proposal.objects.exists()
 
 
-def test_memories_waiting_in_a_pending_proposal_are_left_out_of_new_clusters(twins):
+def test_memories_waiting_in_a_pending_proposal_are_left_out_of_new_clusters(twins, proposal):
     first, second, _ = twins
-    (proposal,) = consolidate("alpha")
     create_memory(content="payments-api listens on port 8443 in every environment.", project="alpha")
     assert consolidate("alpha") == []
     reject_proposal(proposal=proposal, actor="me")

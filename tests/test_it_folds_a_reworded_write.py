@@ -12,7 +12,7 @@ import pytest
 from memoryhub.memories.rewording import stem, unsaid
 from memoryhub.models import Memory, Status
 from memoryhub.writes.noise import judge_noise
-from tests.api.conftest import make_agent
+from tests.api.conftest import in_the_store, write
 
 pytestmark = pytest.mark.django_db
 
@@ -45,27 +45,11 @@ REWORDED_WITH_A_DETAIL = {
 }  # fmt: skip
 
 
-@pytest.fixture
-def agent(db):
-    return make_agent("claude", projects=["alpha"])
-
-
-def write(agent, content: str) -> dict:
-    response = agent.store(content, project="alpha")
-    assert response.status_code in (200, 201), response.json()
-    return response.json()
-
-
-def in_the_store(detail: str) -> bool:
-    texts = Memory.objects.filter(project="alpha", status=Status.ACTIVE).values_list("content", flat=True)
-    return any(detail.lower() in text.lower() for text in texts)
-
-
 @pytest.mark.parametrize("kind", sorted(REWORDED))
-def test_a_reworded_write_is_a_duplicate_naming_the_memory(agent, kind):
+def test_a_reworded_write_is_a_duplicate_naming_the_memory(claude, kind):
     stored, again = REWORDED[kind]
-    first = write(agent, stored)["memory"]["id"]
-    answer = write(agent, again)
+    first = write(claude, stored)["memory"]["id"]
+    answer = write(claude, again)
     assert answer["outcome"] == "duplicate", answer["reason"]
     assert answer["memory"]["id"] == first
     assert answer["reason"].startswith(f"duplicate of memory #{first} (the same meaning, reworded, similarity 0.")
@@ -81,32 +65,32 @@ READ_AS_ANOTHER_VALUE = [
 
 
 @pytest.mark.parametrize(("stored", "again"), READ_AS_ANOTHER_VALUE)
-def test_a_rewording_the_update_rules_read_as_another_value_is_still_a_duplicate(agent, stored, again):
-    first = write(agent, stored)["memory"]["id"]
-    answer = write(agent, again)
+def test_a_rewording_the_update_rules_read_as_another_value_is_still_a_duplicate(claude, stored, again):
+    first = write(claude, stored)["memory"]["id"]
+    answer = write(claude, again)
     assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first), answer["reason"]
     assert Memory.objects.get(pk=first).status == Status.ACTIVE
     assert Memory.objects.filter(project="alpha").count() == 1
 
 
 @pytest.mark.parametrize("kind", sorted(REWORDED_WITH_A_DETAIL))
-def test_a_reworded_write_that_adds_a_detail_is_stored(agent, kind):
+def test_a_reworded_write_that_adds_a_detail_is_stored(claude, kind):
     stored, added, detail = REWORDED_WITH_A_DETAIL[kind]
-    write(agent, stored)
-    answer = write(agent, added)
+    write(claude, stored)
+    answer = write(claude, added)
     assert answer["outcome"] == "created", answer["reason"]
     assert in_the_store(detail)
 
 
-def test_a_count_in_words_is_its_number(agent):
-    first = write(agent, "The cluster runs three Redis replicas.")["memory"]["id"]
-    assert write(agent, "The cluster runs 3 Redis replicas.")["memory"]["id"] == first
-    assert write(agent, "The cluster runs 4 Redis replicas.")["outcome"] == "created"
+def test_a_count_in_words_is_its_number(claude):
+    first = write(claude, "The cluster runs three Redis replicas.")["memory"]["id"]
+    assert write(claude, "The cluster runs 3 Redis replicas.")["memory"]["id"] == first
+    assert write(claude, "The cluster runs 4 Redis replicas.")["outcome"] == "created"
 
 
-def test_a_contraction_says_what_its_words_say(agent):
-    first = write(agent, "The webhook relay does not retry failed deliveries.")["memory"]["id"]
-    answer = write(agent, "The webhook relay doesn't retry failed deliveries.")
+def test_a_contraction_says_what_its_words_say(claude):
+    first = write(claude, "The webhook relay does not retry failed deliveries.")["memory"]["id"]
+    answer = write(claude, "The webhook relay doesn't retry failed deliveries.")
     assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first)
 
 
@@ -155,8 +139,8 @@ def test_a_negation_is_one_meaning_however_it_is_said():
     assert unsaid("Guest users can export reports.", than="Guest users cannot export reports.") == ["no negation"]
 
 
-def test_a_number_and_its_unit_written_together_are_the_same_number(agent):
-    first = write(agent, "Avatar uploads are capped at 10MB.")["memory"]["id"]
-    answer = write(agent, "Avatar uploads are limited to 10 MB.")
+def test_a_number_and_its_unit_written_together_are_the_same_number(claude):
+    first = write(claude, "Avatar uploads are capped at 10MB.")["memory"]["id"]
+    answer = write(claude, "Avatar uploads are limited to 10 MB.")
     assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first), answer["reason"]
-    assert write(agent, "Avatar uploads are limited to 20 MB.")["outcome"] == "created"
+    assert write(claude, "Avatar uploads are limited to 20 MB.")["outcome"] == "created"

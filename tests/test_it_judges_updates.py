@@ -13,7 +13,15 @@ from bench.commands.updates import Command
 from bench.updates_set import DEV, HELD_OUT
 from memoryhub.agents.tokens import create_token
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.updates import Neighbour, Verdict, change_cue, judge_pair, judge_update
+from memoryhub.memories.updates import (
+    Neighbour,
+    Verdict,
+    _same_slot_reworded,
+    change_cue,
+    judge_pair,
+    judge_update,
+    project_words,
+)
 
 
 @pytest.mark.parametrize(
@@ -195,3 +203,42 @@ def test_a_write_that_says_it_changed_asks_about_its_nearest_fact_when_nothing_e
 def test_a_range_is_no_change_cue_but_a_passive_report_of_one_is():
     assert change_cue("The worker pool scales from 2 to 10 replicas.") == ""
     assert change_cue("The matching window was widened from 3 to 5 business days.")
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "project", "same_slot"),
+    [
+        ("Inkwell's search is powered by Elasticsearch 7.", "Inkwell search runs on OpenSearch 2.11 now.", "inkwell",
+         True),
+        ("shipctl is written in Go 1.20.", "shipctl now builds with Go 1.23.", "shipctl", True),
+        ("The rover's CAN bus runs at 500 kbit/s.", "The CAN bus runs at 1 Mbit/s after the harness redesign.",
+         "rover", True),
+        # the thing the older is about is gone
+        ("billing-api listens on port 8080.", "search-api now listens on port 8081.", "platform", False),
+        # a time and a place: two slots
+        ("Backups run nightly at 02:00.", "Backups now go to the eu-west-2 bucket.", "platform", False),
+        # only the product's name in common
+        ("Storefront is styled with Tailwind CSS 3.", "Storefront uses ESLint with next/core-web-vitals, and Prettier.",
+         "web", False),
+        # two slots changed at once
+        ("Partners on the 'gold' plan get 1000 requests per second.",
+         "Partners on the 'silver' plan get 300 requests per second.", "tollgate", False),
+        # the write names what it replaced, and it is not the older's
+        ("The Salesforce extract is loaded with Fivetran.", "The HubSpot extract was migrated from Stitch to Airbyte.",
+         "tidewater", False),
+    ],
+)  # fmt: skip
+def test_a_fact_reworded_around_a_new_value_is_told_from_another_fact(older, newer, project, same_slot):
+    """The same slot in other linking words ("is powered by" / "runs on") with another value goes to a person: never
+    hidden silently, never left as two unrelated facts. Another fact that shares the linking words is not."""
+    topic = project_words(project)
+    assert _same_slot_reworded(older, newer, topic) == same_slot
+    if same_slot:
+        verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=topic)
+        assert verdict.verdict == Verdict.CONFLICT, verdict.reason
+
+
+def test_a_side_or_direction_tells_look_alikes_apart():
+    older, newer = "The left drive node has CAN ID 0x21.", "The right drive node was reassigned CAN ID 0x23."
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer))
+    assert verdict.verdict == Verdict.DIFFERENT, verdict.reason

@@ -22,7 +22,7 @@ from memoryhub.memories.details import added_details, dropped_details, fact_diff
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, Status
 from memoryhub.writes.importers import ImportItem, import_from
-from tests.api.conftest import make_agent
+from tests.api.conftest import in_the_store, write
 from tests.fake_openai import FakeOpenAI, chat_answer
 
 pytestmark = pytest.mark.django_db
@@ -62,62 +62,46 @@ SAID_AGAIN = {
 }  # fmt: skip
 
 
-@pytest.fixture
-def agent(db):
-    return make_agent("claude", projects=["alpha"])
-
-
-def write(agent, content: str) -> dict:
-    response = agent.store(content, project="alpha")
-    assert response.status_code in (200, 201), response.json()
-    return response.json()
-
-
-def in_the_store(detail: str) -> bool:
-    texts = Memory.objects.filter(project="alpha", status=Status.ACTIVE).values_list("content", flat=True)
-    return any(detail.lower() in text.lower() for text in texts)
-
-
 @pytest.mark.parametrize("kind", sorted(ADDED))
-def test_it_stores_a_write_that_adds_a_detail(agent, kind):
+def test_it_stores_a_write_that_adds_a_detail(claude, kind):
     stored, added, detail = ADDED[kind]
-    first = write(agent, stored)["memory"]["id"]
-    answer = write(agent, added)
+    first = write(claude, stored)["memory"]["id"]
+    answer = write(claude, added)
     assert answer["outcome"] == "created", answer["reason"]
     assert answer["memory"]["id"] != first
     assert in_the_store(detail)
 
 
-def test_it_stores_a_write_that_adds_a_list_item(agent):
-    first = write(agent, "CI for atlas runs on ubuntu-22.04 and macos-14.")["memory"]["id"]
-    answer = write(agent, "CI for atlas runs on ubuntu-22.04, macos-14 and windows-latest.")
+def test_it_stores_a_write_that_adds_a_list_item(claude):
+    first = write(claude, "CI for atlas runs on ubuntu-22.04 and macos-14.")["memory"]["id"]
+    answer = write(claude, "CI for atlas runs on ubuntu-22.04, macos-14 and windows-latest.")
     assert (answer["outcome"], answer["reason"]) == ("created", "stored as a new memory")
     assert Memory.objects.get(pk=first).status == Status.ACTIVE
     assert in_the_store("windows-latest")
 
 
 @pytest.mark.parametrize("kind", sorted(SAID_AGAIN))
-def test_a_write_that_adds_nothing_is_a_duplicate_naming_the_memory(agent, kind):
+def test_a_write_that_adds_nothing_is_a_duplicate_naming_the_memory(claude, kind):
     stored, again = SAID_AGAIN[kind]
-    first = write(agent, stored)["memory"]["id"]
-    answer = write(agent, again)
+    first = write(claude, stored)["memory"]["id"]
+    answer = write(claude, again)
     assert answer["outcome"] == "duplicate"
     assert answer["memory"]["id"] == first
     assert answer["reason"].startswith(f"duplicate of memory #{first} (")
     assert Memory.objects.filter(project="alpha").count() == 1
 
 
-def test_a_close_write_that_swaps_one_value_is_never_folded(agent):
+def test_a_close_write_that_swaps_one_value_is_never_folded(claude):
     # Near in meaning and no name added, but one word said instead of another: another fact, not a rewording.
-    write(agent, "The nightly backup of the orders database runs in the morning.")
-    answer = write(agent, "The nightly backup of the orders database runs in the afternoon.")
+    write(claude, "The nightly backup of the orders database runs in the morning.")
+    answer = write(claude, "The nightly backup of the orders database runs in the afternoon.")
     assert answer["outcome"] != "duplicate", answer["reason"]
     assert in_the_store("afternoon")
 
 
-def test_a_write_that_says_less_adds_nothing(agent):
-    first = write(agent, "CI for atlas runs on ubuntu-22.04, macos-14 and windows-latest.")["memory"]["id"]
-    answer = write(agent, "CI for atlas runs on ubuntu-22.04, macos-14 and windows-latest")
+def test_a_write_that_says_less_adds_nothing(claude):
+    first = write(claude, "CI for atlas runs on ubuntu-22.04, macos-14 and windows-latest.")["memory"]["id"]
+    answer = write(claude, "CI for atlas runs on ubuntu-22.04, macos-14 and windows-latest")
     assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first)
 
 
@@ -227,7 +211,7 @@ def test_eval_gate_measures_a_pair_of_each_label_through_the_api():
     assert repeated.right and repeated.outcome == "duplicate" and repeated.names_stored
 
 
-def test_a_time_written_with_a_leading_zero_is_the_same_time(agent):
-    first = write(agent, "My standup is at 9:45 every weekday.")["memory"]["id"]
-    answer = write(agent, "My standup is at 09:45 every weekday.")
+def test_a_time_written_with_a_leading_zero_is_the_same_time(claude):
+    first = write(claude, "My standup is at 9:45 every weekday.")["memory"]["id"]
+    answer = write(claude, "My standup is at 09:45 every weekday.")
     assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first)

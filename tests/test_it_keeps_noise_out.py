@@ -221,3 +221,23 @@ def test_a_session_narrating_its_work_in_the_first_person_is_refused(text):
 )
 def test_what_the_system_now_has_is_a_fact_and_the_sessions_own_work_is_a_log(text, noise):
     assert bool(noise_reason(text)) is noise, noise_reason(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "noise"),
+    [
+        # a person's standing instruction, whatever clause follows its verb
+        ("Rotate the staging API keys after anyone leaves the team; I'll tell you when.", False),
+        ("Merge only after CI is green and at least one human approved.", False),
+        ("Use `gh pr create --draft` for work in progress.", False),
+        # a lesson: tried and given up
+        ("We tried SQLite for tests and gave up; it masks Postgres-specific bugs.", False),
+        # the session pointing at itself
+        ("Installed the dependencies, no warnings this time.", True),
+        ("Generated 250 rows of fake data for the demo you asked for.", True),
+        ("About 60% through the migration script.", True),
+        ("Deploy to staging: in progress (step 4 of 7).", True),
+    ],
+)  # fmt: skip
+def test_instructions_and_lessons_are_kept_and_a_session_pointing_at_itself_is_not(text, noise):
+    assert bool(noise_reason(text)) == noise

@@ -16,6 +16,7 @@ WIDTH = 300
 HEIGHT = 200
 LEFT, RIGHT, TOP, BOTTOM = 44, 12, 44, 40
 PLOT_BOTTOM = HEIGHT - BOTTOM
+DAILY_WIDTH = 400
 
 
 @dataclass
@@ -30,25 +31,34 @@ class Bar:
     label_x: float = 0.0
 
 
+class Frame:
+    """Where a chart draws: the SVG's size and its plot area, inside the same margins on every chart (a wider chart
+    sets its own `width`). The x axis runs along `baseline`, the y axis up from it at `plot_left`."""
+
+    width: int = WIDTH
+    height: int = HEIGHT
+    plot_left: float = LEFT
+    plot_top: float = TOP
+    baseline: float = PLOT_BOTTOM
+
+    @property
+    def plot_right(self) -> float:
+        return self.width - RIGHT
+
+
 @dataclass
-class Histogram:
+class Histogram(Frame):
     title: str
     total: int
     bars: list[Bar]
     threshold_x: float
     ticks: list[tuple[float, str]]
     y_ticks: list[tuple[float, str]] = field(default_factory=list)
-    width: int = WIDTH
-    height: int = HEIGHT
-    plot_left: float = LEFT
-    plot_right: float = WIDTH - RIGHT
-    plot_top: float = TOP
-    baseline: float = PLOT_BOTTOM
     summary: str = ""
 
 
 @dataclass
-class Curve:
+class Curve(Frame):
     title: str
     count: int
     start: float
@@ -59,13 +69,7 @@ class Curve:
     crossing_day: int | None
     x_ticks: list[tuple[float, str]]
     y_ticks: list[tuple[float, str]]
-    width: int = WIDTH
-    height: int = HEIGHT
-    plot_left: float = LEFT
-    plot_right: float = WIDTH - RIGHT
-    plot_top: float = TOP
-    plot_bottom: float = PLOT_BOTTOM
-    summary: str = field(default="")
+    summary: str = ""
 
 
 def _x(fraction: float) -> float:
@@ -156,7 +160,7 @@ def decay_curve(title: str, count: int, start: float, rate: float, threshold: fl
 
 
 @dataclass
-class DailyBars:
+class DailyBars(Frame):
     """Counts per day over a window, stacked by series (gate decisions, proposal outcomes)."""
 
     title: str
@@ -166,18 +170,13 @@ class DailyBars:
     y_ticks: list[tuple[float, str]]
     x_ticks: list[tuple[float, str, str]]  # x, label, text-anchor
     totals: dict[str, int]
-    width: int = 400
-    height: int = HEIGHT
-    plot_left: float = LEFT
-    plot_right: float = 400 - RIGHT
-    plot_top: float = TOP
-    baseline: float = PLOT_BOTTOM
     summary: str = ""
+    width = DAILY_WIDTH  # a slot for each of 30 days
 
 
 def daily_bars(title: str, counts: dict[tuple[date, str], int], series: list[str], end: date, days: int = 30):
     """Stacked bars, one per day for the `days` days ending at `end` (a day without counts is an empty slot)."""
-    width = 400
+    width = DAILY_WIDTH
     span = [end - timedelta(days=days - 1 - i) for i in range(days)]
     per_day = [sum(counts.get((d, s), 0) for s in series) for d in span]
     top = nice_peak(max(per_day, default=0))

@@ -1,4 +1,5 @@
-"""What the views share: parsing with a serializer, the usage log, and the error responses for the schema."""
+"""What the views share: parsing with a serializer, the start of a read, the usage log, and the error responses for the
+schema."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Any
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 
+from api.auth import agent_of
 from api.serializers import ErrorSerializer
 from memoryhub.agents.tokens import Agent
 from memoryhub.memories import bookkeeping
@@ -37,6 +39,16 @@ def parse(serializer_class: type[serializers.Serializer], data: Any) -> dict[str
     serializer = serializer_class(data=data)
     serializer.is_valid(raise_exception=True)
     return dict(serializer.validated_data)
+
+
+def reading(request, serializer_class: type[serializers.Serializer]) -> tuple[Agent, dict[str, Any], str | None]:
+    """What a read endpoint starts with: the calling agent, its validated body, and the project it reads (None: the
+    globals), which the token must be allowed to read (else the one 403)."""
+    agent = agent_of(request)
+    data = parse(serializer_class, request.data)
+    project = data.get("project") or None
+    agent.check_read(project)
+    return agent, data, project
 
 
 def parse_query(serializer_class: type[serializers.Serializer], params) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from api import serializers as s
 from api.auth import AgentAPIMixin, agent_of
-from api.views.common import Timer, errors, parse, parse_query, record_usage
+from api.views.common import Timer, errors, parse_query, reading, record_usage
 from memoryhub.agents.tools import call_tool, tool_schemas
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.supersession import with_chains
@@ -56,10 +56,7 @@ class SearchView(AgentAPIMixin, APIView):
     )
     def post(self, request):
         timer = Timer()
-        agent = agent_of(request)
-        data = parse(s.SearchRequestSerializer, request.data)
-        project = data.get("project") or None
-        agent.check_read(project)
+        agent, data, project = reading(request, s.SearchRequestSerializer)
         as_of = data.get("as_of")
         status = wanted_statuses(data.get("status"), include_superseded=data.get("include_superseded", False))
         within = MemoryFilter(
@@ -93,10 +90,7 @@ class RecallView(AgentAPIMixin, APIView):
     )
     def post(self, request):
         timer = Timer()
-        agent = agent_of(request)
-        data = parse(s.RecallRequestSerializer, request.data)
-        project = data.get("project") or None
-        agent.check_read(project)
+        agent, data, project = reading(request, s.RecallRequestSerializer)
         block = build_recall(
             project=project,
             query=data.get("query") or None,
@@ -128,10 +122,7 @@ class ToolCallView(AgentAPIMixin, APIView):
         responses={200: s.ToolCallResponseSerializer, **errors(400, 403, 404, 413, 422, 503)},
     )
     def post(self, request):
-        agent = agent_of(request)
-        data = parse(s.ToolCallRequestSerializer, request.data)
-        project = data.get("project") or None
-        agent.check_read(project)
+        agent, data, project = reading(request, s.ToolCallRequestSerializer)
         answer = call_tool(
             name=data["name"], arguments=data.get("arguments"), agent=agent, turn_id=data.get("turn_id") or None,
             default_project=project or agent.default_project(),

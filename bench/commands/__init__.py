@@ -22,6 +22,7 @@ NAMES = (
     "planted",
     "webhooks",
     "links",
+    "heads",
 )
 
 

@@ -1,9 +1,13 @@
 """Measure the noise rules on agent chatter and durable facts nobody tuned them on (bench/chatter_set.py): how much
 chatter is refused and how many facts are kept, for the dev half (the rules may be tuned on it) and the held-out
 half (measured only). `--verbose` lists the dev half's misses; the held-out half's are never printed, so nobody
-tunes on them by accident."""
+tunes on them by accident. `--file F` measures a JSON file {"chatter": [...], "facts": [...]} instead (a sealed set:
+counts only, unless `--verbose` is given for a development file)."""
 
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 from django.core.management.base import BaseCommand
 
@@ -32,14 +36,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--verbose", action="store_true", help="list the dev half's misses")
+        parser.add_argument("--file", type=Path, help='a JSON file {"chatter": [...], "facts": [...]} to measure')
 
-    def handle(self, *args, verbose: bool, **options):
+    def handle(self, *args, verbose: bool, file: Path | None, **options):
         halves = (
             ("dev", CHATTER_DEV, FACTS_DEV),
             ("held out", CHATTER_HELD_OUT, FACTS_HELD_OUT),
             ("held out, second batch", FRESH_CHATTER, FRESH_FACTS),
             ("held out, fifth batch", FIFTH_CHATTER, FIFTH_FACTS),
         )
+        if file is not None:
+            data = json.loads(file.read_text())
+            halves = (("dev" if verbose else file.name, list(data["chatter"]), list(data["facts"])),)
         for name, chatter, facts in halves:
             refused, kept, through, lost = rates(chatter, facts)
             self.stdout.write(f"{name}:")

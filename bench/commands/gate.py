@@ -19,19 +19,23 @@ from rest_framework.test import APIClient
 from bench import secret_holdout as held
 from bench.fold_set import DEV, HELD_OUT, FoldPair
 from bench.gate_set import DURABLE, NOISE, secret_writes
+from bench.scratch import scratch_database
 from memoryhub.agents.tokens import create_token
+from memoryhub.embeddings import get_embedder
 from memoryhub.memories.secrets import find_secrets, label_secret_kinds
 from memoryhub.models import Memory, Status
-from memoryhub.storage.scratch import scratch_database
 from memoryhub.writes.noise import noise_reason
 
 
 def judge(text: str) -> str | None:
-    """What the gate's rules refuse a write for ('secret', 'noise'), or None when they keep it. The same checks,
-    in the same order, as `gate_write`, without storing anything (duplicates need a store, so they are left out)."""
+    """What the gate refuses a write for ('secret', 'noise'), or None when it keeps it. The same checks, in the same
+    order, as `gate_write` (the rules, then the chatter head on the text's vector), without storing anything
+    (duplicates need a store, so they are left out)."""
     if find_secrets(text):
         return "secret"
-    return "noise" if noise_reason(text) else None
+    embedder = get_embedder()
+    vector = embedder.embed([text])[0]
+    return "noise" if noise_reason(text, vector=vector, model_id=embedder.model_id) else None
 
 
 @dataclass(frozen=True)

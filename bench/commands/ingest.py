@@ -28,7 +28,6 @@ from bench import corpus as bench_corpus
 from bench.measure import (
     MODEL_BATCH,
     ModelSpeed,
-    ServerDidNotStart,
     cpu_note,
     memory_note,
     model_rate,
@@ -37,6 +36,7 @@ from bench.measure import (
     scratch_store,
     served,
 )
+from bench.processes import ServerDidNotStart
 from memoryhub.memories.store import IMPORT_EMBED_CHUNK
 
 # Texts of the import the model alone embeds, before and after it: enough for a steady rate, a few seconds.

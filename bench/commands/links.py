@@ -3,9 +3,9 @@
 release left them, then reviewed. Prints how many wrong links were restored and how many right ones kept.
 
 `--set recorded` reads tests/samples/previous_release_links.json (halves `dev`, `held out`, `by hand`; `--misses`
-lists the misses of the dev and by-hand entries only); `--set round4` reads bench/data/round4/links.json, a set
-written apart from the rules and never tuned on (counts only); `--set dev` reads bench/data/links_dev.json, written
-the same way to shape the rules on.
+lists the misses of the dev and by-hand entries only); `--set round4` and `--set round5` read
+bench/data/round4|5/links.json, sets written apart from the rules and never tuned on (counts only); `--set dev` reads
+bench/data/links_dev.json, written the same way to shape the rules on.
 """
 
 from __future__ import annotations
@@ -17,16 +17,17 @@ from pathlib import Path
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
+from bench.scratch import scratch_database
 from memoryhub.memories.store import create_memory
 from memoryhub.memories.supersession import supersede
 from memoryhub.models import Memory, Status
 from memoryhub.storage.resets import forget_store_caches
-from memoryhub.storage.scratch import scratch_database
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {
     "recorded": ROOT / "tests" / "samples" / "previous_release_links.json",
     "round4": ROOT / "bench" / "data" / "round4" / "links.json",
+    "round5": ROOT / "bench" / "data" / "round5" / "links.json",
     "dev": ROOT / "bench" / "data" / "links_dev.json",
 }
 SHOWN = ("dev", "by hand")  # the halves whose misses may be listed: the rules were shaped on them

@@ -35,13 +35,13 @@ from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
 from bench import locomo_cv
+from bench.scratch import scratch_database
 from memoryhub.embeddings import embed_queries, get_embedder
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval import conversations, fusion, tuning
 from memoryhub.retrieval.search import MODES, MemoryFilter, _rows, project_candidates, search_memories
 from memoryhub.storage import sql
-from memoryhub.storage.scratch import scratch_database
 
 CATEGORIES = (1, 2, 3, 4)
 DIA_ID = re.compile(r"D\d+:\d+")

@@ -33,9 +33,9 @@ from bench.planted_set import (
     dev_half,
     held_out_half,
 )
+from bench.scratch import scratch_database
 from memoryhub.agents.tokens import create_token
 from memoryhub.memories.planted import planted_instruction
-from memoryhub.storage.scratch import scratch_database
 
 ROUND4 = Path(__file__).resolve().parents[1] / "data" / "round4"
 # (name, planted, ordinary), in the order the batches were written.

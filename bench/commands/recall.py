@@ -20,11 +20,11 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from bench import corpus
+from bench.scratch import scratch_database
 from memoryhub.memories.store import import_memories
 from memoryhub.models import Memory
 from memoryhub.retrieval.recall import build_recall
 from memoryhub.retrieval.search import MemoryFilter, search_memories
-from memoryhub.storage.scratch import scratch_database
 
 FLOORS = (0.0, 0.15, 0.2, 0.22, 0.25, 0.3, 0.35, 0.4, 0.5)
 BUDGETS = (400, 800)

@@ -31,7 +31,6 @@ from django.urls import Resolver404, resolve
 
 from bench import corpus as bench_corpus
 from bench.measure import (
-    ServerDidNotStart,
     cpu_note,
     memory_note,
     model_rate,
@@ -40,12 +39,13 @@ from bench.measure import (
     query_times_ms,
     served,
 )
+from bench.processes import ServerDidNotStart
+from bench.scratch import scratch_database
 from memoryhub.embeddings import embed_queries, get_embedder, set_embedder
 from memoryhub.memories.fields import clean_fields
 from memoryhub.models import Memory
 from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql, vector_index
-from memoryhub.storage.scratch import scratch_database
 
 _WORD = re.compile(r"\w+")
 

@@ -21,11 +21,11 @@ from django.test import Client
 
 from bench import corpus as bench_corpus
 from bench.measure import percentile
+from bench.scratch import scratch_database
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.fields import clean_fields
 from memoryhub.models import Memory
 from memoryhub.storage import sql
-from memoryhub.storage.scratch import scratch_database
 
 TARGET_MS = 150.0
 

@@ -34,11 +34,11 @@ from rest_framework.test import APIClient
 
 from bench import crowded_eval
 from bench.crowded_set import HALVES, half
+from bench.scratch import scratch_database
 from bench.updates_set import DEV, HELD_OUT, UpdatePair
 from memoryhub.agents.tokens import create_token
 from memoryhub.models import Memory, Proposal, ProposalKind, ProposalStatus, Status
 from memoryhub.storage.resets import forget_store_caches
-from memoryhub.storage.scratch import scratch_database
 
 
 @dataclass

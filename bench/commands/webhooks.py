@@ -19,7 +19,8 @@ import httpx
 from django.core.management.base import BaseCommand, CommandError
 
 from bench import corpus as bench_corpus
-from bench.measure import ServerDidNotStart, cpu_note, free_port, percentile, scratch_store, served
+from bench.measure import cpu_note, percentile, scratch_store, served
+from bench.processes import ServerDidNotStart, free_port
 
 PHASES = ("no hook", "receiver down", "receiver hangs")
 

@@ -33,7 +33,7 @@ from memoryhub.agents.transcripts import bound_turns
 from memoryhub.judges.llm import LLMError, get_llm
 from memoryhub.memories.traces import shown_safely
 from memoryhub.writes.gate import normalised
-from memoryhub.writes.gate_preview import preview_write, write_through_gate
+from memoryhub.writes.gate_preview import ItemWrite, item_through_gate
 
 logger = logging.getLogger(__name__)
 
@@ -113,19 +113,15 @@ class Candidate:
     rule: str  # which rule picked it, or "llm"
 
 
-@dataclass
-class CapturedItem:
-    candidate: Candidate
-    outcome: str
-    reason: str
-    memory_id: int | None = None
-    supersedes: list[int] = field(default_factory=list)
+@dataclass(frozen=True)
+class CapturedItem(ItemWrite):
+    """What the gate decided for one picked fact."""
+
+    candidate: Candidate = field(kw_only=True)
 
     def as_dict(self) -> dict[str, Any]:
         shown = shown_safely(self.candidate.content)
-        answer = {"content": shown, "category": self.candidate.category, "rule": self.candidate.rule,
-                  "outcome": self.outcome, "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
-        return answer | ({"supersedes": self.supersedes} if self.supersedes else {})
+        return {"content": shown, "category": self.candidate.category, "rule": self.candidate.rule} | super().as_dict()
 
 
 @dataclass
@@ -256,17 +252,8 @@ def capture_session(
                     f"rules:{candidate.rule}"}  # fmt: skip
         if session_id:
             metadata["session_id"] = session_id
-        if dry_run:
-            done = preview_write(content=candidate.content, project=project, metadata=metadata, seen=seen)
-            report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
-            continue
-        done = write_through_gate(
-            content=candidate.content,
-            project=project,
-            category=candidate.category,
-            metadata=metadata,
-            source=source,
-            trusted=trusted,
-        )
-        report.items.append(CapturedItem(candidate, done.outcome, done.reason, done.memory_id, done.supersedes))
+        done = item_through_gate(dry_run=dry_run, seen=seen, content=candidate.content, project=project,
+                                 category=candidate.category, metadata=metadata, source=source,
+                                 trusted=trusted)  # fmt: skip
+        report.items.append(CapturedItem(**vars(done), candidate=candidate))
     return report

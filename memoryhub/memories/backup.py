@@ -230,7 +230,7 @@ def inspect_store(conn) -> dict[str, int]:
         raise RestoreRefused("it fails PRAGMA integrity_check: " + "; ".join(problems[:5]))
     names = sql.schema_names(conn)
     missing = [t for t in REQUIRED_TABLES if t not in names]
-    if not any(n.startswith("memory_vec_") and n.removeprefix("memory_vec_").isdigit() for n in names):
+    if not sql.vec_dimensions(names):
         missing.append("memory_vec_<dimensions>")
     if missing:
         raise RestoreRefused("it is not a MemoryHub store (missing: " + ", ".join(missing) + ")")

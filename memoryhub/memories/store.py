@@ -219,9 +219,16 @@ def import_memories(
                           all_or_nothing=all_or_nothing)  # fmt: skip
 
 
-def prepare_import(items: list[Any], *, source: str = "", keep_source: bool = True) -> list[dict[str, Any]]:
-    """Every item's fields checked and cleaned (`clean_import_item`), in input order; one ValidationError (or
-    WriteRefused) naming `memories.<index>.<field>` for every bad item."""
+# A further check of one import item, beyond its own fields (an export's link to another memory): its errors by
+# field, empty when it passes.
+ItemCheck = Callable[[Any], dict[str, list[str]]]
+
+
+def prepare_import(
+    items: list[Any], *, source: str = "", keep_source: bool = True, also: ItemCheck | None = None
+) -> list[dict[str, Any]]:
+    """Every item's fields checked and cleaned (`clean_import_item`), then checked by `also` if given, in input
+    order; one ValidationError (or WriteRefused) naming `memories.<index>.<field>` for every bad item."""
     prepared: list[dict[str, Any]] = []
     errors: dict[str, list[str]] = {}
     refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
@@ -233,6 +240,8 @@ def prepare_import(items: list[Any], *, source: str = "", keep_source: bool = Tr
                 refused = exc.kind
             for field, messages in exc.message_dict.items():
                 errors[f"memories.{index}.{field}".rstrip(".")] = list(messages)
+        for field, messages in (also(item) if also is not None else {}).items():
+            errors[f"memories.{index}.{field}"] = messages
     if errors:
         raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
     return prepared

@@ -127,14 +127,17 @@ _STOP = frozenset(
 # "Use pnpm, not npm" and "pnpm instead of npm" say the same: "instead" and "rather" negate as "not" does.
 _NEGATION = frozenset("not no never don't doesn't isn't aren't won't can't cannot without instead rather".split())
 # What tells two look-alike facts apart rather than one fact's old and new value: the environment, the
-# platform, the region, the language, the audience. Two texts naming different ones are two facts.
+# platform, the region, the language, the audience, the side or direction (left/right, input/output, min/max).
+# Two texts naming different ones are two facts.
 QUALIFIERS = frozenset(
     """dev development develop local staging stage stg prod production prd qa test testing demo sandbox preview
     uat ios android web mobile desktop wear watchos tvos frontend backend front-end back-end eu us uk ca apac emea
     latam europe european america american asia germany german france french spain spanish italy italian canada
     canadian australia australian japan japanese english python javascript typescript java kotlin swift ruby
     elixir rust go golang php scala c# csharp unit integration end-to-end e2e smoke internal external public
-    private partner admin marketing transactional""".split()
+    private partner admin marketing transactional
+    left right front rear upper lower north south east west inbound outbound ingress egress input output incoming
+    outgoing min max minimum maximum replica leader follower""".split()
 )
 _WORD = re.compile(r"[/#@~]?[A-Za-z0-9][\w.#+/:-]*[\w#+]|[/#@~]?[A-Za-z0-9]")
 # Words that are a value by what they mean: counts, days, months, how often.
@@ -316,6 +319,7 @@ class _Pair:
     adds: bool  # the newer adds a fact ("also", "switched on", "started") and names nothing it replaces
     kept: _Kept  # what the newer keeps of what the older is about
     names_old: bool  # the newer names one of the older's values as what it replaced
+    reworded_slot: bool = False  # the older's slot in other linking words with another value (`_same_slot_reworded`)
     labelled: int = 0  # the tokens of a heading both texts open with ("Coding font: ..."); what follows is its value
 
     @property
@@ -386,6 +390,106 @@ def _names_the_old(old_words: Sequence[str], newer: str, topic: frozenset[str]) 
     return bool(set(old_words) - topic - _OWNERS - _STOP & _said_replaced(newer))
 
 
+# The verbs and particles that only tie a subject to its value ("is powered by", "runs on", "lives in", "is
+# built with", "goes through"): a fact reworded keeps its subject and value and often trades these for others.
+_LINK_WORDS = frozenset(
+    """is are was were be been being use uses used using run runs running ran power powered drive driven drives
+    build built builds write written writes live lived living locate located base based host hosted hosts go goes
+    gone going went through via with by on in at to as handle handled handles kept keep store stored stores sit sits
+    serve served serves set move moved moves switch switched require requires required or later their its his her
+    our from into onto over""".split()
+)
+# A closing clause that says why or when a value changed ("... after the harness redesign", "... per the new PSD2
+# audit", "... in September"): it tells nothing about which fact changed.
+_WHY_OR_WHEN = re.compile(
+    r"\b(?:after|per|since|following|because|due to|as part of|last \w+|this \w+|in (?:january|february|march|april"
+    r"|may|june|july|august|september|october|november|december))\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _without_closing_clause(text: str) -> str:
+    """`text` without a closing clause of why or when, if one follows at least three words ("Since v2, ..." opens
+    the sentence and stays)."""
+    match = _WHY_OR_WHEN.search(text)
+    if match is None or len(_tokens(text[: match.start()])) < 3:
+        return text
+    return text[: match.start()].rstrip(" ,;")
+
+
+def _kinds(values: set[str]) -> set[str]:
+    """What kind of value each is: a time ("nightly", "02h00", "monday"), an amount ("500", "2.11", "25mb") or a
+    name. Two values of no common kind are two slots ("Backups run nightly" / "Backups go to the eu-west-2 bucket")."""
+    return {
+        "time" if w in _VALUE_WORDS or re.fullmatch(r"\d{1,2}h\d\d", w) else
+        "amount" if re.fullmatch(r"[$€£]?[\d.,]+[a-z%/]{0,4}", w) else "name"
+        for w in values
+    }  # fmt: skip
+
+
+def _slot_words(text: str, topic: frozenset[str]) -> tuple[list[str], set[str]]:
+    """The words that say which fact a text is about once its values, the scope's names and the linking words are
+    set aside, and its values."""
+    text = normalise_times(text)
+    values = {_norm(v) for v in _values(text)} - topic
+    words = [
+        w
+        for w in _content(_tokens(text), drop_change_words=True)
+        if w not in values and w not in topic and w not in _LINK_WORDS and w not in _OWNERS
+    ]
+    return words, values
+
+
+def _in_one_place(values: set[str], text: str) -> bool:
+    """Do these values of `text` stand together, with only linking words between them ("Elasticsearch 7", "Lisbon,
+    Portugal"), rather than in two slots ("the 'gold' plan gets 1000 requests")?"""
+    plain = [_norm(t) for t in _tokens(normalise_times(text))]
+    places = [i for i, t in enumerate(plain) if t in values]
+    between = plain[places[0] : places[-1] + 1] if places else []
+    return all(t in values or t in _STOP or t in _LINK_WORDS for t in between)
+
+
+def _anchored(old_words: list[str], new_words: list[str], shared_values: set[str], name: str) -> bool:
+    """Something of the fact itself is common to both, besides the linking words and the name the older opens on
+    (a product's name opens most of its facts): a word ("search"), or a name that carries a new version ("Go")."""
+    shared_words = [w for w in old_words if w != name and any(_same_word(w, n) for n in new_words)]
+    return bool(shared_values - {name} or shared_words)
+
+
+def _opening(text: str, topic: frozenset[str]) -> tuple[str, bool]:
+    """The first word `text` is about, past the scope's names (normalised), and whether it is written as a name."""
+    for word in _WORD.findall(read_contractions(normalise_times(text))):
+        token = word.lower().rstrip(".:")
+        if token not in _STOP and token not in _CHANGE_WORDS and _norm(token) not in topic:
+            return _norm(token), word[:1].isupper()
+    return "", False
+
+
+def _same_slot_reworded(older: str, newer: str, topic: frozenset[str]) -> bool:
+    """One fact's slot said in other linking words with another value ("Inkwell's search is powered by
+    Elasticsearch 7." / "Inkwell search runs on OpenSearch 2.11 now."): apart from their values, the scope's names
+    and the linking words, the two differ in at most one word and share at least one; the values that differ are of
+    one kind and stand in one place on each side; the name the older opens on stays."""
+    old_words, old_values = _slot_words(older, topic)
+    newer = _without_closing_clause(newer)
+    new_words, new_values = _slot_words(newer, topic)
+    lost, gained = old_values - new_values, new_values - old_values
+    opening, capitalised = _opening(older, topic)
+    if not (lost and gained and _same_kind(lost, gained)) or opening in lost:
+        return False  # no value replaced, or the thing the older is about is gone ("billing-api" / "search-api")
+    if not (_in_one_place(lost, older) and _in_one_place(gained, newer)):
+        return False
+    if not _anchored(old_words, new_words, old_values & new_values, opening if capitalised else ""):
+        return False
+    old_all, new_all = [*old_words, *sorted(old_values)], [*new_words, *sorted(new_values)]
+    if _qualifier_clash(_minus(old_all, new_all), _minus(new_all, old_all)):
+        return False
+    said = _said_replaced(newer)
+    if said and not said & (set(old_words) | old_values):
+        return False  # the write names what it replaced, and that is nothing of the older's
+    return len(_minus(old_words, new_words)) + len(_minus(new_words, old_words)) <= 1
+
+
 def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = frozenset()) -> _Pair:
     older, newer = normalise_times(older), normalise_times(newer)
     topic = frozenset(_norm(w) for w in topic)
@@ -408,6 +512,7 @@ def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = 
         adds=adds_a_fact(newer) and not adds_a_fact(older), kept=kept_of_old,
         names_old=bool(cue) and _names_the_old(old_words, newer, topic),
         labelled=_shared_heading(older, newer),
+        reworded_slot=not adds_a_fact(newer) and _same_slot_reworded(older, newer, topic),
     )  # fmt: skip
 
 
@@ -479,6 +584,8 @@ def _said_to_change(pair: _Pair) -> _Settled:
     # older holds more than the newer, so a person decides what stays.
     if about and (pair.names_old or (kept.head and _new_version_of_a_name(pair))):
         return Verdict.CONFLICT, f"says it changed ('{pair.cue}') part of this fact: {pair.changed}"
+    if pair.reworded_slot:
+        return Verdict.CONFLICT, f"says it changed ('{pair.cue}') this fact's value, in other words: {pair.changed}"
     return Verdict.NONE, _ANOTHER_SUBJECT
 
 
@@ -519,12 +626,8 @@ def _new_version_of_a_name(pair: _Pair) -> bool:
 
 
 def _same_kind(a: Sequence[str], b: Sequence[str]) -> bool:
-    """Values of one kind on both sides: a number for a number, a name for a name."""
-
-    def kinds(words: Sequence[str]) -> set[bool]:
-        return {any(c.isdigit() for c in w) for w in words}
-
-    return bool(kinds(a) & kinds(b))
+    """Values of one kind on both sides: a time for a time, an amount for an amount, a name for a name."""
+    return bool(_kinds(set(a)) & _kinds(set(b)))
 
 
 def _restated_with_another_value(pair: _Pair) -> _Settled:
@@ -537,6 +640,14 @@ def _restated_with_another_value(pair: _Pair) -> _Settled:
         and pair.similarity >= RULES["restated_similarity"]
     ):
         return Verdict.CONFLICT, f"the same subject, reworded with another value: {pair.changed}"
+    return None
+
+
+def _slot_reworded_with_another_value(pair: _Pair) -> _Settled:
+    # Without a cue, the same slot in other linking words with another value: a change or a mistake, as for one
+    # slot edited; both stay, the newer ranks first, and a person says which is current.
+    if pair.reworded_slot:
+        return Verdict.CONFLICT, f"the same fact in other words with another value: {pair.changed}"
     return None
 
 
@@ -575,6 +686,7 @@ _CHECKS_IN_ORDER = (
     _one_slot_edited,
     _reworded_with_another_value,
     _restated_with_another_value,
+    _slot_reworded_with_another_value,
     _close_but_differs,
     _differs_in_many_places,
 )

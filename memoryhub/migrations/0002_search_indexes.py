@@ -2,29 +2,18 @@
 PostgreSQL, the generated tsvector column with GIN, pg_trgm's index, and the pgvector table with HNSW.
 
 Its statements are its own, written out per database as they were when it was made: storage's code may change, a
-past migration does not."""
+past migration does not. The word index's table and triggers stand in _frozen_sql.py, frozen too, where 0003's
+reverse finds them."""
 
 from django.db import migrations
 
+from ._frozen_sql import WORD_INDEX_0002, WORD_INDEX_TRIGGERS_0002, run_per_database
+
 SQLITE_UP = [
-    """CREATE VIRTUAL TABLE memory_fts USING fts5(
-        content, tags, content='memoryhub_memory', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
+    WORD_INDEX_0002,
     """CREATE VIRTUAL TABLE memory_fts_trigram USING fts5(
         content, content='memoryhub_memory', content_rowid='id', tokenize='trigram')""",
-    """CREATE TRIGGER memory_fts_ai AFTER INSERT ON memoryhub_memory BEGIN
-            INSERT INTO memory_fts(rowid, content, tags) VALUES (new.id, new.content, new.tags);
-            INSERT INTO memory_fts_trigram(rowid, content) VALUES (new.id, new.content);
-        END""",
-    """CREATE TRIGGER memory_fts_ad AFTER DELETE ON memoryhub_memory BEGIN
-            INSERT INTO memory_fts(memory_fts, rowid, content, tags) VALUES ('delete', old.id, old.content, old.tags);
-            INSERT INTO memory_fts_trigram(memory_fts_trigram, rowid, content) VALUES ('delete', old.id, old.content);
-        END""",
-    """CREATE TRIGGER memory_fts_au AFTER UPDATE OF content, tags ON memoryhub_memory BEGIN
-            INSERT INTO memory_fts(memory_fts, rowid, content, tags) VALUES ('delete', old.id, old.content, old.tags);
-            INSERT INTO memory_fts(rowid, content, tags) VALUES (new.id, new.content, new.tags);
-            INSERT INTO memory_fts_trigram(memory_fts_trigram, rowid, content) VALUES ('delete', old.id, old.content);
-            INSERT INTO memory_fts_trigram(rowid, content) VALUES (new.id, new.content);
-        END""",
+    *WORD_INDEX_TRIGGERS_0002,
     """CREATE VIRTUAL TABLE IF NOT EXISTS memory_vec_384 USING vec0(
             memory_id integer primary key,
             embedding float[384] distance_metric=cosine,
@@ -107,22 +96,6 @@ POSTGRESQL_DOWN = [
 ]
 
 
-def _run(statements: dict[str, list[str]]):
-    """The statements written for the database being migrated, run one by one (none are parameterised: `%` is
-    a percent sign)."""
-
-    def run(apps, schema_editor):
-        for statement in statements[schema_editor.connection.vendor]:
-            schema_editor.execute(statement, params=None)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("memoryhub", "0001_initial")]
-    operations = [
-        migrations.RunPython(
-            _run({"sqlite": SQLITE_UP, "postgresql": POSTGRESQL_UP}),
-            _run({"sqlite": SQLITE_DOWN, "postgresql": POSTGRESQL_DOWN}),
-        ),
-    ]
+    operations = [run_per_database(sqlite=(SQLITE_UP, SQLITE_DOWN), postgresql=(POSTGRESQL_UP, POSTGRESQL_DOWN))]

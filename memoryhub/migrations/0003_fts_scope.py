@@ -3,9 +3,11 @@ search intersects with its scope inside FTS5 instead of scoring the whole store'
 Nothing to do on PostgreSQL, where the project column already does that.
 
 Its statements are its own, written out per database as they were when it was made: storage's code may change, a
-past migration does not."""
+past migration does not. Its reverse puts back the word index as 0002 made it (_frozen_sql.py)."""
 
 from django.db import migrations
+
+from ._frozen_sql import WORD_INDEX_0002, WORD_INDEX_TRIGGERS_0002, run_per_database
 
 SQLITE_UP = [
     "DROP TRIGGER IF EXISTS memory_fts_au",
@@ -39,22 +41,8 @@ SQLITE_DOWN = [
     "DROP TRIGGER IF EXISTS memory_fts_ai",
     "DROP TABLE IF EXISTS memory_fts",
     "DROP VIEW IF EXISTS memory_fts_source",
-    """CREATE VIRTUAL TABLE memory_fts USING fts5(
-        content, tags, content='memoryhub_memory', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
-    """CREATE TRIGGER memory_fts_ai AFTER INSERT ON memoryhub_memory BEGIN
-            INSERT INTO memory_fts(rowid, content, tags) VALUES (new.id, new.content, new.tags);
-            INSERT INTO memory_fts_trigram(rowid, content) VALUES (new.id, new.content);
-        END""",
-    """CREATE TRIGGER memory_fts_ad AFTER DELETE ON memoryhub_memory BEGIN
-            INSERT INTO memory_fts(memory_fts, rowid, content, tags) VALUES ('delete', old.id, old.content, old.tags);
-            INSERT INTO memory_fts_trigram(memory_fts_trigram, rowid, content) VALUES ('delete', old.id, old.content);
-        END""",
-    """CREATE TRIGGER memory_fts_au AFTER UPDATE OF content, tags ON memoryhub_memory BEGIN
-            INSERT INTO memory_fts(memory_fts, rowid, content, tags) VALUES ('delete', old.id, old.content, old.tags);
-            INSERT INTO memory_fts(rowid, content, tags) VALUES (new.id, new.content, new.tags);
-            INSERT INTO memory_fts_trigram(memory_fts_trigram, rowid, content) VALUES ('delete', old.id, old.content);
-            INSERT INTO memory_fts_trigram(rowid, content) VALUES (new.id, new.content);
-        END""",
+    WORD_INDEX_0002,
+    *WORD_INDEX_TRIGGERS_0002,
     "INSERT INTO memory_fts(memory_fts) VALUES ('rebuild')",
 ]
 
@@ -63,22 +51,6 @@ POSTGRESQL_UP: list[str] = []
 POSTGRESQL_DOWN: list[str] = []
 
 
-def _run(statements: dict[str, list[str]]):
-    """The statements written for the database being migrated, run one by one (none are parameterised: `%` is
-    a percent sign)."""
-
-    def run(apps, schema_editor):
-        for statement in statements[schema_editor.connection.vendor]:
-            schema_editor.execute(statement, params=None)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("memoryhub", "0002_search_indexes")]
-    operations = [
-        migrations.RunPython(
-            _run({"sqlite": SQLITE_UP, "postgresql": POSTGRESQL_UP}),
-            _run({"sqlite": SQLITE_DOWN, "postgresql": POSTGRESQL_DOWN}),
-        ),
-    ]
+    operations = [run_per_database(sqlite=(SQLITE_UP, SQLITE_DOWN), postgresql=(POSTGRESQL_UP, POSTGRESQL_DOWN))]

@@ -6,6 +6,8 @@ past migration does not."""
 
 from django.db import migrations
 
+from ._frozen_sql import run_per_database
+
 SQLITE_UP = [
     """CREATE TABLE memory_changes (
         seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -76,22 +78,6 @@ POSTGRESQL_DOWN = [
 ]
 
 
-def _run(statements: dict[str, list[str]]):
-    """The statements written for the database being migrated, run one by one (none are parameterised: `%` is
-    a percent sign)."""
-
-    def run(apps, schema_editor):
-        for statement in statements[schema_editor.connection.vendor]:
-            schema_editor.execute(statement, params=None)
-
-    return run
-
-
 class Migration(migrations.Migration):
     dependencies = [("memoryhub", "0004_proposal_stale_status")]
-    operations = [
-        migrations.RunPython(
-            _run({"sqlite": SQLITE_UP, "postgresql": POSTGRESQL_UP}),
-            _run({"sqlite": SQLITE_DOWN, "postgresql": POSTGRESQL_DOWN}),
-        ),
-    ]
+    operations = [run_per_database(sqlite=(SQLITE_UP, SQLITE_DOWN), postgresql=(POSTGRESQL_UP, POSTGRESQL_DOWN))]

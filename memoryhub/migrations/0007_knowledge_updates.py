@@ -9,6 +9,9 @@ import django.utils.timezone
 from django.db import migrations, models
 from django.db.models import F
 
+from ._frozen_fields import indexed_choice, memory_link
+from ._frozen_sql import run_per_database
+
 SQLITE_UP = [
     """ALTER TABLE memoryhub_memory ADD COLUMN superseded_by_id bigint NULL
         REFERENCES memoryhub_memory (id) DEFERRABLE INITIALLY DEFERRED""",
@@ -35,17 +38,6 @@ POSTGRESQL_DOWN = [
 ]
 
 
-def _run(statements: dict[str, list[str]]):
-    """The statements written for the database being migrated, run one by one (none are parameterised: `%` is
-    a percent sign)."""
-
-    def run(apps, schema_editor):
-        for statement in statements[schema_editor.connection.vendor]:
-            schema_editor.execute(statement, params=None)
-
-    return run
-
-
 def valid_from_created_at(apps, schema_editor):
     """A memory stored before dates travelled with facts became true, as far as anyone knows, when stored."""
     memory = apps.get_model("memoryhub", "Memory")
@@ -63,22 +55,13 @@ class Migration(migrations.Migration):
         # valid_from is Django's, not the table's, for the same reason.
         migrations.SeparateDatabaseAndState(
             database_operations=[
-                migrations.RunPython(
-                    _run({"sqlite": SQLITE_UP, "postgresql": POSTGRESQL_UP}),
-                    _run({"sqlite": SQLITE_DOWN, "postgresql": POSTGRESQL_DOWN}),
-                )
+                run_per_database(sqlite=(SQLITE_UP, SQLITE_DOWN), postgresql=(POSTGRESQL_UP, POSTGRESQL_DOWN))
             ],
             state_operations=[
                 migrations.AddField(
                     model_name="memory",
                     name="superseded_by",
-                    field=models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.SET_NULL,
-                        related_name="supersedes_set",
-                        to="memoryhub.memory",
-                    ),
+                    field=memory_link("supersedes_set"),
                 ),
                 migrations.AddField(
                     model_name="memory",
@@ -100,19 +83,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="proposal",
             name="kind",
-            field=models.CharField(
-                choices=[("merge", "Merge"), ("conflict", "Conflict")], db_index=True, default="merge", max_length=20
-            ),
+            field=indexed_choice("merge", "conflict", default="merge"),
         ),
         migrations.AlterField(
             model_name="memory",
             name="status",
-            field=models.CharField(
-                choices=[("active", "Active"), ("archived", "Archived"), ("superseded", "Superseded")],
-                db_index=True,
-                default="active",
-                max_length=20,
-            ),
+            field=indexed_choice("active", "archived", "superseded", default="active"),
         ),
         migrations.RunPython(valid_from_created_at, migrations.RunPython.noop),
     ]

@@ -2,8 +2,9 @@
 changed since makes it stale), and Django never nulls a successor's link when it is deleted (DO_NOTHING: the
 table's deferred foreign key refuses a delete that left a memory pointing at nothing)."""
 
-import django.db.models.deletion
 from django.db import migrations, models
+
+from ._frozen_fields import memory_link
 
 
 class Migration(migrations.Migration):
@@ -24,13 +25,7 @@ class Migration(migrations.Migration):
                 migrations.AlterField(
                     model_name="memory",
                     name="superseded_by",
-                    field=models.ForeignKey(
-                        blank=True,
-                        null=True,
-                        on_delete=django.db.models.deletion.DO_NOTHING,
-                        related_name="supersedes_set",
-                        to="memoryhub.memory",
-                    ),
+                    field=memory_link("supersedes_set", on_delete=models.DO_NOTHING),
                 ),
             ],
         ),

@@ -4,6 +4,8 @@ memory table, dropping its FTS and change-log triggers. The status's new choice 
 
 from django.db import migrations, models
 
+from ._frozen_fields import indexed_choice
+
 
 class Migration(migrations.Migration):
     dependencies = [
@@ -24,16 +26,6 @@ class Migration(migrations.Migration):
         migrations.AlterField(
             model_name="memory",
             name="status",
-            field=models.CharField(
-                choices=[
-                    ("active", "Active"),
-                    ("archived", "Archived"),
-                    ("superseded", "Superseded"),
-                    ("quarantined", "Quarantined"),
-                ],
-                db_index=True,
-                default="active",
-                max_length=20,
-            ),
+            field=indexed_choice("active", "archived", "superseded", "quarantined", default="active"),
         ),
     ]

@@ -68,6 +68,9 @@ class Params:
     # score, when the question is among the first `answer_top` results; 0 = off (conversations.py).
     answer_share: float
     answer_top: int
+    # When a query names one speaker of the conversation turns found, the other speakers' turns score this share of
+    # their score; 1 = off (conversations.named_speaker_first).
+    other_speaker_share: float
 
     @classmethod
     def from_defaults(cls, **overrides: Any) -> Params:

@@ -480,7 +480,7 @@ def search_memories(
         rows = found.rows
         # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
         lift = conversations.lift_replies(
-            lambda ids: conversations.replies({mid: rows[mid] for mid in ids}, where, params, _rows)
+            lambda ids: conversations.replies({mid: rows[mid] for mid in ids}, where, params, _rows), query
         )
         ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
                              lift=lift)  # fmt: skip

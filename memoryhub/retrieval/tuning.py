@@ -47,6 +47,10 @@ class Tuning:
     answer_share: float = 0.8
     # Only questions among the first five lift their reply: a question further down is rarely the one that matched.
     answer_top: int = 5
+    # A question naming one speaker is answered by that speaker's turns (97% of the evidence turns of the tune
+    # conversations when one speaker is named): the others' turns score half, so the named speaker's reply to a
+    # question comes above the question (lifted to 0.8 of it) and a close second by the other speaker drops.
+    other_speaker_share: float = 0.5
 
     # --- Search planning: how many candidates, and how they are fetched (search.py) -----------------------------
     # Candidates per ranked list (at least 5 x k): room for fusion and the floor to reorder the first ten; a pool

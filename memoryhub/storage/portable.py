@@ -9,7 +9,7 @@ databases read (SQLite since 3.23 takes it as 1)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -23,10 +23,18 @@ GLOBAL_SCOPE_TOKEN = "scopeglobal"
 CHANGE_TABLE = "memory_changes"
 STORE_META_TABLE = "memory_store_meta"
 PROPOSAL_TABLE = "memoryhub_proposal"
+VEC_PREFIX = "memory_vec_"  # one vector table per dimension count: memory_vec_384
 
 
 def vec_table(dimensions: int) -> str:
-    return f"memory_vec_{int(dimensions)}"
+    return f"{VEC_PREFIX}{int(dimensions)}"
+
+
+def vec_dimensions(table_names: Iterable[str]) -> list[int]:
+    """The dimensions of the vector tables among these table names (`vec_table`'s names; a vec0 table's own shadow
+    tables, `memory_vec_384_chunks` and the like, are not vector tables), smallest first."""
+    suffixes = (name.removeprefix(VEC_PREFIX) for name in table_names if name.startswith(VEC_PREFIX))
+    return sorted({int(suffix) for suffix in suffixes if suffix.isdigit()})
 
 
 def scope_token(project: str | None) -> str:

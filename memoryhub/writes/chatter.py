@@ -105,8 +105,19 @@ _READOUT = re.compile(
     r"\b(?:checks|tests|jobs|builds?|ci|pipeline)\s+(?:are|is)\s+(?:now\s+|still\s+)?(?:green|passing|red|failing)\b|"
     r"\b(?:finished|completed|took|ran|passed|failed)\b[^.]{0,20}?\bin \d+(?:m\s?\d+s|(?:\.\d+)?\s?(?:s|ms|min|"
     r"minutes|seconds))\b|\bwith \d+ (?:failures|errors|warnings)\b|\b\d+ files? changed\b|\binsertions?\(\+\)|"
-    r"\bno issues found\b",
+    r"\bno issues found\b|"
+    # How far along: "About 60% through the migration script", "90% done with the rename".
+    r"\b\d+(?:\.\d+)?\s*% (?:done|through|complete|finished|of the way)\b|(?-i:\bETA\b)|"
+    r"^\W*(?:summary|recap|wrap-up)\s*:|^\W*(?:done with|on to|moving on to)\b",
     re.IGNORECASE | re.MULTILINE,
+)
+# A sentence that points at the conversation it is said in ("this time", "during this run", "the demo you asked for",
+# "the prints I added earlier", "on the first try"): true of this session, not of the project.
+_THIS_SESSION = re.compile(
+    r"\b(?:this|the current) (?:time|run|session|turn|attempt|pass|iteration|conversation|chat)\b|"
+    r"\bon the first (?:try|attempt|go)\b|\b(?:you|the user) asked (?:for|me)\b|\bas (?:you )?(?:asked|requested)\b|"
+    r"\b(?:i|we) (?:\w+ed|wrote|made|did|said|mentioned|saw) (?:\w+ )?earlier\b|\byour (?:side|end|questions?)\b",
+    re.IGNORECASE,
 )
 _MARKS = re.compile(r"[\u2713\u2714\u2705\u274c\u2717\u23f3\u2b1c\u2610\u2611]|\[[x ]\]", re.IGNORECASE)
 
@@ -142,7 +153,8 @@ _SUBORDINATE = re.compile(
 SESSION_WORK_OBJECT = re.compile(
     r"\b(?:tests?|unit tests|specs?|branch|pr|pull request|commits?|tickets?|helpers?|helper functions?|todos?|"
     r"comments?|print statements?|debug(?:ging)? (?:logs?|output|statements?)|changelog entry|notes?|variables?|"
-    r"imports?|typos?|the (?:fix|patch|changes|diff|code|function|method|test file)|"
+    r"imports?|typos?|the (?:fix|patch|changes|diff|code|function|method|test file)|debug prints?|"
+    r"in \d+ (?:places|files|spots|call ?sites|locations)|"
     r"working on|looking (?:at|into)|and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed|re-?ran|restarted)|"
     r"then)\b",
     re.IGNORECASE,
@@ -185,6 +197,7 @@ _CLOSING_WORDS = re.compile(
     r"thanks? (?:you )?for (?:the|your)|sorry for|should be good|good catch|nice catch|good point|fair point|"
     r"you'?re (?:right|correct)|that'?s exactly what|ping me|shout if|reach out|all set|sorry about|"
     r"nothing to worry about|no need to worry|looks like|seems like|it seems|it looks like|apparently|"
+    r"nothing (?:else|more) to (?:report|add)|that was my (?:mistake|bad|fault)|"
     r"(?-i:[Ll]et'?s [a-z]))",
     re.IGNORECASE,
 )
@@ -254,6 +267,8 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
     if _TALLY_DONE.search(sentence):
         return _STATUS
     if _RESULT.search(sentence) or any(judge(clause) for clause in _FIRST_PERSON_CLAUSE.findall(sentence)):
+        return _NARRATION
+    if _THIS_SESSION.search(sentence):
         return _NARRATION
     if _CLOSING_WORDS.match(sentence):
         return _CLOSING

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from functools import partial
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.backup import auto_backup
 from memoryhub.memories.holds import hold_imported, judge_imported
-from memoryhub.memories.secrets import WriteRefused
 from memoryhub.memories.selectors import visible_memory
-from memoryhub.memories.store import clean_import_item, start_import_vectors, store_imported
+from memoryhub.memories.store import prepare_import, start_import_vectors, store_imported
 from memoryhub.models import Category, Memory, MemoryEvent
 from memoryhub.storage import vector_index
 from memoryhub.writes.shape import iso, memory_as_dict
@@ -102,31 +101,23 @@ def validate_items(
     of the same import (by its `id`) or one already stored that the importer may see (`allowed_projects`; None:
     all), so an import cannot probe other projects' ids. Returns each item's cleaned fields, in input order,
     for `store_imported` (checking 1000 items again cost as much as a fifth of embedding them)."""
-    prepared: list[dict[str, Any]] = []
-    errors: dict[str, list[str]] = {}
-    refused: str | None = None  # the kind of the first refusal (WriteRefused), if any
     own_ids = {item.get("id") for item in items if isinstance(item, dict) and isinstance(item.get("id"), int)}
-    for index, item in enumerate(items):
-        name = f"memories.{index}"
-        try:
-            prepared.append(clean_import_item(item, source=source, keep_source=keep_source))
-        except ValidationError as exc:
-            if isinstance(exc, WriteRefused) and (refused is None or exc.kind == "secret"):
-                refused = exc.kind
-            for field, messages in exc.message_dict.items():
-                errors[f"{name}.{field}".rstrip(".")] = list(messages)
-        if not isinstance(item, dict) or item.get("merged_into") is None:
-            continue
-        target = item["merged_into"]
-        if isinstance(target, bool) or not isinstance(target, int):
-            errors[f"{name}.merged_into"] = ["must be the id of another memory"]
-        elif target == item.get("id"):
-            errors[f"{name}.merged_into"] = ["a memory cannot be merged into itself"]
-        elif target not in own_ids and visible_memory(target, allowed_projects=allowed_projects) is None:
-            errors[f"{name}.merged_into"] = [f"no memory #{target} in this import or in the store"]
-    if errors:
-        raise WriteRefused(errors, kind=refused) if refused is not None else ValidationError(errors)
-    return prepared
+    links = partial(_merged_into_errors, own_ids=own_ids, allowed_projects=allowed_projects)
+    return prepare_import(items, source=source, keep_source=keep_source, also=links)
+
+
+def _merged_into_errors(item: Any, *, own_ids: set, allowed_projects: list[str] | None) -> dict[str, list[str]]:
+    """What is wrong with an item's `merged_into` (nothing when it has none)."""
+    if not isinstance(item, dict) or item.get("merged_into") is None:
+        return {}
+    target = item["merged_into"]
+    if isinstance(target, bool) or not isinstance(target, int):
+        return {"merged_into": ["must be the id of another memory"]}
+    if target == item.get("id"):
+        return {"merged_into": ["a memory cannot be merged into itself"]}
+    if target not in own_ids and visible_memory(target, allowed_projects=allowed_projects) is None:
+        return {"merged_into": [f"no memory #{target} in this import or in the store"]}
+    return {}
 
 
 def import_items(

@@ -296,7 +296,9 @@ def _admit(command: NewMemory) -> GateResult:
     if found:
         return _refuse_secret(command, found, payload=payload)
 
-    why = judge_noise(text)
+    embedder = get_embedder()
+    vector = embed_for_storage([text])[0]  # the one embedding of the write: noise, the twin check and the row use it
+    why = judge_noise(text, vector=vector, model_id=embedder.model_id)
     if why:
         return _refuse_noise(why, text=text, payload=payload, project=project, source=source)
 
@@ -304,8 +306,6 @@ def _admit(command: NewMemory) -> GateResult:
     warning = multi_fact_warning(text)
     warnings = [warning] if warning else []
 
-    embedder = get_embedder()
-    vector = embed_for_storage([text])[0]  # the one embedding of the write: the twin check and the row use it
     if held := hold_reason(text, trusted=command.trusted):  # a person decides: nothing folded into, nothing superseded
         return _held(command, held, vector=vector, warnings=warnings)
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below

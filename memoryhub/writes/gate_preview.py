@@ -1,4 +1,4 @@
-"""Items from another tool or a session, through the write gate: what it decides (`write_through_gate`) or, for a
+"""Items from another tool or a session, through the write gate (`item_through_gate`): what it decides or, for a
 dry run, what it would decide without writing (`preview_write`).
 
 Secrets and noise are judged by the gate's own checks, duplicates by the gate's own search in the same scope, and
@@ -31,6 +31,11 @@ class ItemWrite:
     memory_id: int | None = None
     supersedes: list[int] = field(default_factory=list)
 
+    def as_dict(self) -> dict[str, Any]:
+        """The decision as a report shows it, after the item's own fields: what it replaced only if anything."""
+        answer = {"outcome": self.outcome, "reason": self.reason, "memory_id": self.memory_id}
+        return answer | ({"supersedes": self.supersedes} if self.supersedes else {})
+
 
 def preview_write(
     *, content: str, project: str | None, tags: Any = None, metadata: Any = None, seen: set[str]
@@ -40,15 +45,15 @@ def preview_write(
     kinds = list(dict.fromkeys(kind for field_kinds in found.values() for kind in field_kinds))
     if kinds:
         return ItemWrite("rejected", f"refused: the text holds a secret ({', '.join(kinds)})")
-    why = noise_reason(content)
+    embedder = get_embedder()
+    vector = embedder.embed([content])[0]
+    why = noise_reason(content, vector=vector, model_id=embedder.model_id)
     if why:
         return ItemWrite("rejected", f"refused: {why}")
     key = normalised(content)
     if key in seen:
         return ItemWrite("duplicate", "the same as an earlier item of this run")
     seen.add(key)
-    embedder = get_embedder()
-    vector = embedder.embed([content])[0]
     candidates = similar_in_scope(content=content, vector=vector, model_id=embedder.model_id, project=project)
     # As the gate judges: a neighbour holding another value of the same fact is never a duplicate.
     verdicts = judge_neighbours(text=content, project=project, candidates=candidates, valid_from=None)
@@ -63,8 +68,10 @@ def preview_write(
     return ItemWrite("created", "would be stored as a new memory")
 
 
-def write_through_gate(
+def item_through_gate(
     *,
+    dry_run: bool,
+    seen: set[str],
     content: str,
     project: str | None,
     category: str | None = None,
@@ -74,8 +81,11 @@ def write_through_gate(
     valid_from: Any = None,
     trusted: bool = True,
 ) -> ItemWrite:
-    """One item sent through the gate; bad fields are a "rejected" outcome naming them, so one bad item does not
-    stop the rest of an import or a capture. `valid_from`: the source's date for the fact, if it has one."""
+    """One item of an import or a capture sent through the gate, or on a dry run what the gate would decide (`seen`
+    collects the run's texts so far). Bad fields are a "rejected" outcome naming them, so one bad item does not stop
+    the rest of an import or a capture. `valid_from`: the source's date for the fact, if it has one."""
+    if dry_run:
+        return preview_write(content=content, project=project, tags=tags, metadata=metadata, seen=seen)
     try:
         result = gate_write(content=content, project=project, category=category or None, tags=tags,
                             metadata=metadata, source=source, valid_from=valid_from, trusted=trusted)  # fmt: skip

@@ -39,7 +39,7 @@ from memoryhub.memories.fields import parse_import_time
 from memoryhub.memories.storable import MAX_JSON_DEPTH  # a file nests no deeper than a memory's metadata may
 from memoryhub.memories.traces import shown_safely
 from memoryhub.models import Category, Memory
-from memoryhub.writes.gate_preview import preview_write, write_through_gate
+from memoryhub.writes.gate_preview import ItemWrite, item_through_gate
 from memoryhub.writes.markdown_notes import is_markdown_file, markdown_files, parse_note
 
 FORMATS = ("mcp-memory", "mem0", "markdown")
@@ -74,13 +74,11 @@ def _source_date(*values: Any) -> datetime | None:
     return None
 
 
-@dataclass
-class ItemOutcome:
-    item: ImportItem
-    outcome: str
-    reason: str
-    memory_id: int | None = None
-    supersedes: list[int] = field(default_factory=list)
+@dataclass(frozen=True)
+class ItemOutcome(ItemWrite):
+    """What the gate decided for one imported item."""
+
+    item: ImportItem = field(kw_only=True)
 
     @property
     def shown_content(self) -> str:
@@ -88,9 +86,7 @@ class ItemOutcome:
         return shown_safely(self.item.content)
 
     def as_dict(self) -> dict[str, Any]:
-        answer = {"origin": self.item.origin, "content": self.shown_content, "outcome": self.outcome,
-                  "reason": self.reason, "memory_id": self.memory_id}  # fmt: skip
-        return answer | ({"supersedes": self.supersedes} if self.supersedes else {})
+        return {"origin": self.item.origin, "content": self.shown_content} | super().as_dict()
 
 
 @dataclass
@@ -303,23 +299,10 @@ def import_from(
     report = ImportReport(format=format, dry_run=dry_run, skipped=list(skipped or []))
     seen: set[str] = set()
     for item in items:
-        if dry_run:
-            done = preview_write(
-                content=item.content, project=project, tags=item.tags, metadata=item.metadata, seen=seen
-            )
-            report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id, done.supersedes))
-            continue
-        done = write_through_gate(
-            content=item.content,
-            project=project,
-            category=item.category,
-            tags=item.tags,
-            metadata=item.metadata,
-            source=source,
-            valid_from=item.valid_from,
-            trusted=trusted,
-        )
-        report.outcomes.append(ItemOutcome(item, done.outcome, done.reason, done.memory_id, done.supersedes))
+        done = item_through_gate(dry_run=dry_run, seen=seen, content=item.content, project=project,
+                                 category=item.category, tags=item.tags, metadata=item.metadata, source=source,
+                                 valid_from=item.valid_from, trusted=trusted)  # fmt: skip
+        report.outcomes.append(ItemOutcome(**vars(done), item=item))
     return report
 
 

@@ -12,11 +12,14 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 from django.conf import settings
 
 from memoryhub.judges.noise_judge import ask_llm_about_noise
+from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
+from memoryhub.writes.chatter_head import reads_as_chatter
 from memoryhub.writes.vocabulary import FINITE_VERB
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -79,9 +82,10 @@ _PROGRESS = re.compile(
     r"\b(?:(?:going|gone|off|out|heading) (?:to|for) (?:lunch|a coffee|coffee|a break)|at lunch|"
     r"(?:on|taking|having) (?:a )?(?:coffee )?break)\b|"
     r"^\W*(?:lunch|coffee break|a break)\W*$|\.\.\.\s*$|"
-    r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release)\b[^.]{0,30}?"
+    r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release|lint|linter|"
+    r"type ?check|typecheck|(?:dev )?server|container)\b[^.]{0,30}?"
     r"\b(?:succeeded|pass(?:ed|es)?|failed|finished|completed|is green|is red|are green|are passing|is up|is merged|"
-    r"went through|is done|are done)\b",
+    r"went through|is done|are done)\b|^\W*(?:the )?(?:build|ci|pipeline|tests|checks) (?:green|red)\b",
     re.IGNORECASE,
 )
 # "Trying another approach now." is progress; "Testing uses the real database." states a fact (it has a verb).
@@ -99,7 +103,7 @@ _LATER = re.compile(
 _STATUS = re.compile(
     r"^\W*(?:(?:wip|done|status|progress|blocked)(?=\W*$|\s*[:.!,;-]|\s+(?:on|with|for|by|until|now)\b)|"
     r"(?:in progress|still (?:debugging|working|looking|investigating|trying|waiting)|"
-    r"currently (?:working|investigating|looking|debugging|trying)|working on it|almost done|nearly done|"
+    r"currently \w+ing|working on it|almost done|nearly done|"
     r"task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|no luck|"
     r"step \d+ (?:done|complete|finished)|made (?:some |good |a bit of |little )?progress|ready to "
     r"(?:continue|start|go|proceed|begin)|(?:checking|verifying|seeing|testing) (?:whether|if)|"
@@ -108,7 +112,8 @@ _STATUS = re.compile(
     re.IGNORECASE,
 )
 _ACK = re.compile(
-    r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|alright|all right|right|yay|phew|whew|finally|got it|sounds good|"
+    r"^\W*(?:thanks?|thank you|thx|ty|ok(?:ay)?|k|alright|all right|right|yay|phew|whew|oops|whoops|finally|got it|"
+    r"sounds good|"
     r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|seems to work|looks good|works now|"
     r"it works|that's it|there we go|here we go|"
     r"understood|noted|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
@@ -119,6 +124,7 @@ _ACK = re.compile(
 )
 _THINKING = re.compile(
     r"^\W*(?:(?:hmm+|mm+|uh+|um+|wait|let me|let's see|now i(?:'ll| will)|next,? i(?:'ll| will)|"
+    r"(?:actually,? )?scratch that|ok(?:ay)?,? let me|"
     r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|looking at|"
     r"hold on)\b|(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
     r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
@@ -126,7 +132,8 @@ _THINKING = re.compile(
 )
 _PLAN = re.compile(
     r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
-    r"will (?:revisit|look|fix|update|do|check|try|add)|(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
+    r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish)|"
+    r"(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -142,6 +149,13 @@ _DURABLE_SIGNAL = re.compile(
     r"(?:i|we|the user|they) (?:really )?(?:like|dislike|hate|love|avoid))\b",
     re.IGNORECASE,
 )
+# What was tried and given up is a lesson for every later session, however it starts ("We tried SQLite for tests and
+# gave up; it masks Postgres-specific bugs").
+_LESSON = re.compile(
+    r"\btried\b[^.;]{0,80}\b(?:and|but)\s+(?:then\s+)?(?:gave up|abandoned|dropped it|reverted|switched back|it "
+    r"(?:didn'?t|did not|never) work(?:ed)?)\b",
+    re.IGNORECASE,
+)
 _STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
 # A log level opens a log line when a separator follows it ("ERROR: ...", "[INFO] ...", "WARN - ..."); joined to a
 # word it is a compound ("Debug-level log lines are dropped") in a sentence.
@@ -155,6 +169,17 @@ _LOG_LINE = re.compile(
 )
 _PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S", re.MULTILINE)
 _IMPERATIVE = re.compile(r"^\W*(?:use|prefer|avoid|never|always|no|keep|run|don't|do not)\b", re.IGNORECASE)
+# A person's standing instruction opens on the verb it asks for ("Rotate the staging keys after anyone leaves; I'll
+# tell you when", "Merge only after CI is green"): what follows it (a first-person clause, a status word) is the
+# person's, not the session's. An agent's narration reports or plans its own steps; it does not open on a command.
+_INSTRUCTION = re.compile(
+    r"^\W*(?:please\s+)?(?:use|prefer|avoid|never|always|keep|run|don't|do not|rotate|merge|invite|revoke|send|email|"
+    r"ask|make sure|ensure|pin|deploy|notify|escalate|route|grant|restrict|encrypt|require|squash|rebase|prefix|"
+    r"document|tag|name|store|write|put|follow|stick|mention|explain|tell|report|reply|respond|limit|schedule|"
+    r"cc|copy|forward|post|announce|backport|release|publish|sign|lock|never ever)\b(?!\s+(?:up|the tests? again)\b)"
+    r"(?![^:.]{0,30}:\s)",  # a heading ("Deploy to staging: in progress") is no instruction
+    re.IGNORECASE,
+)
 
 
 def words(text: str) -> list[str]:
@@ -175,9 +200,13 @@ def _is_question(text: str) -> bool:
     return bool(sentences) and "?" in text and all(asks)
 
 
-def noise_reason(text: str) -> str | None:
-    """Why `text` is not a fact worth keeping, or None (the rules alone)."""
-    return noise_verdict(text)[0]
+def noise_reason(text: str, *, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
+    """Why `text` is not a fact worth keeping, or None: the rules, and the chatter head where the text's `vector` (of
+    the model `model_id`) is at hand; no LLM."""
+    reason = noise_verdict(text)[0]
+    if reason is None and vector is not None and reads_as_chatter(vector, model_id=model_id):
+        return chatter_head.REASON
+    return reason
 
 
 # Rules whose refusal is a guess about how the text is phrased: a long text they refuse may still carry a fact.
@@ -194,10 +223,13 @@ def noise_verdict(text: str) -> tuple[str | None, bool]:
     return None, bool(_DURABLE_SIGNAL.search(text)) or bool(guess_category(text)) or count >= 14
 
 
-def judge_noise(text: str) -> str | None:
+def judge_noise(text: str, *, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
     """The rules' verdict, with the configured LLM (when MEMORYHUB_GATE_LLM_JUDGE is on) deciding the cases the
-    rules are unsure of. No answer from the judge leaves the rules' verdict standing."""
+    rules are unsure of. No answer from the judge leaves the rules' verdict standing. With the write's `vector`, a
+    text the rules keep and the chatter head reads as chatter is refused, unless the LLM says it is durable."""
     reason, sure = noise_verdict(text)
+    if reason is None and vector is not None and reads_as_chatter(vector, model_id=model_id):
+        reason, sure = chatter_head.REASON, False
     if sure:
         return reason
     answer = ask_llm_about_noise(text)
@@ -222,7 +254,7 @@ _LATER_PLAN = "it is a plan for later, not a fact; store what was decided or lea
 def _chatter(sentence: str) -> str | None:
     """Why one sentence is chatter (narration, status, acknowledgement, thinking aloud, a question, a plan), or
     None when it states something."""
-    durable = bool(_DURABLE_SIGNAL.search(sentence))
+    durable = bool(_DURABLE_SIGNAL.search(sentence) or _INSTRUCTION.match(sentence))
     if sentence.rstrip().endswith("?") and not durable:
         return "it is a question, not a fact; store the answer once you know it"
     if durable:
@@ -251,7 +283,7 @@ def _chatter(sentence: str) -> str | None:
 def _rules(text: str) -> str | None:
     stripped = text.strip()
     lines = [line for line in stripped.splitlines() if line.strip()]
-    durable = bool(_DURABLE_SIGNAL.search(stripped))
+    durable = bool(_DURABLE_SIGNAL.search(stripped) or _INSTRUCTION.match(stripped))
     if "Traceback (most recent call last)" in stripped or len(_STACK_LINE.findall(stripped)) >= 2:
         return "it is a stack trace, not a fact; store what you learned from it (the cause and the fix)"
     if _PROMPT.match(lines[0]) and len(lines) >= 2:
@@ -263,7 +295,7 @@ def _rules(text: str) -> str | None:
         return "it is log output or command output, not a fact; store what it tells you (cause, fix) in a sentence"
     if re.match(r"^On branch \S+\n", stripped) or re.search(r"npm ERR!|^fatal:", stripped, re.M) and len(lines) >= 3:
         return "it is command output, not a fact; store what the command tells you, in a sentence"
-    if _DIARY.search(stripped):
+    if _DIARY.search(stripped) and not _LESSON.search(stripped):
         return _SESSION_LOG
     if re.match(r"^\W*(?:plan|todo|to-do|next steps?)\s*:", stripped, re.IGNORECASE) and not durable:
         return _LATER_PLAN

@@ -17,11 +17,11 @@ _DONE_WORDS = (
     r"worked on|fixed|refactored|implemented|updated|ran|finished|completed|pushed|reviewed|wrote|cleaned up|"
     r"looked at|investigated|debugged|tested|tried|merged|opened|closed|resolved|applied|rewrote|rebased|re-?ran|"
     r"restarted|rebuilt|reloaded|redeployed|kicked off|regenerated|committed|reverted|patched|tweaked|cleaned|"
-    r"reproduced|confirmed|verified"
+    r"reproduced|confirmed|verified|checked out|pulled"
 )
 _CHANGE_WORDS = (
     r"moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|extracted|wired|"
-    r"hooked up|adjusted|restored|added|created|deployed|introduced|set up|started|began"
+    r"hooked up|adjusted|restored|added|created|deployed|introduced|set up|started|began|deleted"
 )
 DONE_VERB = re.compile(rf"^\W*(?:just )?(?:{_DONE_WORDS})\b", re.IGNORECASE)
 CHANGE_VERB = re.compile(rf"^\W*(?:just )?(?:{_CHANGE_WORDS})\b", re.IGNORECASE)

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from rest_framework.test import APIClient
 
 from memoryhub.agents.tokens import create_token
-from memoryhub.models import ApiToken
+from memoryhub.models import ApiToken, Memory, Status
 
 
 @dataclass
@@ -46,6 +46,19 @@ def make_agent(name: str, projects: list[str] | None = None, read_only: bool = F
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
     return AgentClient(name=name, raw=raw, token=token, client=client)
+
+
+def write(agent: AgentClient, content: str, project: str = "alpha", **fields) -> dict:
+    """The gate's answer to a write through the API: stored or folded (200 or 201), never refused."""
+    response = agent.store(content, project=project, **fields)
+    assert response.status_code in (200, 201), response.json()
+    return response.json()
+
+
+def in_the_store(detail: str, project: str = "alpha") -> bool:
+    """Whether an active memory of the project says `detail` (in any case)."""
+    texts = Memory.objects.filter(project=project, status=Status.ACTIVE).values_list("content", flat=True)
+    return any(detail.lower() in text.lower() for text in texts)
 
 
 @pytest.fixture(autouse=True)

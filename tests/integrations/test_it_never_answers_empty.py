@@ -50,16 +50,21 @@ def reply_of(response, stream: bool) -> tuple[str | None, str]:
     return choice["message"]["content"], choice["finish_reason"]
 
 
+def asked_with_a_client_tool(client, token, stream: bool) -> tuple[str | None, str]:
+    """The reply to a question about deploys from a client that offers its own tool too: (text, finish reason)."""
+    response = chat(client, token, ask("What do we know about deploys?", tools=[WEATHER_TOOL], stream=stream))
+    assert response.status_code == 200, response.content
+    return reply_of(response, stream)
+
+
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
 def test_a_model_that_keeps_calling_memory_tools_beside_client_tools_gets_a_clear_message(
     client, upstream, memories, token, stream
 ):
     upstream.behaviour = stubborn
 
-    response = chat(client, token, ask("What do we know about deploys?", tools=[WEATHER_TOOL], stream=stream))
+    text, finish = asked_with_a_client_tool(client, token, stream)
 
-    assert response.status_code == 200, response.content
-    text, finish = reply_of(response, stream)
     assert text == NO_ANSWER.format(rounds=MAX_MEMORY_ROUNDS)
     assert finish == "stop"
     # Three memory rounds, the request after them, and one more with every tool switched off.
@@ -75,10 +80,8 @@ def test_the_extra_request_brings_the_models_own_text_when_it_obeys_tool_choice(
 ):
     upstream.behaviour = obeys_tool_choice
 
-    response = chat(client, token, ask("What do we know about deploys?", tools=[WEATHER_TOOL], stream=stream))
+    text, finish = asked_with_a_client_tool(client, token, stream)
 
-    assert response.status_code == 200, response.content
-    text, finish = reply_of(response, stream)
     assert text == f"Answer from {MAX_MEMORY_ROUNDS} memory results."
     assert finish == "stop"
     assert len(upstream.requests) == MAX_MEMORY_ROUNDS + 2

@@ -22,6 +22,7 @@ from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
+from bench.processes import stop
 from memoryhub.agents.mcp_server import RECALL_URI
 from memoryhub.agents.tools import tool_schemas
 from memoryhub.retrieval.recall import HEADER
@@ -171,11 +172,7 @@ def test_it_serves_the_same_over_its_own_http_process(store, token, tmp_path):
         anonymous = httpx.post(f"http://127.0.0.1:{port}/mcp", json={}, timeout=10)
         assert anonymous.status_code == 401
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from memoryhub.memories.lifecycle import run_decay_sweep
 from memoryhub.models import GateLogEntry, Membership, Memory, MemoryEvent, Proposal, Status
-from tests.api.conftest import make_agent
+from tests.api.conftest import make_agent, write
 from tests.dashboard_fixtures import viewer_of
 from tests.ui.conftest import HX
 
@@ -28,12 +28,6 @@ def items(html: str) -> list[str]:
 def item_html(html: str, row_id: str) -> str:
     part = html[html.index(f'id="{row_id}"') :]
     return part[: part.index("</article>")]
-
-
-def write(agent, content: str, project: str = "alpha") -> dict:
-    response = agent.store(content, project=project)
-    assert response.status_code in (200, 201), response.json()
-    return response.json()
 
 
 @pytest.fixture

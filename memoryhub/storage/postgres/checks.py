@@ -11,8 +11,9 @@ from typing import Any
 
 from django.db import connection
 
+from memoryhub.storage.portable import MEMORY_TABLE, vec_dimensions, vec_table
 from memoryhub.storage.postgres.probe import vector_extension_problem
-from memoryhub.storage.postgres.schema import MEMORY_TABLE, WORDS_COLUMN, vec_table
+from memoryhub.storage.postgres.schema import WORDS_COLUMN
 
 
 def _on(conn):
@@ -77,10 +78,8 @@ def index_ids(conn: Any = None) -> dict[str, set[int]]:
     """Ids held by the rows and by each index."""
     names = schema_names(conn)
     vectors: set[int] = set()
-    for name in sorted(names):
-        suffix = name.removeprefix("memory_vec_")
-        if name.startswith("memory_vec_") and suffix.isdigit():
-            vectors |= {int(r[0]) for r in _rows(conn, f"SELECT memory_id FROM {vec_table(int(suffix))}")}
+    for dimensions in vec_dimensions(names):
+        vectors |= {int(r[0]) for r in _rows(conn, f"SELECT memory_id FROM {vec_table(dimensions)}")}
     rows = {int(r[0]) for r in _rows(conn, f"SELECT id FROM {MEMORY_TABLE}")}
     return {
         "rows": rows,

@@ -184,6 +184,24 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
         return {int(q): int(m) for q, m in cursor.fetchall()}
 
 
+def next_in_project(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
+    """For each of these memories that belongs to no session: the memory written right after it in the same project,
+    when that one belongs to no session either and passes the filter (alias `m`): {id: next id}."""
+    if not memory_ids:
+        return {}
+    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q JOIN {MEMORY_TABLE} m ON m.id = (
+                    SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS NOT DISTINCT FROM q.project AND n.id > q.id
+                    ORDER BY n.id LIMIT 1)
+                WHERE q.id = ANY(%s) AND {session_q} IS NULL AND {session_m} IS NULL
+                  AND {where_sql}""",
+            [[int(i) for i in memory_ids], *where_params],
+        )
+        return {int(q): int(m) for q, m in cursor.fetchall()}
+
+
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
     """The decoded metadata of the rows that have any, by id. (Django has psycopg hand jsonb over as text, for
     JSONField to decode.)"""

@@ -14,6 +14,7 @@ from memoryhub.storage.portable import (  # noqa: F401 - re-exported with the ot
     MEMORY_TABLE,
     STORE_META_TABLE,
     scope_token,
+    vec_dimensions,
     vec_table,
 )
 
@@ -86,8 +87,7 @@ def existing_vec_dimensions() -> list[int]:
         cursor.execute(
             "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'memory\\_vec\\_%%'"
         )
-        names = [row[0] for row in cursor.fetchall()]
-    return sorted({int(n.split("_")[2]) for n in names if n.split("_")[2].isdigit()})
+        return vec_dimensions(row[0] for row in cursor.fetchall())
 
 
 def ensure_vec_table(dimensions: int) -> None:

@@ -160,35 +160,32 @@ def quantize_binary(vector: np.ndarray) -> bytes:
     return np.packbits(np.asarray(vector, dtype=np.float32) > 0, bitorder="little").tobytes()
 
 
-def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000) -> Iterator[StoredVector]:
-    """(memory_id, float32 vector, bits) for every row of the vector table, or for these ids only."""
-    table = vec_table(dimensions)
+def _every_row_or(
+    select: str, id_column: str, memory_ids: Sequence[int] | None, batch: int, *, order_by: str = ""
+) -> Iterator[tuple]:
+    """What `select` (a statement a WHERE can follow) reads from every row (in `order_by`'s order, if given) or from
+    the rows of these ids only, `batch` rows at a time."""
     with connection.cursor() as cursor:
         if memory_ids is None:
-            cursor.execute(f"SELECT memory_id, embedding::real[] FROM {table} ORDER BY memory_id")
+            cursor.execute(f"{select} ORDER BY {order_by}" if order_by else select)
         else:
-            cursor.execute(
-                f"SELECT memory_id, embedding::real[] FROM {table} WHERE memory_id = ANY(%s)",
-                [[int(i) for i in memory_ids]],
-            )
+            cursor.execute(f"{select} WHERE {id_column} = ANY(%s)", [[int(i) for i in memory_ids]])
         while rows := cursor.fetchmany(batch):
-            for mid, values in rows:
-                vector = _vector(values)
-                yield StoredVector(int(mid), vector, quantize_binary(vector))
+            yield from rows
+
+
+def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000) -> Iterator[StoredVector]:
+    """(memory_id, float32 vector, bits) for every row of the vector table, or for these ids only."""
+    select = f"SELECT memory_id, embedding::real[] FROM {vec_table(dimensions)}"
+    for mid, values in _every_row_or(select, "memory_id", memory_ids, batch, order_by="memory_id"):
+        vector = _vector(values)
+        yield StoredVector(int(mid), vector, quantize_binary(vector))
 
 
 def memory_scopes(memory_ids: Sequence[int] | None = None) -> Iterator[RowScope]:
     """(id, project, status, embed_model) of every memory row, or of these ids."""
-    with connection.cursor() as cursor:
-        if memory_ids is None:
-            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}")
-        else:
-            cursor.execute(
-                f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id = ANY(%s)",
-                [[int(i) for i in memory_ids]],
-            )
-        while rows := cursor.fetchmany(5000):
-            yield from (RowScope(*row) for row in rows)
+    select = f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}"
+    yield from (RowScope(*row) for row in _every_row_or(select, "id", memory_ids, 5000))
 
 
 def log_changes(memory_ids: Sequence[int]) -> None:

@@ -6,7 +6,8 @@ from typing import Any
 
 from django.db import DatabaseError, connection
 
-from memoryhub.storage.sqlite.schema import FTS_TABLE, MEMORY_TABLE, TRIGRAM_TABLE, vec_table
+from memoryhub.storage.portable import MEMORY_TABLE, vec_dimensions, vec_table
+from memoryhub.storage.sqlite.schema import FTS_TABLE, TRIGRAM_TABLE
 
 
 def fts_integrity_check() -> None:
@@ -87,10 +88,8 @@ def index_ids(conn: Any = None) -> dict[str, set[int]]:
     """Ids held by the rows and by each index, read from the indexes themselves (docsize, vec0 rowids)."""
     names = schema_names(conn)
     vectors: set[int] = set()
-    for name in sorted(names):
-        suffix = name.removeprefix("memory_vec_")
-        if name.startswith("memory_vec_") and suffix.isdigit():
-            vectors |= _id_set(conn, f"SELECT memory_id FROM {vec_table(int(suffix))}")
+    for dimensions in vec_dimensions(names):
+        vectors |= _id_set(conn, f"SELECT memory_id FROM {vec_table(dimensions)}")
     return {
         "rows": _id_set(conn, f"SELECT id FROM {MEMORY_TABLE}"),
         "embedded_rows": _id_set(conn, f"SELECT id FROM {MEMORY_TABLE} WHERE embed_model != ''"),

@@ -231,6 +231,29 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
     return out
 
 
+def next_in_project(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
+    """For each of these memories that belongs to no session: the memory written right after it in the same project
+    (the next id there), when that one belongs to no session either and passes the filter (alias `m`):
+    {id: next id}. How search finds the reply to a question of a conversation stored without session metadata
+    (conversations.py judges from their texts whether the two are turns of one)."""
+    out: dict[int, int] = {}
+    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
+    with connection.cursor() as cursor:
+        for start in range(0, len(memory_ids), 500):
+            chunk = [int(i) for i in memory_ids[start : start + 500]]
+            marks = ",".join(["%s"] * len(chunk))
+            cursor.execute(
+                f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q CROSS JOIN {MEMORY_TABLE} m ON m.id = (
+                        SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS q.project AND n.id > q.id
+                        ORDER BY n.id LIMIT 1)
+                    WHERE q.id IN ({marks}) AND {session_q} IS NULL AND {session_m} IS NULL
+                      AND {where_sql}""",
+                [*chunk, *where_params],
+            )
+            out.update((int(q), int(m)) for q, m in cursor.fetchall())
+    return out
+
+
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
     """The decoded metadata of the rows that have any, by id. Raw for the same reason as fusion_rows: the ORM's
     JSON lookup and model machinery cost more than the query for a search's ~100 candidates."""

@@ -12,6 +12,7 @@ from memoryhub.storage.portable import (  # noqa: F401 - re-exported with the ot
     MEMORY_TABLE,
     STORE_META_TABLE,
     scope_token,
+    vec_dimensions,
     vec_table,
 )
 
@@ -65,8 +66,7 @@ def vec_drop_statements(dimensions: int) -> list[str]:
 def existing_vec_dimensions() -> list[int]:
     with connection.cursor() as cursor:
         cursor.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'memory_vec_[0-9]*'")
-        names = [row[0] for row in cursor.fetchall()]
-    return sorted({int(n.split("_")[2]) for n in names if n.split("_")[2].isdigit()})
+        return vec_dimensions(row[0] for row in cursor.fetchall())
 
 
 def ensure_vec_table(dimensions: int) -> None:

@@ -139,39 +139,32 @@ def quantize_binary(vector: np.ndarray) -> bytes:
         return bytes(cursor.fetchone()[0])
 
 
-def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000) -> Iterator[StoredVector]:
-    """(memory_id, float32 vector, bits) for every row of the vec table, or for these ids only."""
-    table = vec_table(dimensions)
+def _every_row_or(select: str, id_column: str, memory_ids: Sequence[int] | None, batch: int) -> Iterator[tuple]:
+    """What `select` (a statement a WHERE can follow) reads from every row, `batch` rows at a time (never a million
+    tuples at once), or from the rows of these ids only, 500 ids to a statement."""
     with connection.cursor() as cursor:
         if memory_ids is None:
-            cursor.execute(f"SELECT memory_id, embedding, embedding_bits FROM {table}")
+            cursor.execute(select)
             while rows := cursor.fetchmany(batch):
-                yield from (StoredVector(int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in rows)
+                yield from rows
             return
         for start in range(0, len(memory_ids), 500):
             chunk = [int(i) for i in memory_ids[start : start + 500]]
-            marks = ",".join(["%s"] * len(chunk))
-            cursor.execute(
-                f"SELECT memory_id, embedding, embedding_bits FROM {table} WHERE memory_id IN ({marks})", chunk
-            )
-            yield from (
-                StoredVector(int(r[0]), np.frombuffer(r[1], dtype=np.float32), bytes(r[2])) for r in cursor.fetchall()
-            )
+            cursor.execute(f"{select} WHERE {id_column} IN ({','.join(['%s'] * len(chunk))})", chunk)
+            yield from cursor.fetchall()
+
+
+def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000) -> Iterator[StoredVector]:
+    """(memory_id, float32 vector, bits) for every row of the vec table, or for these ids only."""
+    select = f"SELECT memory_id, embedding, embedding_bits FROM {vec_table(dimensions)}"
+    for mid, blob, bits in _every_row_or(select, "memory_id", memory_ids, batch):
+        yield StoredVector(int(mid), np.frombuffer(blob, dtype=np.float32), bytes(bits))
 
 
 def memory_scopes(memory_ids: Sequence[int] | None = None) -> Iterator[RowScope]:
     """(id, project, status, embed_model) of every memory row, or of these ids."""
-    with connection.cursor() as cursor:
-        if memory_ids is None:
-            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}")
-            while rows := cursor.fetchmany(5000):  # never a million tuples at once
-                yield from (RowScope(*row) for row in rows)
-            return
-        for start in range(0, len(memory_ids), 500):
-            chunk = [int(i) for i in memory_ids[start : start + 500]]
-            marks = ",".join(["%s"] * len(chunk))
-            cursor.execute(f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE} WHERE id IN ({marks})", chunk)
-            yield from (RowScope(*row) for row in cursor.fetchall())
+    select = f"SELECT id, project, status, embed_model FROM {MEMORY_TABLE}"
+    yield from (RowScope(*row) for row in _every_row_or(select, "id", memory_ids, 5000))
 
 
 def log_changes(memory_ids: Sequence[int]) -> None:

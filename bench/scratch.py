@@ -1,4 +1,4 @@
-"""A throw-away store for the benchmark and evaluation commands, so the user's store is never touched: a temporary
+"""A throw-away store for the lab's benchmark and evaluation commands, so the user's store is never touched: a temporary
 SQLite file, or on PostgreSQL a database of its own on the same server."""
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.db import connections
+
+from memoryhub.storage.side_databases import create_database, database_exists, drop_database
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -60,17 +62,6 @@ def scratch_database(path: str | None = None, *, keep: bool = False) -> Iterator
                 Path(path + suffix).unlink(missing_ok=True)
 
 
-def _admin(statement: str) -> None:
-    """A statement that cannot run inside a transaction (CREATE/DROP DATABASE), on a connection of its own."""
-    import psycopg  # PostgreSQL only; a SQLite install may lack the driver
-
-    params = connections["default"].get_connection_params()
-    params.pop("cursor_factory", None)
-    params.pop("context", None)
-    with psycopg.connect(**params, autocommit=True) as conn:
-        conn.execute(statement)
-
-
 def _switch(connection, name: str) -> None:
     connection.close()
     if hasattr(connection, "close_pool"):
@@ -87,8 +78,8 @@ def _scratch_postgres(path: str | None, *, keep: bool) -> Iterator[str]:
     original = connection.settings_dict["NAME"]
     suffix = hashlib.sha1(path.encode()).hexdigest()[:16] if path else secrets.token_hex(8)
     name = f"memoryhub_scratch_{suffix}"
-    if path is None or not _database_exists(name):
-        _admin(f"CREATE DATABASE {name}")
+    if path is None or not database_exists(name):
+        create_database(name)
     _switch(connection, name)
     try:
         call_command("migrate", verbosity=0, interactive=False)
@@ -97,10 +88,4 @@ def _scratch_postgres(path: str | None, *, keep: bool) -> Iterator[str]:
     finally:
         _switch(connection, original)
         if path is None and not keep:
-            _admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-def _database_exists(name: str) -> bool:
-    with connections["default"].cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name])
-        return cursor.fetchone() is not None
+            drop_database(name)

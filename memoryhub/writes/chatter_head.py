@@ -1,0 +1,56 @@
+"""A second reader of agent chatter: a linear head over the write's own embedding, for what the sentence rules
+(`noise`, `chatter`) let through. Rules read how a text is said word by word, and each new voice of an agent needs
+new words; the head reads what the embedding model makes of the whole text (narration, a status read-out, a step
+of the session, a pleasantry), so it carries over to voices no rule names.
+
+The weights are a file beside this module (`chatter_head.npz`), trained by the lab (`python -m bench heads`) on the
+labelled chatter and facts in bench/, with the threshold chosen by cross-validation so that the head refuses no fact
+the rules keep there. They belong to one embedding model: with another (a provider's, or the e5 model) the head
+stays silent and the rules alone decide.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+WEIGHTS = Path(__file__).with_name("chatter_head.npz")
+REASON = (
+    "it reads as agent chatter (narration, status or a step of the session), not a fact; store the lasting fact, "
+    "decision or gotcha instead (true on its own, for any agent reading it later)"
+)
+
+
+@dataclass(frozen=True)
+class Head:
+    weights: np.ndarray
+    bias: float
+    threshold: float  # refuse above this probability of chatter
+    model_id: str  # the embedding model the weights were trained on
+
+    def chatter_probability(self, vector: np.ndarray) -> float:
+        return float(1.0 / (1.0 + np.exp(-(float(np.dot(vector, self.weights)) + self.bias))))
+
+
+@functools.cache
+def _head() -> Head | None:
+    if not WEIGHTS.exists():
+        return None
+    with np.load(WEIGHTS) as data:
+        return Head(
+            weights=data["weights"].astype(np.float32),
+            bias=float(data["bias"]),
+            threshold=float(data["threshold"]),
+            model_id=str(data["model_id"]),
+        )
+
+
+def reads_as_chatter(vector: np.ndarray, *, model_id: str) -> bool:
+    """Does the head, trained for this model's vectors, read the text behind `vector` as chatter?"""
+    head = _head()
+    if head is None or head.model_id != model_id or len(vector) != len(head.weights):
+        return False
+    return head.chatter_probability(np.asarray(vector, dtype=np.float32)) > head.threshold
