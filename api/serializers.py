@@ -3,6 +3,8 @@ serializers here describe them to the schema and validate input; the domain vali
 
 from __future__ import annotations
 
+import copy
+
 from django.conf import settings
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import serializers
@@ -58,6 +60,22 @@ def _tags(**kw):
     return serializers.ListField(child=child, required=False, allow_null=True, max_length=50, **kw)
 
 
+class RequestSerializer(serializers.Serializer):
+    """A request's fields, validated: what every request body and query string is parsed with.
+
+    DRF deep-copies every declared field for each serializer it makes, which runs each field's `__init__` again:
+    for a search that was most of the time spent parsing its body. The declared fields are never bound themselves
+    (only the copies are), so a shallow copy of each is as fresh for binding to this serializer; what the copies
+    share (validators, choices, a list's child field) is only read while validating. A nested serializer is still
+    deep-copied: it keeps the state of its own validation."""
+
+    def get_fields(self):
+        return {
+            name: copy.deepcopy(field) if isinstance(field, serializers.BaseSerializer) else copy.copy(field)
+            for name, field in self._declared_fields.items()
+        }
+
+
 class ContentMixin:
     def validate_content(self, value: str) -> str:
         limit = settings.MEMORYHUB_MAX_CONTENT_CHARS
@@ -69,7 +87,7 @@ class ContentMixin:
 # --- requests ------------------------------------------------------------------------------------------------
 
 
-class MemoryCreateSerializer(ContentMixin, serializers.Serializer):
+class MemoryCreateSerializer(ContentMixin, RequestSerializer):
     content = StrictCharField(help_text="One fact, true on its own.")
     category = _category(help_text="Guessed from the text when omitted (left empty when unsure).")
     tier = _tier(help_text="Guessed from the text when omitted.")
@@ -90,7 +108,7 @@ class MemoryCreateSerializer(ContentMixin, serializers.Serializer):
     )  # fmt: skip
 
 
-class MemoryUpdateSerializer(ContentMixin, serializers.Serializer):
+class MemoryUpdateSerializer(ContentMixin, RequestSerializer):
     content = StrictCharField(required=False)
     category = _category()
     tier = _tier()
@@ -131,7 +149,7 @@ class MemoryImportItemSerializer(serializers.Serializer):
     verified_at = serializers.DateTimeField(required=False)
 
 
-class MemoryImportSerializer(serializers.Serializer):
+class MemoryImportSerializer(RequestSerializer):
     memories = serializers.ListField(child=serializers.DictField(), allow_empty=False, max_length=10000)
 
 
@@ -139,7 +157,7 @@ class MemoryImportDocSerializer(serializers.Serializer):
     memories = MemoryImportItemSerializer(many=True)
 
 
-class MemoryListQuerySerializer(serializers.Serializer):
+class MemoryListQuerySerializer(RequestSerializer):
     project = StrictCharField(required=False, max_length=200, help_text="Exactly this project.")
     category = serializers.ChoiceField(choices=Category.choices, required=False)
     tier = serializers.ChoiceField(choices=Tier.choices, required=False)
@@ -159,7 +177,7 @@ def _as_of(what: str):
     )  # fmt: skip
 
 
-class SearchRequestSerializer(serializers.Serializer):
+class SearchRequestSerializer(RequestSerializer):
     query = StrictCharField(max_length=2000)
     project = _project(help_text="Search this project and the global memories; omit for global memories only.")
     k = serializers.IntegerField(required=False, default=10, min_value=1, max_value=100)
@@ -184,14 +202,14 @@ class SearchRequestSerializer(serializers.Serializer):
     as_of = _as_of("Search the store")
 
 
-class RecallRequestSerializer(serializers.Serializer):
+class RecallRequestSerializer(RequestSerializer):
     project = _project(help_text="The project the agent works in; globals are always included.")
     query = StrictCharField(required=False, allow_null=True, allow_blank=True, max_length=2000)
     budget_chars = serializers.IntegerField(required=False, min_value=BUDGET_CHARS_MIN, max_value=BUDGET_CHARS_MAX)
     as_of = _as_of("Recall the facts")
 
 
-class ToolCallRequestSerializer(serializers.Serializer):
+class ToolCallRequestSerializer(RequestSerializer):
     name = StrictCharField(max_length=100)
     arguments = serializers.JSONField(
         required=False, default=dict, help_text="The call's arguments: an object, or a JSON string as models send."
@@ -206,16 +224,16 @@ class ToolCallRequestSerializer(serializers.Serializer):
     )
 
 
-class ProposalListQuerySerializer(serializers.Serializer):
+class ProposalListQuerySerializer(RequestSerializer):
     status = serializers.ChoiceField(choices=ProposalStatus.choices, required=False)
     kind = serializers.ChoiceField(choices=ProposalKind.choices, required=False, help_text="merge or conflict")
 
 
-class ProposalRunSerializer(serializers.Serializer):
+class ProposalRunSerializer(RequestSerializer):
     project = _project(help_text="Consolidate this project only; omit for every project the token may touch.")
 
 
-class ProposalAcceptSerializer(serializers.Serializer):
+class ProposalAcceptSerializer(RequestSerializer):
     content = StrictCharField(required=False, allow_null=True, help_text="The merged text, edited; omit to keep it.")
     choice = serializers.ChoiceField(
         choices=ConflictChoice.choices, required=False, allow_null=True,
@@ -224,7 +242,7 @@ class ProposalAcceptSerializer(serializers.Serializer):
     )  # fmt: skip
 
 
-class ExportQuerySerializer(serializers.Serializer):
+class ExportQuerySerializer(RequestSerializer):
     format = serializers.ChoiceField(
         choices=[("jsonl", "jsonl"), ("markdown", "markdown"), ("mcp-memory", "mcp-memory")], required=False
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -47,13 +48,30 @@ def rate_tables() -> list[tuple[str, Mapping[str, float]]]:
     ]
 
 
+@dataclass(frozen=True)
+class DecayRates:
+    """The configured rates and the confirmed floor, read from the settings once: a search dates ~100 candidate
+    rows at one moment, and reading five settings for each of them was a tenth of its Python time."""
+
+    tables: tuple[tuple[str, Mapping[str, float]], ...]
+    default: float
+    confirmed_floor: float
+
+    @classmethod
+    def configured(cls) -> DecayRates:
+        return cls(tuple(rate_tables()), settings.MEMORYHUB_DECAY_DEFAULT_RATE, settings.MEMORYHUB_CONFIRMED_FLOOR)
+
+    def rate(self, category: str, tier: str) -> float:
+        values = {"category": category, "tier": tier}
+        for field_name, rates in self.tables:
+            value = values[field_name]
+            if value and value in rates:
+                return rates[value]
+        return self.default
+
+
 def decay_rate(category: str, tier: str) -> float:
-    values = {"category": category, "tier": tier}
-    for field_name, rates in rate_tables():
-        value = values[field_name]
-        if value and value in rates:
-            return rates[value]
-    return settings.MEMORYHUB_DECAY_DEFAULT_RATE
+    return DecayRates.configured().rate(category, tier)
 
 
 def last_referenced(last_accessed_at: datetime | None, updated_at: datetime | None, created_at: datetime) -> datetime:
@@ -67,10 +85,11 @@ def days_since(moment: datetime, now: datetime | None = None) -> float:
     return max(0.0, (now - moment).total_seconds() / 86400.0)
 
 
-def decayed(importance: float, rate: float, days: float, confirmed: bool) -> float:
+def decayed(importance: float, rate: float, days: float, confirmed: bool, floor: float | None = None) -> float:
+    """`floor`: the confirmed floor (MEMORYHUB_CONFIRMED_FLOOR when not given)."""
     value = importance * rate**days
     if confirmed:
-        value = max(value, min(importance, settings.MEMORYHUB_CONFIRMED_FLOOR))
+        value = max(value, min(importance, settings.MEMORYHUB_CONFIRMED_FLOOR if floor is None else floor))
     return round(value, PLACES)
 
 
@@ -82,9 +101,13 @@ def effective_value(
     confirmed: bool,
     referenced_at: datetime,
     now: datetime | None = None,
+    rates: DecayRates | None = None,
 ) -> float:
-    """Effective importance from a memory's plain values (for callers that read columns, not instances)."""
-    return decayed(importance, decay_rate(category, tier), days_since(referenced_at, now), confirmed)
+    """Effective importance from a memory's plain values (for callers that read columns, not instances). `rates`:
+    the settings as read once for many rows (`DecayRates.configured()`), read now when not given."""
+    rates = rates or DecayRates.configured()
+    days = days_since(referenced_at, now)
+    return decayed(importance, rates.rate(category, tier), days, confirmed, rates.confirmed_floor)
 
 
 def effective_from_row(row: Mapping[str, Any], now: datetime | None = None) -> float:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 
 from memoryhub.memories.store import import_memories
-from memoryhub.retrieval.conversations import implicit_context
+from memoryhub.retrieval.conversations import implicit_context, implicit_in
 from memoryhub.retrieval.search import MemoryFilter, search_memories
+from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db
 
@@ -57,3 +58,21 @@ def test_with_conversation_ranking_off_the_date_counts_for_nothing(settings):
     assert {h.memory.pk for h in hits[:2]} == {other_day, asked_day}
     assert hits[0].explain["word_coverage"] == hits[1].explain["word_coverage"]
     assert implicit_context([other_day, asked_day]) == {}
+
+
+def test_search_reads_the_metadata_with_its_candidates_rows_as_the_context_lookup_reads_it():
+    ids = import_memories(
+        items=[
+            {
+                "content": "Dana: the deploy is on Friday",
+                "project": "p",
+                "metadata": {"speaker": "Dana", "date": "3 June"},
+            },
+            {"content": "The API uses cursor pagination", "project": "p", "metadata": {"ticket": "API-12"}},
+            {"content": "Staging is rebuilt on Sundays", "project": "p"},
+        ]
+    )
+    read_with_rows = {row.id: row.metadata for row in sql.fusion_rows(ids)}
+    assert read_with_rows == {mid: sql.memory_metadata(ids).get(mid) for mid in ids}
+    assert read_with_rows[ids[2]] is None
+    assert implicit_in(read_with_rows) == implicit_context(ids) == {ids[0]: "Dana 3 June"}

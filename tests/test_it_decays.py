@@ -5,12 +5,13 @@ Time is controlled by passing `now` and by setting the row's clocks in the past;
 
 from __future__ import annotations
 
+import itertools
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
-from memoryhub.memories.decay import days_until_below, effective_importance
+from memoryhub.memories.decay import DecayRates, days_until_below, effective_importance, effective_value
 from memoryhub.memories.lifecycle import confirm_memory, refresh_memory
 from memoryhub.memories.store import create_memory
 from memoryhub.models import Memory, MemoryEvent
@@ -148,3 +149,18 @@ def test_days_until_below_agrees_with_the_formula():
     assert days == pytest.approx(13.51, abs=0.01)  # 0.6 * 0.95 ** d = 0.3
     assert effective_importance(memory, NOW + timedelta(days=days - 0.01)) >= 0.3
     assert effective_importance(memory, NOW + timedelta(days=days + 0.01)) < 0.3
+
+
+def test_rates_read_once_for_many_rows_give_what_reading_the_settings_for_each_row_gives(settings):
+    settings.MEMORYHUB_DECAY_CATEGORY_RATES = {"decision": 0.5}
+    settings.MEMORYHUB_DECAY_TIER_RATES = {"episodic": 0.9}
+    settings.MEMORYHUB_DECAY_DEFAULT_RATE = 0.8
+    settings.MEMORYHUB_CONFIRMED_FLOOR = 0.4
+    rates = DecayRates.configured()  # what search reads once for all its candidates
+    for category, tier, confirmed in itertools.product(["", "decision", "fact"], ["", "episodic"], [False, True]):
+        values = {"importance": 0.9, "category": category, "tier": tier, "confirmed": confirmed,
+                  "referenced_at": NOW - timedelta(days=3), "now": NOW}  # fmt: skip
+        assert effective_value(**values, rates=rates) == effective_value(**values)
+    assert rates.rate("decision", "episodic") == 0.5 and rates.rate("", "episodic") == 0.9 and rates.rate("", "") == 0.8
+    settings.MEMORYHUB_DECAY_DEFAULT_RATE = 0.7  # a later read sees the settings as they are then
+    assert DecayRates.configured().rate("", "") == 0.7 and rates.rate("", "") == 0.8

@@ -20,7 +20,6 @@ from memoryhub.agents.tools import list_memories
 from memoryhub.memories.actors import actor_kinds
 from memoryhub.memories.checking import set_expiry
 from memoryhub.memories.fields import new_memory
-from memoryhub.memories.holds import hold_imported
 from memoryhub.memories.refresh import refresh_memory
 from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.store import delete_memory
@@ -198,11 +197,11 @@ class MemoryViewSet(AgentAPIMixin, viewsets.GenericViewSet):
         for project in {item.get("project") or None for item in items if isinstance(item.get("project"), str | None)}:
             agent.check_write(project)
         keep_source = agent.name in settings.MEMORYHUB_RESTORE_AGENTS
-        ids = import_items(
-            items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects
-        )
         # A restore keeps what it restores; any other import is judged as writes are (and an untrusted token's waits).
-        hold_imported(memory_ids=ids, actor=agent.name, trusted=agent.trusted, judge_text=not keep_source)
+        ids = import_items(
+            items=items, source=agent.name, actor=agent.name, keep_source=keep_source, allowed_projects=agent.projects,
+            trusted=agent.trusted, judge_text=not keep_source,
+        )  # fmt: skip
         record_usage(agent, "write", project=None, timer=timer)
         return Response({"imported": len(ids), "ids": ids}, status=status.HTTP_201_CREATED)
 

@@ -22,6 +22,8 @@ a test or a command is used as it is, on the caller's thread.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from memoryhub import embeddings, runtime
@@ -49,6 +51,16 @@ def embed_for_storage(texts: list[str]) -> np.ndarray:
     if not uses_lane(active):
         return active.embed(texts)
     return runtime.on_write_lane(lambda: _twin(active).embed(texts))
+
+
+def start_embedding_for_storage(texts: list[str]) -> Callable[[], np.ndarray]:
+    """`embed_for_storage` that returns at once: the lane embeds while the caller goes on, and the function returned
+    hands the vectors over (waiting for them if need be). An embedder without a lane embeds now."""
+    active = embeddings.get_embedder()
+    if not uses_lane(active):
+        vectors = active.embed(texts)
+        return lambda: vectors
+    return runtime.queue_on_write_lane(lambda: _twin(active).embed(texts)).result
 
 
 def warm_up() -> None:

@@ -18,6 +18,7 @@ from memoryhub.models import (  # the rule itself, named here for its readers (s
     EFFECTIVE_FIELDS,
     HALF_UNIT,
     PLACES,
+    DecayRates,
     days_since,
     decay_rate,
     decayed,
@@ -30,9 +31,9 @@ from memoryhub.models import (  # the rule itself, named here for its readers (s
 )
 
 __all__ = [
-    "CLOCK_FIELDS", "EFFECTIVE_FIELDS", "HALF_UNIT", "PLACES", "days_below", "days_since", "days_until_below",
-    "decay_rate", "decayed", "effective_from_row", "effective_importance", "effective_importance_expression",
-    "effective_value", "fastest_rate", "last_referenced", "rate_tables",
+    "CLOCK_FIELDS", "EFFECTIVE_FIELDS", "HALF_UNIT", "PLACES", "DecayRates", "days_below", "days_since",
+    "days_until_below", "decay_rate", "decayed", "effective_from_row", "effective_importance",
+    "effective_importance_expression", "effective_value", "fastest_rate", "last_referenced", "rate_tables",
 ]  # fmt: skip
 
 

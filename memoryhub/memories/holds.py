@@ -64,15 +64,23 @@ def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool, re
     return memory
 
 
-def hold_imported(*, memory_ids: list[int], actor: str, trusted: bool, judge_text: bool) -> list[int]:
-    """After an import stored items as given: an untrusted token's items, and (`judge_text`, every import but a
-    restore's) active items that read as planted instructions, wait for a person. Returns the ids held."""
+def judge_imported(texts: list[str], *, trusted: bool, judge_text: bool) -> list[str | None]:
+    """Why each imported text must wait for a person (`hold_reason`), or None: an untrusted token's items, and
+    (`judge_text`, every import but a restore's) texts that read as planted instructions. Judged from the texts
+    alone, so an import does it while the model embeds them; `hold_imported` applies it once they are stored."""
+    return [hold_reason(text if judge_text else "", trusted=trusted) for text in texts]
+
+
+def hold_imported(*, memory_ids: list[int], actor: str, reasons: list[str | None]) -> list[int]:
+    """After an import stored items as given: the active ones `judge_imported` gave a reason (`reasons`, in the
+    order of `memory_ids`) wait for a person. Returns the ids held."""
+    why = {mid: reason for mid, reason in zip(memory_ids, reasons, strict=True) if reason}
     held = []
+    if not why:
+        return held
     with transaction.atomic():
-        for memory in Memory.objects.filter(pk__in=memory_ids, status=Status.ACTIVE).order_by("pk"):
-            reason = hold_reason(memory.content if judge_text else "", trusted=trusted)
-            if reason:
-                held.append(hold_edited(memory=memory, actor=actor, by_agent=True, trusted=trusted, reason=reason).pk)
+        for memory in Memory.objects.filter(pk__in=list(why), status=Status.ACTIVE).order_by("pk"):
+            held.append(hold_edited(memory=memory, actor=actor, by_agent=True, trusted=True, reason=why[memory.pk]).pk)
     return held
 
 

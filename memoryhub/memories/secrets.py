@@ -428,6 +428,9 @@ def holds_secret(text: str) -> bool:
     return bool(find_secrets(text)) or any(label_secret_kinds(part) for part in re.split(r"[,\s]+", text) if part)
 
 
+# Remembered as `_label_kinds` is, for the same reason: every agent call's usage record redacts its project name,
+# and checking it ran every rule again (a tenth of a keyword search's own time).
+@lru_cache(maxsize=4096)
 def redact_label(label: str) -> str:
     """A label as it may be shown or kept: a secret in it replaced by its kind and length."""
     if kinds_in(label):

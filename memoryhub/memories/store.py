@@ -18,7 +18,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memoryhub.embeddings import get_embedder
-from memoryhub.embeddings.write_lane import embed_for_storage
+from memoryhub.embeddings.write_lane import embed_for_storage, start_embedding_for_storage
 from memoryhub.memories.chain import release_successors
 from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory, parse_import_time
 from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_rows, redact_value
@@ -252,8 +252,29 @@ def prepare_import(
 IMPORT_EMBED_CHUNK = 512
 
 
+def start_import_vectors(prepared: list[dict[str, Any]]) -> Callable[[], np.ndarray]:
+    """Start embedding the prepared items' texts on the write lane, IMPORT_EMBED_CHUNK at a time, and return at once
+    what hands over their vectors (in input order, waiting for them if need be): the request goes on with its own
+    work while the model runs."""
+    embedder = get_embedder()
+    texts = [f["content"] for f in prepared]
+    chunks = [start_embedding_for_storage(texts[at : at + IMPORT_EMBED_CHUNK])
+              for at in range(0, len(texts), IMPORT_EMBED_CHUNK)]  # fmt: skip
+
+    def collect() -> np.ndarray:
+        done = [chunk() for chunk in chunks]
+        return np.vstack(done) if done else np.zeros((0, embedder.dimensions), dtype=np.float32)
+
+    return collect
+
+
 def store_imported(
-    *, prepared: list[dict[str, Any]], actor: str = "", batch_size: int = 64, all_or_nothing: bool = False
+    *,
+    prepared: list[dict[str, Any]],
+    actor: str = "",
+    batch_size: int = 64,
+    all_or_nothing: bool = False,
+    vectors: Callable[[], np.ndarray] | None = None,
 ) -> list[int]:
     """Write memories `prepare_import` cleaned (each checked once, never again here). Returns ids in input order.
 
@@ -261,19 +282,17 @@ def store_imported(
     transaction: a failed or killed request leaves nothing, so a client can simply send it again. Otherwise
     (seeding, benchmarks: stores too big for one transaction) rows and vectors go in per batch, each batch one
     transaction, so a crash loses at most the batch in flight. Either way no row is ever left without its vector.
+    `vectors`: the all-or-nothing import's embedding already started (`start_import_vectors`).
     """
     embedder = get_embedder()
     batches = [prepared[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
     ids: list[int] = []
     if all_or_nothing:
         # Embedding first, outside the transaction: the write lock is then held for the inserts alone.
-        texts = [f["content"] for f in prepared]
-        chunks = [embed_for_storage(texts[at : at + IMPORT_EMBED_CHUNK])
-                  for at in range(0, len(texts), IMPORT_EMBED_CHUNK)]  # fmt: skip
-        flat = np.vstack(chunks) if chunks else np.zeros((0, embedder.dimensions), dtype=np.float32)
-        vectors = [flat[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
+        flat = (vectors or start_import_vectors(prepared))()
+        in_batches = [flat[start : start + batch_size] for start in range(0, len(prepared), batch_size)]
         with transaction.atomic():
-            for batch, batch_vectors in zip(batches, vectors, strict=True):
+            for batch, batch_vectors in zip(batches, in_batches, strict=True):
                 ids.extend(_insert_imported(batch, batch_vectors, embedder.model_id, actor))
         return ids
     for batch in batches:

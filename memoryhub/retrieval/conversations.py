@@ -50,12 +50,20 @@ def implicit_context(ids: list[int]) -> dict[int, str]:
     coverage. Only the keys in IMPLICIT_METADATA; nothing when conversation ranking is off."""
     if not ids or not enabled():
         return {}
+    return implicit_in(sql.memory_metadata(ids))
+
+
+def implicit_in(metadata: dict[int, object]) -> dict[int, str]:
+    """`implicit_context` of metadata already read (search reads it with the candidates' rows), by id; nothing when
+    conversation ranking is off."""
+    if not enabled():
+        return {}
     out = {}
-    for pk, metadata in sql.memory_metadata(ids).items():
-        if isinstance(metadata, dict):
-            values = [str(metadata[key]) for key in IMPLICIT_METADATA if metadata.get(key)]
-            if values:
-                out[pk] = " ".join(values)
+    for pk, values in metadata.items():
+        if isinstance(values, dict):
+            said = [str(values[key]) for key in IMPLICIT_METADATA if values.get(key)]
+            if said:
+                out[pk] = " ".join(said)
     return out
 
 

@@ -33,7 +33,7 @@ from django.utils import timezone
 from memoryhub import runtime
 from memoryhub.embeddings import comparable_cosine, embed_queries, get_embedder
 from memoryhub.memories.bookkeeping import reinforce_later
-from memoryhub.memories.decay import effective_value, last_referenced
+from memoryhub.memories.decay import DecayRates, effective_value, last_referenced
 from memoryhub.models import Memory, Status
 from memoryhub.retrieval import conflicts, conversations, fusion, query_text, tuning
 from memoryhub.runtime import metrics
@@ -376,19 +376,26 @@ class _Row:
     effective: float
     confirmed: bool
     coverage: float | None = None  # share of the query's words it holds, once computed
+    metadata: object = None  # decoded, when the row has any (conversations.implicit_in reads it)
 
 
 def _rows(ids: list[int]) -> dict[int, _Row]:
 
     out = {}
     now = timezone.now()  # one moment for every candidate of a search (and one clock read, not a hundred)
+    rates = DecayRates.configured()
     for row in sql.fusion_rows(ids):
         effective = effective_value(
             importance=row.importance, category=row.category, tier=row.tier, confirmed=row.confirmed,
-            referenced_at=last_referenced(row.last_accessed_at, row.updated_at, row.created_at), now=now,
+            referenced_at=last_referenced(row.last_accessed_at, row.updated_at, row.created_at), now=now, rates=rates,
         )  # fmt: skip
-        out[row.id] = _Row(row.id, row.content, effective, row.confirmed)
+        out[row.id] = _Row(row.id, row.content, effective, row.confirmed, metadata=row.metadata)
     return out
+
+
+def _implicit(rows: dict[int, _Row]) -> dict[int, str]:
+    """What the candidates' metadata says their text leaves implicit (conversations.py), read with their rows."""
+    return conversations.implicit_in({mid: row.metadata for mid, row in rows.items() if row.metadata is not None})
 
 
 @dataclass(frozen=True)
@@ -546,13 +553,13 @@ def candidates(
         _keyword(kq, pool, where, params, _scopes(scope), signals)
         # While the worker still embeds: the keyword candidates' rows and word coverage.
         rows = _rows(list(signals))
-        context = conversations.implicit_context(list(rows))
+        context = _implicit(rows)
         for mid, row in rows.items():
             row.coverage = fusion.coverage(kq.terms, fusion.with_context(row.content, context.get(mid)))
     if mode in ("hybrid", "semantic"):
         embed_ms, knn = _semantic(embedding, pool, where, params, scope, signals)
         more = _rows([mid for mid in signals if mid not in rows])
-        context |= conversations.implicit_context(list(more))
+        context |= _implicit(more)
         rows |= more
     return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms,
                       answers=conversations.replies(rows, where, params, _rows) if answers else None)  # fmt: skip

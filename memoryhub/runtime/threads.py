@@ -50,13 +50,19 @@ def on_write_lane(work: Callable[[], T]) -> T:
     """Run `work` (an embedding of texts about to be stored) on the write lane and wait for it: one at a time, in the
     order they came, MEMORYHUB_WRITE_EMBED_NICE steps of `nice` below the server, so a search's embedding gets the
     CPU first (see embeddings/write_lane.py for what runs there)."""
+    return queue_on_write_lane(work).result()
+
+
+def queue_on_write_lane(work: Callable[[], T]) -> Future[T]:
+    """`on_write_lane` without the wait: the caller goes on (an import judges its texts while the lane embeds
+    them) and asks the future when it needs the result."""
     global _write_lane
     with _pools_lock:
         if _write_lane is None:
             _write_lane = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memoryhub-write-embedding",
                                              initializer=_lower_priority)  # fmt: skip
         lane = _write_lane
-    return lane.submit(work).result()
+    return lane.submit(work)
 
 
 def alongside(work: Callable[..., T], *args: Any) -> Future[T]:

@@ -67,7 +67,8 @@ def changed_ids(after: int, upto: int) -> tuple[list[int], int | None]:
 
 
 class FusionRow(NamedTuple):
-    """What ranking needs of a candidate; the decay clock is read from the three moments (aware, UTC)."""
+    """What ranking needs of a candidate; the decay clock is read from the three moments (aware, UTC). `metadata`:
+    the decoded metadata when the row has any, else None (what it leaves implicit counts as its words)."""
 
     id: int
     content: str
@@ -78,6 +79,7 @@ class FusionRow(NamedTuple):
     last_accessed_at: datetime | None
     updated_at: datetime | None
     created_at: datetime | None
+    metadata: object = None
 
 
 class StoredVector(NamedTuple):

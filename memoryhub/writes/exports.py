@@ -16,8 +16,9 @@ from django.db import transaction
 
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.backup import auto_backup
+from memoryhub.memories.holds import hold_imported, judge_imported
 from memoryhub.memories.selectors import visible_memory
-from memoryhub.memories.store import prepare_import, store_imported
+from memoryhub.memories.store import prepare_import, start_import_vectors, store_imported
 from memoryhub.models import Category, Memory, MemoryEvent
 from memoryhub.storage import vector_index
 from memoryhub.writes.shape import iso, memory_as_dict
@@ -126,15 +127,24 @@ def import_items(
     actor: str = "",
     keep_source: bool = True,
     allowed_projects: list[str] | None = None,
+    trusted: bool = True,
+    judge_text: bool = False,
 ) -> list[int]:
     """Store exported memories as given (no noise or duplicate judgement; the secret check and field checks as
     for any write), all or nothing: a request that fails or is cut off leaves no memory behind, so sending it
-    again never stores twins. `merged_into` pointing inside the set follows the new ids."""
+    again never stores twins. `merged_into` pointing inside the set follows the new ids.
+
+    Then what must wait for a person is held (holds.judge_imported): every item of an untrusted token (not
+    `trusted`), and with `judge_text` (every import but a restore) the texts that read as planted instructions.
+    They are judged while the write lane embeds them: the model is most of an import's time, and judging a
+    thousand texts after it was the largest part of the rest."""
     prepared = validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects)
 
     # Bursts of batches from one migration make one backup: the first holds the store as it was before.
     auto_backup("import", min_interval=300)
-    ids = store_imported(prepared=prepared, actor=actor or source, all_or_nothing=True)
+    vectors = start_import_vectors(prepared)
+    reasons = judge_imported([f["content"] for f in prepared], trusted=trusted, judge_text=judge_text)
+    ids = store_imported(prepared=prepared, actor=actor or source, all_or_nothing=True, vectors=vectors)
     old_to_new = {item["id"]: new for item, new in zip(items, ids, strict=True) if isinstance(item.get("id"), int)}
     links = [
         (new, old_to_new.get(item["merged_into"], item["merged_into"]))
@@ -154,6 +164,7 @@ def import_items(
                 Memory.objects.filter(pk=new).update(merged_into_id=target)
             for new, target in successors:
                 Memory.objects.filter(pk=new).update(superseded_by_id=target)
+    hold_imported(memory_ids=ids, actor=actor or source, reasons=reasons)
     # This process's vector copy reads the new rows now: the import pays for that, not the next search.
     embedder = get_embedder()
     vector_index.prepare(embedder.model_id, embedder.dimensions)

@@ -22,7 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
 from waitress import serve
 
-from memoryhub import runtime
+from memoryhub import embeddings, runtime
 from memoryhub.operations.deliveries import deliver_due
 from memoryhub.runtime import metrics
 from memoryhub.runtime.prefork import listening_socket, raise_system_exit
@@ -115,6 +115,7 @@ class Command(BaseCommand):
 
         from memoryhub.wsgi import application  # built in each serving process, after the fork
 
+        embeddings.embed_queries_only()  # its writes embed on the write lane's own copy of the model
         if not no_preload:
             # The first agent request should not wait a second or two for the model to load.
             from memoryhub.embeddings import get_embedder, write_lane

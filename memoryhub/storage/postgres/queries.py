@@ -138,7 +138,8 @@ def change_token() -> tuple[int, int]:
 
 
 def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
-    """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at) per id."""
+    """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at, metadata) per
+    id; metadata decoded where a row has any, else None. (Django has psycopg hand jsonb over as text.)"""
     if not memory_ids:
         return []
 
@@ -147,15 +148,17 @@ def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            f"""SELECT id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at
+            f"""SELECT id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at,
+                       CASE WHEN metadata = '{{}}'::jsonb THEN NULL ELSE metadata END
                 FROM {MEMORY_TABLE} WHERE id = ANY(%s)""",
             [[int(i) for i in memory_ids]],
         )
         rows = cursor.fetchall()
     return [
         FusionRow(int(mid), content, float(importance), bool(confirmed), category, tier,
-                  moment(accessed), moment(updated), moment(created))
-        for mid, content, importance, confirmed, category, tier, accessed, updated, created in rows
+                  moment(accessed), moment(updated), moment(created),
+                  json.loads(metadata) if isinstance(metadata, str) else metadata)
+        for mid, content, importance, confirmed, category, tier, accessed, updated, created, metadata in rows
     ]  # fmt: skip
 
 

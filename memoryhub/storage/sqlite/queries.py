@@ -146,8 +146,9 @@ def change_token() -> tuple[int, int]:
 
 
 def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
-    """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at) per id, for
-    ranking candidates; the decay clock is read from the three moments by memoryhub.memories.decay.
+    """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at, metadata) per
+    id, for ranking candidates; the decay clock is read from the three moments by memoryhub.memories.decay, and the
+    metadata is decoded only where a row has any (most have none).
 
     Raw rather than the ORM: building model instances for ~100 candidates per search cost more than the query."""
 
@@ -164,11 +165,13 @@ def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
             marks = ",".join(["%s"] * len(chunk))
             cursor.execute(
                 f"""SELECT id, content, importance, confirmed, category, tier,
-                           last_accessed_at, updated_at, created_at
+                           last_accessed_at, updated_at, created_at,
+                           CASE WHEN metadata IN ('{{}}', '') THEN NULL ELSE metadata END
                     FROM {MEMORY_TABLE} WHERE id IN ({marks})""",
                 chunk,
             )
-            for mid, content, importance, confirmed, category, tier, accessed, updated, created in cursor.fetchall():
+            for row in cursor.fetchall():
+                mid, content, importance, confirmed, category, tier, accessed, updated, created, metadata = row
                 out.append(
                     FusionRow(
                         int(mid),
@@ -180,6 +183,7 @@ def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
                         moment(accessed),
                         moment(updated),
                         moment(created),
+                        json.loads(metadata) if isinstance(metadata, str) else metadata,
                     )  # fmt: skip
                 )
     return out

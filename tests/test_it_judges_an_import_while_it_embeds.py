@@ -1,0 +1,103 @@
+"""An import judges its texts (held for a person's review or not) while the write lane embeds them, and only the
+items judged so are read back to be held: the same memories are held as when each stored row was judged after."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.db import connection
+
+from memoryhub import runtime
+from memoryhub.embeddings import get_embedder, write_lane
+from memoryhub.memories import holds
+from memoryhub.memories.holds import UNTRUSTED_REASON, hold_reason, judge_imported
+from memoryhub.models import Memory, MemoryEvent, Status
+from memoryhub.writes import exports
+from memoryhub.writes.exports import import_items
+from tests.test_it_holds_planted_instructions import FORCEFUL, PLANTED_WRITES
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+FACT = "The licence of the vendored chart library is MIT."
+
+
+def _statuses(ids: list[int]) -> list[str]:
+    by_id = {m.pk: m.status for m in Memory.objects.filter(pk__in=ids)}
+    return [by_id[i] for i in ids]
+
+
+def test_a_planted_item_is_held_and_an_archived_one_or_a_plain_fact_is_not():
+    items = [
+        {"content": PLANTED_WRITES[2], "project": "web"},
+        {"content": PLANTED_WRITES[2] + " Again.", "project": "web", "status": "archived"},
+        {"content": FORCEFUL[0], "project": "web"},
+        {"content": FACT, "project": "web"},
+    ]
+    ids = import_items(items=items, source="coder", actor="coder", keep_source=False, judge_text=True)
+    assert _statuses(ids) == [Status.QUARANTINED, Status.ARCHIVED, Status.ACTIVE, Status.ACTIVE]
+    held = Memory.objects.get(pk=ids[0])
+    assert held.held_reason == hold_reason(PLANTED_WRITES[2])
+    assert MemoryEvent.objects.filter(memory_id=held.pk, action="held", actor="coder").exists()
+
+
+def test_an_untrusted_tokens_active_items_are_all_held_and_a_restore_judges_no_text():
+    items = [{"content": FACT, "project": "web"}, {"content": PLANTED_WRITES[2], "project": "web"}]
+    untrusted = import_items(items=items, source="scraper", actor="scraper", trusted=False, judge_text=True)
+    assert _statuses(untrusted) == [Status.QUARANTINED, Status.QUARANTINED]
+    assert UNTRUSTED_REASON in Memory.objects.get(pk=untrusted[0]).held_reason
+    restored = import_items(items=items, source="backup", actor="backup", judge_text=False)
+    assert _statuses(restored) == [Status.ACTIVE, Status.ACTIVE]
+    assert judge_imported([FACT, PLANTED_WRITES[2]], trusted=True, judge_text=False) == [None, None]
+
+
+def test_the_texts_are_judged_while_the_write_lane_still_embeds_them(monkeypatch):
+    assert write_lane.uses_lane(get_embedder())  # the bundled model: an import's texts wait for the lane
+    busy, release, judged = threading.Event(), threading.Event(), threading.Event()
+    lane_busy_when_judged = []
+
+    def judge(texts, **kwargs):
+        lane_busy_when_judged.append(not release.is_set())
+        judged.set()
+        return holds.judge_imported(texts, **kwargs)
+
+    monkeypatch.setattr(exports, "judge_imported", judge)
+
+    def hold_the_lane() -> None:
+        busy.set()
+        release.wait(timeout=120)
+
+    runtime.start()
+    try:
+        held = threading.Thread(target=lambda: runtime.on_write_lane(hold_the_lane), daemon=True)
+        held.start()
+        assert busy.wait(timeout=60)
+        done: list[list[int]] = []
+
+        def run_import() -> None:
+            try:
+                done.append(import_items(items=[{"content": FACT, "project": "web"}], source="c", judge_text=True))
+            finally:
+                connection.close()
+
+        importer = threading.Thread(target=run_import, daemon=True)
+        importer.start()
+        # The lane is still busy (this import's texts wait behind the held work), yet the texts are judged.
+        assert judged.wait(timeout=60)
+        assert lane_busy_when_judged == [True] and not done
+        release.set()
+        importer.join(timeout=120)
+        held.join(timeout=60)
+    finally:
+        release.set()
+        runtime.stop()
+    assert len(done) == 1 and _statuses(done[0]) == [Status.ACTIVE]
+
+
+def test_a_future_from_the_write_lane_is_its_result_once_the_lane_ran_it():
+    runtime.start()
+    try:
+        future = runtime.queue_on_write_lane(lambda: threading.current_thread().name)
+        assert future.result(timeout=60).startswith("memoryhub-write-embedding")
+    finally:
+        runtime.stop()
