@@ -166,40 +166,37 @@ def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
 _SESSION = "coalesce({0}.metadata ->> 'session', {0}.metadata ->> 'session_id')"
 
 
-def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
-    """For each of these memories that belongs to a session: the memory written right after it in the same project,
-    when that one is of the same session and passes the filter (alias `m`): {id: next id}."""
+def _next_in_project(
+    memory_ids: Sequence[int], same_conversation: str, where_sql: str, where_params: Sequence
+) -> dict[int, int]:
+    """For each of these memories, the memory written right after it in the same project, when the two stand in
+    `same_conversation` (a condition on `q`, the memory, and `m`, the next one) and `m` passes the filter."""
     if not memory_ids:
         return {}
-    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
     with connection.cursor() as cursor:
         cursor.execute(
             f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q JOIN {MEMORY_TABLE} m ON m.id = (
                     SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS NOT DISTINCT FROM q.project AND n.id > q.id
                     ORDER BY n.id LIMIT 1)
-                WHERE q.id = ANY(%s) AND {session_q} IS NOT NULL AND {session_m} = {session_q}
-                  AND {where_sql}""",
+                WHERE q.id = ANY(%s) AND {same_conversation} AND {where_sql}""",
             [[int(i) for i in memory_ids], *where_params],
         )
         return {int(q): int(m) for q, m in cursor.fetchall()}
+
+
+def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
+    """For each of these memories that belongs to a session: the memory written right after it in the same project,
+    when that one is of the same session and passes the filter (alias `m`): {id: next id}."""
+    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
+    same_session = f"{session_q} IS NOT NULL AND {session_m} = {session_q}"
+    return _next_in_project(memory_ids, same_session, where_sql, where_params)
 
 
 def next_in_project(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
     """For each of these memories that belongs to no session: the memory written right after it in the same project,
     when that one belongs to no session either and passes the filter (alias `m`): {id: next id}."""
-    if not memory_ids:
-        return {}
     session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q JOIN {MEMORY_TABLE} m ON m.id = (
-                    SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS NOT DISTINCT FROM q.project AND n.id > q.id
-                    ORDER BY n.id LIMIT 1)
-                WHERE q.id = ANY(%s) AND {session_q} IS NULL AND {session_m} IS NULL
-                  AND {where_sql}""",
-            [[int(i) for i in memory_ids], *where_params],
-        )
-        return {int(q): int(m) for q, m in cursor.fetchall()}
+    return _next_in_project(memory_ids, f"{session_q} IS NULL AND {session_m} IS NULL", where_sql, where_params)
 
 
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:

@@ -207,14 +207,13 @@ def serialize_writes(key: str) -> None:
 _SESSION = "coalesce(json_extract({0}.metadata, '$.session'), json_extract({0}.metadata, '$.session_id'))"
 
 
-def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
-    """For each of these memories that belongs to a session: the memory written right after it in the same project
-    (the next id there), when that one is of the same session and passes the filter (alias `m`): {id: next id}.
-
-    How search finds the reply to a question stored as a conversation turn. Each look-up is one step along the
-    project index (the ids follow the order memories were written in)."""
+def _next_in_project(
+    memory_ids: Sequence[int], same_conversation: str, where_sql: str, where_params: Sequence
+) -> dict[int, int]:
+    """For each of these memories, the memory written right after it in the same project (the next id there), when
+    the two stand in `same_conversation` (a condition on `q`, the memory, and `m`, the next one) and `m` passes the
+    filter. Each look-up is one step along the project index (the ids follow the order memories were written in)."""
     out: dict[int, int] = {}
-    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
     with connection.cursor() as cursor:
         for start in range(0, len(memory_ids), 500):
             chunk = [int(i) for i in memory_ids[start : start + 500]]
@@ -223,35 +222,29 @@ def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_pa
                 f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q CROSS JOIN {MEMORY_TABLE} m ON m.id = (
                         SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS q.project AND n.id > q.id
                         ORDER BY n.id LIMIT 1)
-                    WHERE q.id IN ({marks}) AND {session_q} IS NOT NULL AND {session_m} = {session_q}
-                      AND {where_sql}""",
+                    WHERE q.id IN ({marks}) AND {same_conversation} AND {where_sql}""",
                 [*chunk, *where_params],
             )
             out.update((int(q), int(m)) for q, m in cursor.fetchall())
     return out
+
+
+def next_in_session(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
+    """For each of these memories that belongs to a session: the memory written right after it in the same project,
+    when that one is of the same session and passes the filter (alias `m`): {id: next id}. How search finds the
+    reply to a question stored as a conversation turn."""
+    session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
+    same_session = f"{session_q} IS NOT NULL AND {session_m} = {session_q}"
+    return _next_in_project(memory_ids, same_session, where_sql, where_params)
 
 
 def next_in_project(memory_ids: Sequence[int], where_sql: str = "TRUE", where_params: Sequence = ()) -> dict[int, int]:
-    """For each of these memories that belongs to no session: the memory written right after it in the same project
-    (the next id there), when that one belongs to no session either and passes the filter (alias `m`):
-    {id: next id}. How search finds the reply to a question of a conversation stored without session metadata
-    (conversations.py judges from their texts whether the two are turns of one)."""
-    out: dict[int, int] = {}
+    """For each of these memories that belongs to no session: the memory written right after it in the same project,
+    when that one belongs to no session either and passes the filter (alias `m`): {id: next id}. How search finds the
+    reply to a question of a conversation stored without session metadata (conversations.py judges from their texts
+    whether the two are turns of one)."""
     session_q, session_m = _SESSION.format("q"), _SESSION.format("m")
-    with connection.cursor() as cursor:
-        for start in range(0, len(memory_ids), 500):
-            chunk = [int(i) for i in memory_ids[start : start + 500]]
-            marks = ",".join(["%s"] * len(chunk))
-            cursor.execute(
-                f"""SELECT q.id, m.id FROM {MEMORY_TABLE} q CROSS JOIN {MEMORY_TABLE} m ON m.id = (
-                        SELECT n.id FROM {MEMORY_TABLE} n WHERE n.project IS q.project AND n.id > q.id
-                        ORDER BY n.id LIMIT 1)
-                    WHERE q.id IN ({marks}) AND {session_q} IS NULL AND {session_m} IS NULL
-                      AND {where_sql}""",
-                [*chunk, *where_params],
-            )
-            out.update((int(q), int(m)) for q, m in cursor.fetchall())
-    return out
+    return _next_in_project(memory_ids, f"{session_q} IS NULL AND {session_m} IS NULL", where_sql, where_params)
 
 
 def memory_metadata(memory_ids: Sequence[int]) -> dict[int, object]:
