@@ -37,3 +37,20 @@ def test_the_copy_gives_the_stored_vectors_cosine_and_search_uses_it(tuned, monk
     word_only = [s for s in signals.values() if s.vector_rank is None]
     assert word_only
     assert all(s.outside_distance is not None for s in word_only)
+
+
+def test_an_int8_copy_gives_the_stored_vectors_cosine_within_its_rounding(monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)
+    monkeypatch.setattr(vector_index, "COPY_INT8_ABOVE", 0)  # a store of a million keeps int8 codes
+    texts = [f"Invoice batch {n} is exported to the ledger every night" for n in range(12)]
+    ids = import_memories(items=[{"content": t, "project": "p"} for t in texts], source="test")
+    embedder = get_embedder()
+    query = embedder.embed(["ledger export schedule"])[0]
+    view = vector_index.view(embedder.model_id, embedder.dimensions)
+    assert view.scales is not None
+
+    from_copy = view.distances(query, ids)
+    stored = sql.read_vectors(ids, embedder.dimensions)
+    from_store = {mid: 1.0 - float(vector @ query) / float(np.linalg.norm(vector)) for mid, vector in stored.items()}
+    assert from_copy.keys() == from_store.keys() == set(ids)
+    assert max(abs(from_copy[mid] - from_store[mid]) for mid in ids) < 0.01
