@@ -19,6 +19,7 @@ signal the change ("now", "since", "from", "instead") are set aside before the t
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -418,7 +419,7 @@ def _without_closing_clause(text: str) -> str:
     return text[: match.start()].rstrip(" ,;")
 
 
-def _kinds(values: set[str]) -> set[str]:
+def _kinds(values: frozenset[str] | set[str]) -> set[str]:
     """What kind of value each is: a time ("nightly", "02h00", "monday"), an amount ("500", "2.11", "25mb") or a
     name. Two values of no common kind are two slots ("Backups run nightly" / "Backups go to the eu-west-2 bucket")."""
     return {
@@ -428,20 +429,21 @@ def _kinds(values: set[str]) -> set[str]:
     }  # fmt: skip
 
 
-def _slot_words(text: str, topic: frozenset[str]) -> tuple[list[str], set[str]]:
+@functools.lru_cache(maxsize=4096)  # each text of a pair is read by the slot rule and by `_says_more`
+def _slot_words(text: str, topic: frozenset[str]) -> tuple[tuple[str, ...], frozenset[str]]:
     """The words that say which fact a text is about once its values, the scope's names and the linking words are
     set aside, and its values."""
     text = normalise_times(text)
-    values = {_norm(v) for v in _values(text)} - topic
-    words = [
+    values = frozenset(_norm(v) for v in _values(text)) - topic
+    words = tuple(
         w
         for w in _content(_tokens(text), drop_change_words=True)
         if w not in values and w not in topic and w not in _LINK_WORDS and w not in _OWNERS
-    ]
+    )
     return words, values
 
 
-def _in_one_place(values: set[str], text: str) -> bool:
+def _in_one_place(values: frozenset[str], text: str) -> bool:
     """Do these values of `text` stand together ("Elasticsearch 7", "Lisbon, Portugal", "English and German"), rather
     than in two slots ("the 'gold' plan gets 1000 requests", "the timeout of stone-saddle is 5 seconds")?"""
     plain = [_norm(t) for t in _tokens(normalise_times(text))]
@@ -450,7 +452,7 @@ def _in_one_place(values: set[str], text: str) -> bool:
     return all(t in values or t in ("and", "or") for t in between)
 
 
-def _anchored(old_words: list[str], new_words: list[str], shared_values: set[str], name: str) -> bool:
+def _anchored(old_words: Sequence[str], new_words: Sequence[str], shared_values: frozenset[str], name: str) -> bool:
     """Something of the fact itself is common to both, besides the linking words and the name the older opens on
     (a product's name opens most of its facts): a word ("search"), or a name that carries a new version ("Go")."""
     shared_words = [w for w in old_words if w != name and any(_same_word(w, n) for n in new_words)]

@@ -203,10 +203,15 @@ def _is_question(text: str) -> bool:
 def noise_reason(text: str, *, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
     """Why `text` is not a fact worth keeping, or None: the rules, and the chatter head where the text's `vector` (of
     the model `model_id`) is at hand; no LLM."""
-    reason = noise_verdict(text)[0]
+    return _with_head(noise_verdict(text), vector, model_id)[0]
+
+
+def _with_head(verdict: tuple[str | None, bool], vector: np.ndarray | None, model_id: str) -> tuple[str | None, bool]:
+    """The rules' (reason, sure), with a text they keep and the chatter head reads as chatter refused, unsurely."""
+    reason, _ = verdict
     if reason is None and vector is not None and reads_as_chatter(vector, model_id=model_id):
-        return chatter_head.REASON
-    return reason
+        return chatter_head.REASON, False
+    return verdict
 
 
 # Rules whose refusal is a guess about how the text is phrased: a long text they refuse may still carry a fact.
@@ -227,9 +232,7 @@ def judge_noise(text: str, *, vector: np.ndarray | None = None, model_id: str = 
     """The rules' verdict, with the configured LLM (when MEMORYHUB_GATE_LLM_JUDGE is on) deciding the cases the
     rules are unsure of. No answer from the judge leaves the rules' verdict standing. With the write's `vector`, a
     text the rules keep and the chatter head reads as chatter is refused, unless the LLM says it is durable."""
-    reason, sure = noise_verdict(text)
-    if reason is None and vector is not None and reads_as_chatter(vector, model_id=model_id):
-        reason, sure = chatter_head.REASON, False
+    reason, sure = _with_head(noise_verdict(text), vector, model_id)
     if sure:
         return reason
     answer = ask_llm_about_noise(text)
