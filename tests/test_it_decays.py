@@ -11,6 +11,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memoryhub.memories import bookkeeping
 from memoryhub.memories.decay import DecayRates, days_until_below, effective_importance, effective_value
 from memoryhub.memories.lifecycle import confirm_memory, refresh_memory
 from memoryhub.memories.store import create_memory
@@ -99,6 +100,20 @@ def test_a_search_that_returns_a_memory_reinforces_it():
     memory.refresh_from_db()
     assert memory.access_count == 1
     assert memory.effective_importance > 0.5
+
+
+def test_uses_written_together_count_each_use(settings):
+    once = aged(30, importance=0.5, category="fact", content="Invoices are rendered with WeasyPrint")
+    twice = aged(30, importance=0.95, category="fact", content="Receipts are rendered with WeasyPrint too")
+    step = settings.MEMORYHUB_REINFORCE_STEP
+    later = NOW + timedelta(minutes=1)
+    bookkeeping.write([bookkeeping.Use((once.pk, twice.pk), NOW), bookkeeping.Use((twice.pk,), later)])
+    once.refresh_from_db()
+    twice.refresh_from_db()
+    assert (once.access_count, twice.access_count) == (1, 2)
+    assert once.importance == pytest.approx(0.5 + step)
+    assert twice.importance == pytest.approx(min(1.0, 0.95 + 2 * step))
+    assert once.last_accessed_at == twice.last_accessed_at == later  # the last use of the batch
 
 
 def test_a_confirmed_memory_never_falls_below_the_floor(settings):

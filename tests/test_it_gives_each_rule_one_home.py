@@ -44,7 +44,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories import bookkeeping, selectors, storable
 from memoryhub.memories.selectors import MAX_ID, visible_memory
 from memoryhub.memories.storable import MAX_JSON_DEPTH, Unstorable, unstorable
-from memoryhub.memories.store import bookkeeping_write, clean_fields, create_memory
+from memoryhub.memories.store import clean_fields, create_memory
 from memoryhub.memories.supersession import supersede
 from memoryhub.models import Memory, MemoryEvent, Status, UsageRecord
 from memoryhub.storage import sql
@@ -325,7 +325,8 @@ def test_the_api_the_tools_and_the_proxy_each_leave_one_usage_record_written_aft
     monkeypatch, upstream, client
 ):
     queued: list = []
-    monkeypatch.setattr(bookkeeping, "later", queued.append)  # the bookkeeping thread's queue, held still
+    # The bookkeeping thread's queue, held still.
+    monkeypatch.setattr(bookkeeping.runtime, "after_response", lambda item, write: queued.append((item, write)))
     curator = make_agent("curator")
 
     assert curator.store(FACT, project=f"alpha {AWS_KEY}").status_code == 422  # the API: a refused write
@@ -338,9 +339,8 @@ def test_the_api_the_tools_and_the_proxy_each_leave_one_usage_record_written_aft
     )
     assert response.status_code == 200, response.content
     assert UsageRecord.objects.count() == 0 and len(queued) == 3  # nothing written before the answers went
-    for work in queued:
-        with bookkeeping_write():
-            work()
+    assert {write for _, write in queued} == {bookkeeping.write}
+    bookkeeping.write([item for item, _ in queued])  # as the thread writes a batch
     records = {r.kind: r for r in UsageRecord.objects.all()}
     assert set(records) == {"write", "tool", "proxy"}
     assert {r.agent for r in records.values()} == {"curator"}

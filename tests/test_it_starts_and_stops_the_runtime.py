@@ -5,7 +5,6 @@ lane starts it again."""
 from __future__ import annotations
 
 import threading
-from contextlib import nullcontext
 
 from memoryhub import runtime
 
@@ -15,21 +14,45 @@ def _runtime_threads() -> set[str]:
 
 
 def test_work_after_the_response_runs_inline_until_the_runtime_starts_and_all_of_it_before_it_stops():
-    done: list[int] = []
-    runtime.after_response(lambda: done.append(1), within=nullcontext)
-    assert done == [1]  # not started: now, on the caller's thread
+    written: list[list[int]] = []
+    release = threading.Event()
+
+    def write(items: list[int]) -> None:
+        if 2 in items:
+            release.wait(10)
+        written.append(items)
+
+    runtime.after_response(1, write=write)
+    assert written == [[1]]  # not started: now, on the caller's thread
     runtime.start()
     try:
-        release = threading.Event()
-        runtime.after_response(lambda: (release.wait(10), done.append(2)), within=nullcontext)
-        runtime.after_response(lambda: done.append(3), within=nullcontext)
-        assert done == [1]  # queued for the background thread
+        runtime.after_response(2, write=write)
+        runtime.after_response(3, write=write)
+        assert written == [[1]]  # queued for the background thread
         release.set()
     finally:
         runtime.stop()
-    assert done == [1, 2, 3]
-    runtime.after_response(lambda: done.append(4), within=nullcontext)
-    assert done == [1, 2, 3, 4]
+    assert [item for items in written for item in items] == [1, 2, 3]
+    runtime.after_response(4, write=write)
+    assert written[-1] == [4]
+
+
+def test_items_queued_for_one_writer_are_written_in_one_call_and_a_failing_batch_one_by_one():
+    calls: list[list[str]] = []
+
+    def write(items: list[str]) -> None:
+        calls.append(list(items))
+        if "bad" in items:
+            raise ValueError("a bad item")
+
+    runtime.start()
+    try:
+        for item in ("a", "bad", "b"):  # queued within the moment the thread gathers for, once woken
+            runtime.after_response(item, write=write)
+    finally:
+        runtime.stop()
+    # Tried as one batch; it fails, and each is written alone (only the bad one fails again).
+    assert calls == [["a", "bad", "b"], ["a"], ["bad"], ["b"]]
 
 
 def test_stop_ends_every_thread_the_runtime_started_and_the_lanes_start_again_on_use():

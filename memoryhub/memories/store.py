@@ -6,7 +6,7 @@ embedder that fails leaves nothing behind.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -335,11 +335,20 @@ def bookkeeping_write() -> Iterator[None]:
 
 def reinforce(*, memory_ids: list[int], now: datetime | None = None) -> None:
     """An agent used these memories: count the use and restart their decay clock, with a small boost."""
-    if not memory_ids:
-        return
+    reinforce_uses(uses=dict.fromkeys(memory_ids, 1), now=now or timezone.now())
 
+
+def reinforce_uses(*, uses: Mapping[int, int], now: datetime) -> None:
+    """Memories used this many times each, the last of them `now`: each use counted and boosted, the decay clock
+    restarted at `now`."""
+    by_times: dict[int, list[int]] = {}
+    for memory_id, times in uses.items():
+        by_times.setdefault(times, []).append(memory_id)
+    if not by_times:
+        return
     with bookkeeping_write():
-        sql.reinforce_rows(memory_ids, now or timezone.now(), settings.MEMORYHUB_REINFORCE_STEP)
+        for times, memory_ids in sorted(by_times.items()):
+            sql.reinforce_rows(memory_ids, now, settings.MEMORYHUB_REINFORCE_STEP, times=times)
 
 
 def reembed(*, batch_size: int = 64, progress=None) -> int:

@@ -4,7 +4,8 @@ stop, so the domain reads as plain functions. It imports nothing of the domain (
 What the domain calls:
 - `write_turn(exclusive=...)`: a write's turn at the gate (after the searches running, one write at a time with
   the bundled model) and `yield_to_searches()` before its other heavy step; `searching()` around a search;
-- `after_response(work, within=...)`: bookkeeping written after the answer, on a background thread when serving;
+- `after_response(item, write=...)`: bookkeeping written after the answer, on a background thread when serving,
+  many requests' items in one `write`;
 - `on_write_lane(work)`: texts about to be stored embedded on the write lane (one at a time, lower CPU priority);
   `queue_on_write_lane(work)` the same without waiting (a future);
   `alongside(work, *args)`: a search's query embedded while its keyword side runs;

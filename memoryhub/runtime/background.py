@@ -22,7 +22,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from contextlib import AbstractContextManager
+from typing import Any
 
 from django.db import close_old_connections, connection
 
@@ -30,8 +30,9 @@ from memoryhub.runtime.turns import yield_to_searches
 
 logger = logging.getLogger(__name__)
 
-Work = Callable[[], None]
-Within = Callable[[], AbstractContextManager]
+# Writes a list of queued items, many requests' worth at once (memories/bookkeeping.py: one transaction, one
+# statement per kind of item instead of one per request).
+Writer = Callable[[list[Any]], None]
 _BATCH = 200  # queued items written per transaction at most
 # Once woken by a first item, the thread gathers for this long before writing. Waking a thread that waits on the
 # queue is paid by the request that queues (a thread switch, then the GIL passed back and forth): about a tenth of
@@ -39,35 +40,31 @@ _BATCH = 200  # queued items written per transaction at most
 # burst of searches is written in one transaction instead of one each.
 _GATHER_SECONDS = 0.05
 
-_queue: queue.Queue[tuple[Work, Within] | None] = queue.Queue()
+_queue: queue.Queue[tuple[Any, Writer] | None] = queue.Queue()
 _thread: threading.Thread | None = None
 _lock = threading.Lock()
 
 
-def after_response(work: Work, *, within: Within) -> None:
-    """Run `work` inside `within()` (a transaction): on the background thread once the runtime started, batched
-    with other work of the same `within`; otherwise now."""
+def after_response(item: Any, *, write: Writer) -> None:
+    """`write([item])`: on the background thread once the runtime started, in one call with the other items queued
+    for the same `write`; otherwise now."""
     if _thread is None:
-        with within():
-            work()
+        write([item])
         return
-    _queue.put((work, within))
+    _queue.put((item, write))
 
 
-def _run_batch(batch: list[tuple[Work, Within]]) -> None:
-    for within in dict.fromkeys(w for _, w in batch):
-        items = [work for work, w in batch if w is within]
+def _run_batch(batch: list[tuple[Any, Writer]]) -> None:
+    for write in dict.fromkeys(w for _, w in batch):
+        items = [item for item, w in batch if w is write]
         try:
-            with within():
-                for work in items:
-                    work()
+            write(items)
             continue
-        except Exception:  # noqa: BLE001 - one bad item must not lose the others: run them one by one
+        except Exception:  # noqa: BLE001 - one bad item must not lose the others: write them one by one
             logger.warning("a batch of work after the response failed; retrying it one at a time", exc_info=True)
-        for work in items:
+        for item in items:
             try:
-                with within():
-                    work()
+                write([item])
             except Exception:  # noqa: BLE001 - bookkeeping never takes the server down
                 logger.exception("work after the response failed and was dropped")
 

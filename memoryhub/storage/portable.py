@@ -190,18 +190,19 @@ def superseded_among(memory_ids: Sequence[int]) -> list[tuple[int, int]]:
     return sorted(out)
 
 
-def reinforce_rows(memory_ids: Sequence[int], now: datetime, step: float) -> None:
-    """Count a use of these memories: one more access, last accessed `now`, importance up by `step` (at most 1).
-    Written after every agent's search: the ORM's UPDATE cost the bookkeeping thread three times the statement,
-    and that thread shares the interpreter with the next search."""
+def reinforce_rows(memory_ids: Sequence[int], now: datetime, step: float, *, times: int = 1) -> None:
+    """Count `times` uses of these memories: as many more accesses, last accessed `now`, importance up by `step`
+    each time (at most 1). Written after every agent's search: the ORM's UPDATE cost the bookkeeping thread three
+    times the statement, and that thread shares the interpreter with the next search."""
     if not memory_ids:
         return
     chunk = [int(i) for i in memory_ids]
     marks = ",".join(["%s"] * len(chunk))
+    boost = float(step) * times
     with connection.cursor() as cursor:
         cursor.execute(
-            f"""UPDATE {MEMORY_TABLE} SET access_count = access_count + 1, last_accessed_at = %s,
+            f"""UPDATE {MEMORY_TABLE} SET access_count = access_count + %s, last_accessed_at = %s,
                     importance = CASE WHEN importance + %s < 1.0 THEN importance + %s ELSE 1.0 END
                 WHERE id IN ({marks})""",
-            [connection.ops.adapt_datetimefield_value(now), float(step), float(step), *chunk],
+            [int(times), connection.ops.adapt_datetimefield_value(now), boost, boost, *chunk],
         )
