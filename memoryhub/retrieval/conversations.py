@@ -44,6 +44,7 @@ IMPLICIT_METADATA = ("speaker", "date")
 _TURN = re.compile(r"\s*([^\W\d_][\w'.-]*(?: [^\W\d_][\w'.-]*){0,2}): ")
 
 Replies = dict[int, Any]  # the question's id -> the reply's fusion row (with `pk`)
+Load = Callable[[list[int]], dict[int, Any]]  # ids -> their fusion rows
 
 
 def enabled() -> bool:
@@ -95,9 +96,6 @@ def _following(ids: list[int], where: str, params: list) -> dict[int, int]:
     return following | (sql.next_in_project(rest, where, params) if rest else {})
 
 
-Load = Callable[[list[int]], dict[int, Any]]  # ids -> their fusion rows
-
-
 def continuations(rows: dict[int, Any], where: str, params: list, load: Load) -> Replies:
     """The speaker's next turn after each candidate that is a turn, by the candidate's id: the memory two on in its
     conversation (`_following` twice), when the one between is another speaker's turn and it is the candidate's
@@ -120,7 +118,7 @@ def continuations(rows: dict[int, Any], where: str, params: list, load: Load) ->
     return out
 
 
-def replies(rows: dict[int, Any], where: str, params: list, load: Callable[[list[int]], dict[int, Any]]) -> Replies:
+def replies(rows: dict[int, Any], where: str, params: list, load: Load) -> Replies:
     """The reply to each candidate that asks a question, by the question's id: the next memory of its conversation
     that the search may see (`where`): of the same project and metadata `session`, written right after it, or,
     for turns stored with no session, the next memory of the project when both are turns of different speakers
