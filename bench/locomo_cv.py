@@ -38,6 +38,7 @@ class Asked:
     kq: Any
     vector: np.ndarray | None = None
     answers: dict = field(default_factory=dict)  # the reply of each candidate asking a question (conversations)
+    following: dict = field(default_factory=dict)  # the speaker's next turn after each candidate (conversations)
 
 
 @dataclass
@@ -83,7 +84,7 @@ def _prf_signals(asked: Asked, conv: Conversation, first: list[int], beta: float
 def ranked_dia(asked: Asked, conv: Conversation, params: fusion.Params, mode: str, floor: float,
                prf: tuple[float, int] | None = None) -> list[str]:  # fmt: skip
     """The dia_ids of the first 10 results of `asked` fused with `params` (and PRF: (beta, max content words))."""
-    lift = conversations.lift_replies(asked.answers, asked.kq.text)
+    lift = conversations.lift_replies(asked.answers, asked.kq.text, asked.following)
     out = fusion.fuse(asked.rows, asked.signals, asked.kq, mode, 10, params, min_match=floor, context=conv.context,
                       lift=lift)  # fmt: skip
     if prf and mode != "keyword" and len(asked.kq.terms) <= prf[1]:
@@ -121,6 +122,8 @@ def measure_answers(conv: Conversation, params: list[fusion.Params], mode: str, 
             lifted = conversations.lift_answers(scored, asked.answers, p.answer_share, p.answer_top)
             if conversations.enabled():
                 lifted = conversations.named_speaker_first(lifted, asked.kq.text, p.other_speaker_share)
+                lifted = conversations.lift_continuations(lifted, asked.following, p.continuation_share,
+                                                          p.continuation_top)  # fmt: skip
             _add(totals, [conv.dia[mid] for _, mid, _ in lifted[:10]], asked.evidence)
     return out
 

@@ -100,8 +100,8 @@ def test_lift_keeps_the_better_of_own_and_lifted_score_and_only_looks_at_the_top
     answers = {1: _Row(4), 2: _Row(7), 3: _Row(9)}
     lifted = conversations.lift_answers(scored, answers, share=0.8, top=2)
     assert [(score, mid) for score, mid, _ in lifted] == [(1.0, 1), (0.9, 2), (0.8, 4), (0.72, 7), (0.5, 3)]
-    assert lifted[2][2][-1] == 1 and lifted[3][2][-1] == 2  # who lifted them, for explain["answers"]
-    assert lifted[3][2][8] == 0.9  # a reply no list found has its question's match strength
+    assert lifted[2][2].answers == 1 and lifted[3][2].answers == 2  # who lifted them, for explain["answers"]
+    assert lifted[3][2].match == 0.9  # a reply no list found has its question's match strength
     assert 9 not in [mid for _, mid, _ in lifted]  # its question (3) was not among the first two
     assert conversations.lift_answers(scored, answers, share=0.0, top=2) == scored
     assert conversations.lift_answers(scored, {1: _Row(2)}, share=0.8, top=2) == scored  # 2 scores more on its own

@@ -236,7 +236,7 @@ class Command(BaseCommand):
                 unit = np.asarray(vector, dtype=np.float32)
                 unit = unit / (np.linalg.norm(unit) or 1.0)
                 conv.questions.append(locomo_cv.Asked(path.stem, q["evidence"] & known, found.rows, found.signals,
-                                                      found.query, unit, found.answers))  # fmt: skip
+                                                      found.query, unit, found.answers, found.following))  # fmt: skip
             convs.append(conv)
             self.stdout.write(f"{path.name}: {len(dia)} turns, {len(conv.questions)} questions retrieved")
         return convs

@@ -11,6 +11,11 @@ question about it needs:
   `session_id`) after a question among the first results is lifted just under it (`replies`, `lift_replies`).
   Turns stored with no session at all are recognised by their text: a question written as a speaker's turn
   ("Caroline: How long have you been married?") and, right after it in its project, another speaker's turn;
+- **what the speaker said next**: a conversation comes back to a topic one turn later ("I painted a lake
+  sunrise last year" / "That's lovely!" / "Thanks, painting is my way to relax"): the speaker's next turn, after
+  the other's reply, often holds the answer the matching turn only leads to. The memory two on from one of
+  the first results, when the one between is another speaker's turn and it is the same speaker's, is lifted
+  under it (`continuations`, `lift_continuations`);
 - **who said it**: a question about one person is answered by what that person said ("What did Caroline
   research?" by Caroline's turns, not by Melanie's questions about it). When the query names exactly one of
   the speakers of the turns found, the others' turns weigh less (`named_speaker_first`).
@@ -39,6 +44,7 @@ IMPLICIT_METADATA = ("speaker", "date")
 _TURN = re.compile(r"\s*([^\W\d_][\w'.-]*(?: [^\W\d_][\w'.-]*){0,2}): ")
 
 Replies = dict[int, Any]  # the question's id -> the reply's fusion row (with `pk`)
+Load = Callable[[list[int]], dict[int, Any]]  # ids -> their fusion rows
 
 
 def enabled() -> bool:
@@ -82,7 +88,37 @@ def _is_reply(question: str, reply: str) -> bool:
     return asker is not None and answerer is not None and asker != answerer
 
 
-def replies(rows: dict[int, Any], where: str, params: list, load: Callable[[list[int]], dict[int, Any]]) -> Replies:
+def _following(ids: list[int], where: str, params: list) -> dict[int, int]:
+    """The next memory of each one's conversation that the search may see: of the same project and session, or,
+    for a memory of no session, the next one of its project that has none either."""
+    following = sql.next_in_session(ids, where, params) if ids else {}
+    rest = [mid for mid in ids if mid not in following]
+    return following | (sql.next_in_project(rest, where, params) if rest else {})
+
+
+def continuations(rows: dict[int, Any], where: str, params: list, load: Load) -> Replies:
+    """The speaker's next turn after each candidate that is a turn, by the candidate's id: the memory two on in its
+    conversation (`_following` twice), when the one between is another speaker's turn and it is the candidate's
+    speaker's. Rows neither list found come from `load`. Nothing when conversation ranking is off."""
+    if not enabled():
+        return {}
+    turns = [mid for mid, row in rows.items() if speaker(row.content)]
+    first = _following(turns, where, params)
+    second = _following(sorted(set(first.values())), where, params)
+    known = dict(rows)
+    known |= load([mid for mid in {*first.values(), *second.values()} if mid not in known])
+    out = {}
+    for mid in turns:
+        between, after = first.get(mid), second.get(first.get(mid, -1))
+        if between not in known or after not in known:
+            continue
+        who = speaker(rows[mid].content)
+        if speaker(known[between].content) not in (None, who) and speaker(known[after].content) == who:
+            out[mid] = known[after]
+    return out
+
+
+def replies(rows: dict[int, Any], where: str, params: list, load: Load) -> Replies:
     """The reply to each candidate that asks a question, by the question's id: the next memory of its conversation
     that the search may see (`where`): of the same project and metadata `session`, written right after it, or,
     for turns stored with no session, the next memory of the project when both are turns of different speakers
@@ -125,18 +161,32 @@ def named_speaker_first(scored: list[fusion.Scored], query: str, share: float) -
     return out
 
 
-def lift_replies(answers: Replies | Callable[[list[int]], Replies] | None, query: str = "") -> fusion.Lift:
-    """fusion.fuse's `lift` step: `answers` as found (`replies`), or a function finding them for a list of ids,
-    asked only about the first `answer_top` results that ask a question; then, when `query` names one speaker of
-    the turns, the others' turns lowered (`named_speaker_first`)."""
+Find = Callable[[dict[int, Any]], Replies]  # the rows of some results -> what each of them leads to
+
+
+def lift_replies(answers: Replies | Find | None, query: str = "",
+                 following: Replies | Find | None = None) -> fusion.Lift:  # fmt: skip
+    """fusion.fuse's `lift` step: `answers` as found (`replies`), or a function finding them for some results'
+    rows, asked only about the first `answer_top` results that ask a question; then, when `query` names one
+    speaker of the turns, the others' turns lowered (`named_speaker_first`); then the speaker's next turn after
+    each of the first `continuation_top` results (`following`, as found or a function finding them,
+    `continuations`) lifted under it."""
 
     def lift(scored: list[fusion.Scored], p: fusion.Params) -> list[fusion.Scored]:
         found = answers
         if callable(answers):
-            asking = [mid for _, mid, parts in scored[: p.answer_top] if "?" in parts.row.content]
+            asking = {mid: parts.row for _, mid, parts in scored[: p.answer_top] if "?" in parts.row.content}
             found = answers(asking) if asking and p.answer_share else None
         lifted = lift_answers(scored, found, p.answer_share, p.answer_top)
-        return named_speaker_first(lifted, query, p.other_speaker_share) if query and enabled() else lifted
+        if not enabled():
+            return lifted
+        if query:
+            lifted = named_speaker_first(lifted, query, p.other_speaker_share)
+        after = following
+        if callable(following):
+            leading = {mid: parts.row for _, mid, parts in lifted[: p.continuation_top]}
+            after = following(leading) if p.continuation_share else None
+        return lift_continuations(lifted, after, p.continuation_share, p.continuation_top)
 
     return lift
 
@@ -146,25 +196,40 @@ def lift_answers(scored: list[fusion.Scored], answers: Replies | None, share: fl
 
     The reply joins the results just below its question (share < 1), even when neither list found it, with the
     question's match strength: it is what made the question match worth showing."""
-    if not share or not answers:
+    return _lift(scored, answers, share, top, "answers")
+
+
+def lift_continuations(scored: list[fusion.Scored], following: Replies | None, share: float,
+                       top: int) -> list[fusion.Scored]:  # fmt: skip
+    """The speaker's next turn after one of the first `top` results scores at least `share` x that result's score,
+    as a reply does under its question (`lift_answers`); `explain.continues` names the turn it follows."""
+    return _lift(scored, following, share, top, "continues")
+
+
+def _lift(scored: list[fusion.Scored], leads_to: Replies | None, share: float, top: int,
+          why: str) -> list[fusion.Scored]:  # fmt: skip
+    """What each of the first `top` results leads to (`leads_to`: its id -> the other memory's row) scores at least
+    `share` x its score, with its match strength, even when neither list found it; `why` names the Parts field
+    that records which result lifted it."""
+    if not share or not leads_to:
         return scored
     lifted: dict[int, tuple] = {}
     for score, mid, parts in scored[:top]:
-        reply = answers.get(mid)
-        if reply is not None and share * score > lifted.get(reply.pk, (0.0,))[0]:
-            lifted[reply.pk] = (round(share * score, 6), mid, parts, reply)
+        other = leads_to.get(mid)
+        if other is not None and share * score > lifted.get(other.pk, (0.0,))[0]:
+            lifted[other.pk] = (round(share * score, 6), mid, parts, other)
     if not lifted:
         return scored
     out = []
     for score, mid, parts in scored:
         better = lifted.pop(mid, None)
         if better and better[0] > score:
-            parts = parts._replace(answers=better[1])
+            parts = parts._replace(**{why: better[1]})
             score = better[0]
         out.append((score, mid, parts))
-    for mid, (score, question, question_parts, reply) in lifted.items():
-        factor = fusion.importance_factor(reply.confirmed, reply.effective)
-        parts = fusion.Parts(None, False, None, 0.0, 0.0, 0.0, reply, factor, question_parts.match, {}, question)
-        out.append((score, mid, parts))
+    for mid, (score, lead, lead_parts, other) in lifted.items():
+        factor = fusion.importance_factor(other.confirmed, other.effective)
+        parts = fusion.Parts(None, False, None, 0.0, 0.0, 0.0, other, factor, lead_parts.match, {}, None)
+        out.append((score, mid, parts._replace(**{why: lead})))
     out.sort(key=lambda item: (-item[0], item[1]))
     return out

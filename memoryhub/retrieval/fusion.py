@@ -71,6 +71,10 @@ class Params:
     # When a query names one speaker of the conversation turns found, the other speakers' turns score this share of
     # their score; 1 = off (conversations.named_speaker_first).
     other_speaker_share: float
+    # The speaker's next turn after one of the first `continuation_top` results scores this share of its score;
+    # 0 = off (conversations.lift_continuations).
+    continuation_share: float
+    continuation_top: int
 
     @classmethod
     def from_defaults(cls, **overrides: Any) -> Params:
@@ -199,6 +203,7 @@ class Parts(NamedTuple):
     match: float
     channels: dict[str, float]
     answers: int | None  # the question whose reply this is, when conversations.lift_answers placed it
+    continues: int | None = None  # the turn this one follows as its speaker's next, when lift_continuations placed it
 
 
 Scored = tuple[float, int, Parts]  # (score, id, parts), best first
@@ -361,7 +366,8 @@ def rank(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float =
     return scored
 
 
-def _explain(s, exact, similarity, words, fused, relevance, row, factor, match, channels, answers) -> dict[str, Any]:
+def _explain(s, exact, similarity, words, fused, relevance, row, factor, match, channels, answers,
+             continues) -> dict[str, Any]:  # fmt: skip
     out = {
         "match": round(match, 4),
         "channels": {name: round(value, 4) for name, value in channels.items() if value > 0},
@@ -381,4 +387,6 @@ def _explain(s, exact, similarity, words, fused, relevance, row, factor, match, 
     }
     if answers is not None:
         out["answers"] = answers  # the id of the question this memory replies to, which lifted it
+    if continues is not None:
+        out["continues"] = continues  # the id of the turn whose speaker's next turn this is, which lifted it
     return out

@@ -478,9 +478,11 @@ def search_memories(
     with runtime.searching(), metrics.timed_search(mode):  # writes of this process step aside (runtime/turns.py)
         found = candidates(query, scope, where, params, mode=mode, k=k)
         rows = found.rows
-        # Replies are looked up only for the few first results that ask a question, once fusion has ranked them.
+        # Replies and a speaker's next turns are looked up only for the few first results, once fusion has ranked them.
         lift = conversations.lift_replies(
-            lambda ids: conversations.replies({mid: rows[mid] for mid in ids}, where, params, _rows), query
+            lambda leading: conversations.replies(leading, where, params, _rows),
+            query,
+            lambda leading: conversations.continuations(leading, where, params, _rows),
         )
         ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
                              lift=lift)  # fmt: skip
@@ -503,6 +505,7 @@ class Candidates:
     knn: str | None = None  # how the vector side ranked, when it ran
     embed_ms: float | None = None
     answers: dict[int, _Row] | None = None  # the reply to each candidate that asks a question, when asked for
+    following: dict[int, _Row] | None = None  # the speaker's next turn after each candidate, when asked for
 
 
 def _check_request(query: Any, mode: str, k: Any) -> None:
@@ -540,8 +543,9 @@ def candidates(
 ) -> Candidates:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
 
-    With `answers`, the reply to every candidate that asks a question (conversations.replies): evaluations lift
-    replies under many settings."""
+    With `answers`, the reply to every candidate that asks a question (conversations.replies) and the speaker's
+    next turn after every candidate and reply (conversations.continuations): evaluations lift them under many
+    settings."""
     pool = max(k * 5, tuning.DEFAULTS.search_pool)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
@@ -561,5 +565,9 @@ def candidates(
         more = _rows([mid for mid in signals if mid not in rows])
         context |= _implicit(more)
         rows |= more
-    return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms,
-                      answers=conversations.replies(rows, where, params, _rows) if answers else None)  # fmt: skip
+    if not answers:
+        return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms)
+    replies = conversations.replies(rows, where, params, _rows)
+    leading = rows | {reply.pk: reply for reply in replies.values()}
+    return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms, answers=replies,
+                      following=conversations.continuations(leading, where, params, _rows))  # fmt: skip

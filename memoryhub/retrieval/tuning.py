@@ -51,6 +51,11 @@ class Tuning:
     # conversations when one speaker is named): the others' turns score half, so the named speaker's reply to a
     # question comes above the question (lifted to 0.8 of it) and a close second by the other speaker drops.
     other_speaker_share: float = 0.5
+    # The speaker's next turn after one of the first two results (two turns on, past the other's reply) scores half
+    # of it: a conversation comes back to its topic a turn later, and that turn often holds what the matching one
+    # only leads to. Half: under the other results that match on their own, above what only nearly matches.
+    continuation_share: float = 0.5
+    continuation_top: int = 2
 
     # --- Search planning: how many candidates, and how they are fetched (search.py) -----------------------------
     # Candidates per ranked list (at least 5 x k): room for fusion and the floor to reorder the first ten; a pool

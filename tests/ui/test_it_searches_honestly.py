@@ -44,6 +44,8 @@ def test_channels_come_from_explain():
     # The reply to a question that matched: lifted under it, whatever else it matched by.
     assert match_channels({"channels": {}, "answers": 12}) == ["reply"]
     assert match_channels({"channels": {"words": 0.5}, "answers": 12}) == ["words", "reply"]
+    # The speaker's next turn after a turn that matched: lifted under it too.
+    assert match_channels({"channels": {}, "continues": 12}) == ["next turn"]
 
 
 def test_headers_sort_the_list_and_an_archived_memory_says_why(ui, store):

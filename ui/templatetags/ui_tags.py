@@ -172,11 +172,12 @@ def highlight(text: str, query: str) -> str:
 
 @register.filter
 def match_channels(explain: dict | None) -> list[str]:
-    """How a search hit matched, in words a person reads: "words", "identifier", "meaning 62%", "reply".
+    """How a search hit matched, in words a person reads: "words", "identifier", "meaning 62%", "reply", "next turn".
 
     Reads the channels `explain` names when it names them; otherwise derives them from the ranks it reports
     (a keyword rank: words; an exact or substring hit: identifier; a vector rank: meaning). "reply": the hit
-    answers a question that matched, the memory before it in its conversation (`explain["answers"]`)."""
+    answers a question that matched, the memory before it in its conversation (`explain["answers"]`); "next
+    turn": the hit is what the speaker of a turn that matched said next (`explain["continues"]`)."""
     if not explain:
         return []
     named = explain.get("channels")
@@ -194,6 +195,8 @@ def match_channels(explain: dict | None) -> list[str]:
             channels.append("meaning")
     if explain.get("answers"):
         channels.append("reply")
+    if explain.get("continues"):
+        channels.append("next turn")
     similarity = explain.get("similarity")
     return [
         f"meaning {float(similarity):.0%}" if name == "meaning" and isinstance(similarity, int | float) else name
