@@ -1,11 +1,12 @@
 """Train the chatter head (memoryhub/writes/chatter_head.py) on the labelled chatter and facts of the lab: the dev
-half of bench/chatter_set.py, the development set bench/data/dev5.json, the training set bench/data/train6.json,
-the gate's labelled set (bench/gate_set.py) and the ordinary instructions of the planted set's development batches
-(bench/planted_set.py). A logistic regression over the bundled model's vectors, with two thresholds: one for texts
-the rules keep without a mark of a durable fact, one for texts they keep with one (a word such as "because" or
-"never", a category, a long text). Each is the lowest of a grid at which, in 5-fold cross-validation, the head
-refuses no fact of its kind that the rules keep. Writes memoryhub/writes/chatter_head.npz and prints the
-cross-validated figures. Held-out batches are not read."""
+half of bench/chatter_set.py, the development set bench/data/dev5.json, the training sets bench/data/train6.json
+and train7.json (written after reading train6's cross-validated misses), the gate's labelled set
+(bench/gate_set.py) and the ordinary instructions of the planted set's development batches (bench/planted_set.py).
+A logistic regression over the bundled model's vectors, with two thresholds: one for texts the rules keep without
+a mark of a durable fact, one for texts they keep with one (a word such as "because" or "never", a category, a
+long text). Each is the lowest of a grid at which, in 5-fold cross-validation, the head refuses no fact of its kind
+that the rules keep. Writes memoryhub/writes/chatter_head.npz and prints the cross-validated figures. Held-out
+batches are not read."""
 
 from __future__ import annotations
 
@@ -28,11 +29,12 @@ L2 = 1e-3  # chosen on train6 halves held out from the rest: weaker made the thr
 def training_texts() -> tuple[list[str], list[str]]:
     """(chatter, facts) the head learns from."""
     dev5 = json.loads((DATA / "dev5.json").read_text())
-    train6 = json.loads((DATA / "train6.json").read_text())
-    chatter = chatter_set.CHATTER_DEV + dev5["chatter"] + gate_set.NOISE + train6["chatter"]
+    train = [json.loads((DATA / f"{name}.json").read_text()) for name in ("train6", "train7")]
+    chatter = chatter_set.CHATTER_DEV + dev5["chatter"] + gate_set.NOISE + [t for d in train for t in d["chatter"]]
     # A person's standing instructions are facts to keep too ("I want error messages to say what to do next").
     instructions = planted_set.dev_half(planted_set.ORDINARY) + planted_set.ORDINARY_FOURTH + dev5["ordinary"]
-    facts = chatter_set.FACTS_DEV + dev5["facts"] + gate_set.DURABLE + instructions + train6["facts"]
+    facts = chatter_set.FACTS_DEV + dev5["facts"] + gate_set.DURABLE + instructions
+    facts += [t for d in train for t in d["facts"]]
     return chatter, facts
 
 
