@@ -1,7 +1,8 @@
 """The chatter head: a linear reader over the write's own embedding, for chatter the sentence rules let through
 (memoryhub/writes/chatter_head.py, trained by `python -m bench heads`). The shipped weights belong to the bundled
 model, keep every labelled fact and instruction, and read a share of labelled chatter as chatter on their own; the
-gate asks it with the vector it stores, and it stays silent for another model's vectors."""
+gate asks it with the vector it stores, asks more of it for a text the rules mark as durable, and it stays silent
+for another model's vectors."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def test_the_shipped_weights_belong_to_the_bundled_model():
     embedder = get_embedder()
     assert head is not None and head.model_id == embedder.model_id
     assert len(head.weights) == embedder.dimensions and 0.5 <= head.threshold < 1.0
+    assert head.threshold <= head.threshold_marked < 1.0
 
 
 def test_it_keeps_every_labelled_fact_and_instruction():
@@ -37,13 +39,14 @@ def test_it_reads_a_share_of_labelled_chatter_as_chatter_on_its_own():
     embedder = get_embedder()
     vectors = embedder.embed(chatter_set.CHATTER_DEV)
     read = sum(reads_as_chatter(v, model_id=embedder.model_id) for v in vectors)
-    assert read / len(vectors) >= 0.2  # 40 of 163 when trained: it speaks only where no fact it saw sits near
+    assert read / len(vectors) >= 0.4  # 99 of 163 when trained: it speaks only where no fact it saw sits near
 
 
-def _head_that_refuses(text: str) -> Head:
-    """A head aimed at one text's vector: that text reads as chatter, a plain fact does not."""
+def _head_that_refuses(text: str, *, threshold_marked: float = 0.0) -> Head:
+    """A head aimed at one text's vector: that text reads as chatter (probability 0.993), a plain fact does not."""
     vector = get_embedder().embed([text])[0].astype(np.float32)
-    return Head(weights=vector * 20, bias=-15.0, threshold=0.5, model_id=get_embedder().model_id)
+    return Head(weights=vector * 20, bias=-15.0, threshold=0.5, model_id=get_embedder().model_id,
+                threshold_marked=threshold_marked)  # fmt: skip
 
 
 @pytest.fixture
@@ -63,3 +66,23 @@ def test_the_head_is_silent_for_another_models_vectors(aimed_head):
     vector = get_embedder().embed([CHATTER])[0]
     assert reads_as_chatter(vector, model_id=get_embedder().model_id)
     assert not reads_as_chatter(vector, model_id="openai:text-embedding-3-small")
+
+
+MARKED = "Poked around the retry helper a bit more because the timeouts looked off."  # "because": the rules' mark
+
+
+def test_a_text_the_rules_mark_as_durable_asks_more_of_the_head(monkeypatch, claude):
+    assert noise_reason(MARKED) is None
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(MARKED, threshold_marked=0.999))
+    vector = get_embedder().embed([MARKED])[0]
+    model_id = get_embedder().model_id
+    assert reads_as_chatter(vector, model_id=model_id)
+    assert not reads_as_chatter(vector, model_id=model_id, marked_durable=True)
+    assert claude.store(MARKED, project="alpha").status_code == 201
+
+
+def test_a_marked_text_the_head_is_sure_of_is_refused(monkeypatch, claude):
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(MARKED, threshold_marked=0.9))
+    response = claude.store(MARKED, project="alpha")
+    assert response.status_code == 422, response.json()
+    assert "agent chatter" in str(response.json())

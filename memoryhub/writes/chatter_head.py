@@ -4,9 +4,11 @@ new words; the head reads what the embedding model makes of the whole text (narr
 of the session, a pleasantry), so it carries over to voices no rule names.
 
 The weights are a file beside this module (`chatter_head.npz`), trained by the lab (`python -m bench heads`) on the
-labelled chatter and facts in bench/, with the threshold chosen by cross-validation so that the head refuses no fact
-the rules keep there. They belong to one embedding model: with another (a provider's, or the e5 model) the head
-stays silent and the rules alone decide.
+labelled chatter and facts in bench/, with two thresholds chosen by cross-validation so that the head refuses no fact
+the rules keep there: a higher one for a text the rules keep with a mark of a durable fact (a word such as "because"
+or "never", a category they can name, a long text), where a fact that merely sounds like chatter is likelier. They
+belong to one embedding model: with another (a provider's, or the e5 model) the head stays silent and the rules
+alone decide.
 """
 
 from __future__ import annotations
@@ -30,6 +32,10 @@ class Head:
     bias: float
     threshold: float  # refuse above this probability of chatter
     model_id: str  # the embedding model the weights were trained on
+    threshold_marked: float = 0.0  # for a text the rules mark as durable; 0: the same as `threshold`
+
+    def threshold_for(self, *, marked_durable: bool) -> float:
+        return max(self.threshold, self.threshold_marked) if marked_durable else self.threshold
 
     def chatter_probability(self, vector: np.ndarray) -> float:
         return float(1.0 / (1.0 + np.exp(-(float(np.dot(vector, self.weights)) + self.bias))))
@@ -45,12 +51,15 @@ def _head() -> Head | None:
             bias=float(data["bias"]),
             threshold=float(data["threshold"]),
             model_id=str(data["model_id"]),
+            threshold_marked=float(data["threshold_marked"]) if "threshold_marked" in data else 0.0,
         )
 
 
-def reads_as_chatter(vector: np.ndarray, *, model_id: str) -> bool:
-    """Does the head, trained for this model's vectors, read the text behind `vector` as chatter?"""
+def reads_as_chatter(vector: np.ndarray, *, model_id: str, marked_durable: bool = False) -> bool:
+    """Does the head, trained for this model's vectors, read the text behind `vector` as chatter? `marked_durable`:
+    the rules found a mark of a durable fact in the text, and the head must be surer."""
     head = _head()
     if head is None or head.model_id != model_id or len(vector) != len(head.weights):
         return False
-    return head.chatter_probability(np.asarray(vector, dtype=np.float32)) > head.threshold
+    probability = head.chatter_probability(np.asarray(vector, dtype=np.float32))
+    return probability > head.threshold_for(marked_durable=marked_durable)

@@ -207,9 +207,10 @@ def noise_reason(text: str, *, vector: np.ndarray | None = None, model_id: str =
 
 
 def _with_head(verdict: tuple[str | None, bool], vector: np.ndarray | None, model_id: str) -> tuple[str | None, bool]:
-    """The rules' (reason, sure), with a text they keep and the chatter head reads as chatter refused, unsurely."""
-    reason, _ = verdict
-    if reason is None and vector is not None and reads_as_chatter(vector, model_id=model_id):
+    """The rules' (reason, sure), with a text they keep and the chatter head reads as chatter refused, unsurely. A
+    text the rules are sure to keep (it carries a mark of a durable fact) asks more of the head."""
+    reason, sure = verdict
+    if reason is None and vector is not None and reads_as_chatter(vector, model_id=model_id, marked_durable=sure):
         return chatter_head.REASON, False
     return verdict
 
