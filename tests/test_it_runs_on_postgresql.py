@@ -91,13 +91,15 @@ def test_both_stores_keep_to_the_typed_interface():
     ]  # fmt: skip
 
 
-_WORDS = "m.search_words @@ phraseto_tsquery('memoryhub_english', %s)"
+_PHRASE = "phraseto_tsquery('memoryhub_english', %s)"
+_WORDS = f"m.search_words @@ {_PHRASE}"
 
 
 @pytest.mark.parametrize(
     "query, sql, params",
     [
-        (AnyOf((Term("cursor"), Term("pagination"))), f"({_WORDS}) OR ({_WORDS})", ["cursor", "pagination"]),
+        (AnyOf((Term("cursor"), Term("pagination"))), f"m.search_words @@ ({_PHRASE} || {_PHRASE})",
+         ["cursor", "pagination"]),
         (Term('say "hi"'), _WORDS, ["say  hi "]),
         (InScope(AllOf((Term("a"), Term("b"))), ("sh", None)),
          f"(({_WORDS}) AND ({_WORDS})) AND ((m.project = %s) OR (m.project IS NULL))", ["a", "b", "sh"]),
@@ -206,6 +208,53 @@ def test_hnsw_finds_what_exact_search_finds():
         exact = {mid for mid, _ in sql.knn_among(query, 10, ids)}
         recalls.append(len(approximate & exact) / 10)
     assert np.mean(recalls) >= 0.9
+
+
+def _setting(name: str) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting(%s)", [name])
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_every_vector_search_runs_with_its_hnsw_settings_whatever_a_transaction_did_before():
+    """A session keeps the HNSW settings a search sent, so later searches skip sending them; one sent inside a
+    transaction lasts or vanishes with it, and the next search outside sends its own again."""
+    from django.db import transaction
+
+    from memoryhub.models import Memory
+
+    vector = np.ones(384, dtype=np.float32)
+    memory = Memory.objects.create(content="a memory with a vector", embed_model="m")
+    sql.insert_new_vectors([(memory.pk, vector)])
+    assert sql.knn(vector, 5) == [(memory.pk, pytest.approx(0.0, abs=1e-6))]
+    assert (_setting("hnsw.ef_search"), _setting("hnsw.iterative_scan")) == ("200", "relaxed_order")
+    with transaction.atomic():
+        sql.knn(vector, 300)  # committed: the session now holds 300
+    sql.knn(vector, 5)
+    assert _setting("hnsw.ef_search") == "200"
+    with connection.cursor() as cursor:
+        cursor.execute("RESET hnsw.ef_search")  # as a new connection of the pool would start
+    with transaction.atomic():
+        sql.knn(vector, 5)
+        transaction.set_rollback(True)
+    assert _setting("hnsw.ef_search") == "40"  # pgvector's own default: the rollback took the setting back
+    sql.knn(vector, 5)
+    assert _setting("hnsw.ef_search") == "200"
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_bookkeeping_commits_without_waiting_for_the_disk_and_every_other_write_waits():
+    from memoryhub.memories.store import bookkeeping_write
+
+    assert sql.synchronous() == "FULL"
+    with bookkeeping_write():
+        assert _setting("synchronous_commit") == "off"
+        assert sql.synchronous() == "NORMAL"
+    assert _setting("synchronous_commit") == "on"
+    assert sql.synchronous() == "FULL"
 
 
 @pytest.mark.postgresql_only

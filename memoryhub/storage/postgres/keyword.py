@@ -17,6 +17,9 @@ from memoryhub.storage.postgres.schema import TEXT_CONFIG, WORDS_COLUMN
 # 0002), and each term here does the same with ASCII punctuation, so the same words match on both stores.
 _PUNCTUATION = re.compile(r"[!-/:-@\[-`{-~]+")
 
+# A term as the word index reads it: its words, in order (the parameter is the term's `words_of`).
+_TSQUERY = f"phraseto_tsquery('{TEXT_CONFIG}', %s)"
+
 
 def _joined(operator: str, parts: list[tuple[str, list]]) -> tuple[str, list]:
     if len(parts) == 1:
@@ -46,7 +49,13 @@ def condition(query: Query, alias: str = "m", trigram: bool = False) -> tuple[st
     if isinstance(query, Term):
         if trigram:
             return f"{alias}.content ILIKE %s", [f"%{_escape_like(query.text)}%"]
-        return f"{alias}.{WORDS_COLUMN} @@ phraseto_tsquery('{TEXT_CONFIG}', %s)", [words_of(query.text)]
+        return f"{alias}.{WORDS_COLUMN} @@ {_TSQUERY}", [words_of(query.text)]
+    if not trigram and isinstance(query, AnyOf) and all(isinstance(part, Term) for part in query.parts):
+        # Any of several terms: one match against the OR of their phrases finds the same rows as one match per term
+        # joined by OR, and reads each row's words once instead of once per term.
+        return f"{alias}.{WORDS_COLUMN} @@ ({' || '.join([_TSQUERY] * len(query.parts))})", [
+            words_of(part.text) for part in query.parts
+        ]
     operator = "OR" if isinstance(query, AnyOf) else "AND"
     return _joined(operator, [condition(part, alias, trigram) for part in query.parts])
 
@@ -63,5 +72,5 @@ def score(query: Query, alias: str = "m", trigram: bool = False) -> tuple[str, l
     if trigram:
         sql = " + ".join(f"word_similarity(%s, {alias}.content)" for _ in texts)
         return f"-({sql})", texts
-    tsquery = " || ".join(f"phraseto_tsquery('{TEXT_CONFIG}', %s)" for _ in texts)
+    tsquery = " || ".join(_TSQUERY for _ in texts)
     return f"-ts_rank_cd({alias}.{WORDS_COLUMN}, {tsquery}, 1)", [words_of(t) for t in texts]

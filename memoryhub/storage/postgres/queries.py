@@ -118,15 +118,25 @@ def filter_memory_ids(memory_ids: Sequence[int], where_sql: str = "TRUE", where_
         return {int(r[0]) for r in cursor.fetchall()}
 
 
-# Bulk imports relax durability on SQLite for their one long transaction; a PostgreSQL commit is already one
-# WAL flush, so there is nothing to relax: these keep the same calls working.
+# SQLite's synchronous levels as PostgreSQL's `synchronous_commit`: bookkeeping (use counts, usage records) commits
+# with NORMAL, which on SQLite waits for no fsync; here a commit then returns before its WAL is flushed (within a
+# fraction of a second), so a search's bookkeeping does not wait for the disk. A crash of the database server can
+# lose the last moments' counts, never a memory: every other write keeps the server's own setting.
+_COMMIT_WAITS_FOR_DISK = {"OFF": False, "NORMAL": False, "FULL": True, "EXTRA": True}
+
+
 def synchronous() -> str:
-    return "FULL"
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('synchronous_commit')")
+        return "NORMAL" if cursor.fetchone()[0] == "off" else "FULL"
 
 
 def set_synchronous(mode: str) -> None:
-    if mode not in ("OFF", "NORMAL", "FULL", "EXTRA"):
+    if mode not in _COMMIT_WAITS_FOR_DISK:
         raise ValueError(mode)
+    with connection.cursor() as cursor:
+        # FULL returns to the server's own setting (an operator's `remote_apply` stays remote_apply).
+        cursor.execute("RESET synchronous_commit" if _COMMIT_WAITS_FOR_DISK[mode] else "SET synchronous_commit = off")
 
 
 def change_token() -> tuple[int, int]:

@@ -91,8 +91,11 @@ def existing_vec_dimensions() -> list[int]:
 
 
 def ensure_vec_table(dimensions: int) -> None:
-    if dimensions in existing_vec_dimensions():
-        return
+    with connection.cursor() as cursor:
+        # One catalog lookup by name (an import asks before every batch), not a scan of pg_tables.
+        cursor.execute("SELECT to_regclass(format('%%I.%%I', current_schema(), %s))", [vec_table(dimensions)])
+        if cursor.fetchone()[0] is not None:
+            return
     with connection.cursor() as cursor:
         for statement in vec_create_statements(dimensions):
             cursor.execute(statement)

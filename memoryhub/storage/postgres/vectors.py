@@ -1,10 +1,14 @@
 """The pgvector tables: writing, reading and KNN over the vectors (HNSW, cosine), the change log, the generation.
 
-The same functions as memoryhub/storage/sqlite/vectors.py. Vectors travel as float arrays cast to `vector`.
+The same functions as memoryhub/storage/sqlite/vectors.py. A query's vector travels as a float array cast to
+`vector`; many vectors go in by binary COPY and come back as pgvector's binary form (`vector_send`), which numpy
+reads as it is: as text, each of 384 numbers per vector is printed by one side and parsed by the other (a
+thousand vectors of an import took longer to send than to index).
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -25,6 +29,12 @@ from memoryhub.storage.postgres.schema import (
 # How many graph neighbours HNSW keeps in view per search (pgvector's default is 40). Iterative scans go on
 # past a filter that drops most of them, so a project's search still gets k rows (pgvector 0.8).
 _EF_SEARCH_MIN = 200
+
+# pgvector's binary form of a vector (what `vector_send` returns and binary COPY reads): the dimension count and an
+# unused word (int16 each), then each value as a big-endian float4.
+_VECTOR_HEAD = 4
+_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # the binary COPY header: signature, no flags, no extension
+_COPY_END = b"\xff\xff"
 
 
 def to_blob(vector: Sequence[float] | np.ndarray) -> bytes:
@@ -60,8 +70,21 @@ def delete_vectors(memory_ids: Sequence[int]) -> None:
     log_changes(memory_ids)
 
 
-def _vector(value) -> np.ndarray:
-    return np.asarray(value, dtype=np.float32)
+def _vector(sent: bytes) -> np.ndarray:
+    """A vector from pgvector's binary form (`vector_send`), as float32."""
+    return np.frombuffer(sent, dtype=">f4", offset=_VECTOR_HEAD).astype(np.float32)
+
+
+def _copy_rows(pairs: Sequence[tuple[int, np.ndarray]], dims: int) -> bytes:
+    """Binary COPY data for (memory_id, vector) rows: per row, two fields (a bigint, a vector), each after its
+    length, every number big-endian."""
+    row = np.dtype([("fields", ">i2"), ("id_size", ">i4"), ("id", ">i8"), ("vector_size", ">i4"),
+                    ("dims", ">i2"), ("unused", ">i2"), ("values", ">f4", (dims,))])  # fmt: skip
+    rows = np.zeros(len(pairs), dtype=row)
+    rows["fields"], rows["id_size"], rows["vector_size"], rows["dims"] = 2, 8, _VECTOR_HEAD + 4 * dims, dims
+    rows["id"] = [int(mid) for mid, _ in pairs]
+    rows["values"] = np.vstack([np.asarray(vector, dtype=np.float32) for _, vector in pairs])
+    return _COPY_SIGNATURE + rows.tobytes() + _COPY_END
 
 
 def read_vectors(memory_ids: Sequence[int], dimensions: int = DEFAULT_DIMENSIONS) -> dict[int, np.ndarray]:
@@ -69,18 +92,31 @@ def read_vectors(memory_ids: Sequence[int], dimensions: int = DEFAULT_DIMENSIONS
         return {}
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT memory_id, embedding::real[] FROM {vec_table(dimensions)} WHERE memory_id = ANY(%s)",
+            f"SELECT memory_id, vector_send(embedding) FROM {vec_table(dimensions)} WHERE memory_id = ANY(%s)",
             [[int(i) for i in memory_ids]],
         )
-        return {int(mid): _vector(values) for mid, values in cursor.fetchall()}
+        return {int(mid): _vector(sent) for mid, sent in cursor.fetchall()}
+
+
+# The HNSW settings each pooled connection was last given in autocommit: the session keeps them, so a search sends
+# them only when they change (one round trip fewer per search). Inside a transaction they are sent every time, and
+# forgotten: a rollback would take them back.
+_session_settings: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
 def _nearest(cursor, k: int) -> None:
-    # One round trip for both: it runs before every vector search.
+    ef_search = str(max(_EF_SEARCH_MIN, int(k)))
+    session, lasting = connection.connection, connection.get_autocommit()
+    if lasting and _session_settings.get(session) == ef_search:
+        return
     cursor.execute(
         "SELECT set_config('hnsw.ef_search', %s, false), set_config('hnsw.iterative_scan', 'relaxed_order', false)",
-        [str(max(_EF_SEARCH_MIN, int(k)))],
+        [ef_search],
     )
+    if lasting:
+        _session_settings[session] = ef_search
+    else:
+        _session_settings.pop(session, None)
 
 
 def knn(vector: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -142,16 +178,15 @@ def knn_binary_rescored_among(vector: np.ndarray, k: int, candidates: int) -> li
 
 
 def insert_new_vectors(pairs: Sequence[tuple[int, np.ndarray]]) -> None:
-    """Vectors of rows that have none yet, in one executemany."""
+    """Vectors of rows that have none yet, in one binary COPY."""
     if not pairs:
         return
-    dims = len(_as_list(pairs[0][1]))
+    dims = int(np.asarray(pairs[0][1]).size)
     ensure_vec_table(dims)
+    data = _copy_rows(pairs, dims)
     with connection.cursor() as cursor:
-        cursor.executemany(
-            f"INSERT INTO {vec_table(dims)}(memory_id, embedding) VALUES (%s, %s::real[]::vector)",
-            [[int(mid), _as_list(v)] for mid, v in pairs],
-        )
+        with cursor.copy(f"COPY {vec_table(dims)} (memory_id, embedding) FROM STDIN (FORMAT BINARY)") as copy:
+            copy.write(data)
     log_changes([mid for mid, _ in pairs])
 
 
@@ -176,9 +211,9 @@ def _every_row_or(
 
 def iter_vectors(dimensions: int, memory_ids: Sequence[int] | None = None, batch: int = 5000) -> Iterator[StoredVector]:
     """(memory_id, float32 vector, bits) for every row of the vector table, or for these ids only."""
-    select = f"SELECT memory_id, embedding::real[] FROM {vec_table(dimensions)}"
-    for mid, values in _every_row_or(select, "memory_id", memory_ids, batch, order_by="memory_id"):
-        vector = _vector(values)
+    select = f"SELECT memory_id, vector_send(embedding) FROM {vec_table(dimensions)}"
+    for mid, sent in _every_row_or(select, "memory_id", memory_ids, batch, order_by="memory_id"):
+        vector = _vector(sent)
         yield StoredVector(int(mid), vector, quantize_binary(vector))
 
 
