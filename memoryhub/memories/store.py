@@ -267,9 +267,10 @@ def prepare_import(
 # Texts handed to the write lane at a time by an all-or-nothing import: the local model sorts them by length
 # before batching (short texts pad less), and the lane embeds one chunk while the next waits its turn. The first
 # chunk is small so that the lane starts while the request still checks the rest of its items (with one client
-# the lane otherwise waited for the whole request's checks).
+# the lane otherwise waited for the whole request's checks); 32, because a first chunk of 64 texts, padded to its
+# longest without the others to sort among, cost the model 9% more time over 1000 texts, and one of 16 or 32 nothing.
 IMPORT_EMBED_CHUNK = 512
-IMPORT_FIRST_CHUNK = 64
+IMPORT_FIRST_CHUNK = 32
 
 
 def _next_chunk(handed: int) -> int:
