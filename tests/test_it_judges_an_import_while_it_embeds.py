@@ -5,14 +5,17 @@ from __future__ import annotations
 
 import threading
 
+import numpy as np
 import pytest
 from django.db import connection
 
 from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
-from memoryhub.memories import holds
+from memoryhub.memories import holds, store
 from memoryhub.memories.holds import UNTRUSTED_REASON, hold_reason, judge_imported
+from memoryhub.memories.secrets import WriteRefused
 from memoryhub.models import Memory, MemoryEvent, Status
+from memoryhub.storage import sql
 from memoryhub.writes import exports
 from memoryhub.writes.exports import import_items
 from tests.test_it_holds_planted_instructions import FORCEFUL, PLANTED_WRITES
@@ -101,3 +104,79 @@ def test_a_future_from_the_write_lane_is_its_result_once_the_lane_ran_it():
         assert future.result(timeout=60).startswith("memoryhub-write-embedding")
     finally:
         runtime.stop()
+
+
+def _hold_the_lane():
+    """Keep the write lane busy until the returned event is set: what an import queues waits behind it."""
+    busy, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        busy.set()
+        release.wait(timeout=120)
+
+    threading.Thread(target=lambda: runtime.on_write_lane(hold), daemon=True).start()
+    assert busy.wait(timeout=60)
+    return release
+
+
+def _noting_starts(monkeypatch) -> tuple[list[int], list[tuple[int, object]]]:
+    """Count the items checked, and note each chunk handed to the lane: (items checked by then, its future)."""
+    checked: list[int] = []
+    started: list[tuple[int, object]] = []
+    check, start = store.clean_import_item, store.start_embedding_for_storage
+
+    def counting(item, **kwargs):
+        checked.append(1)
+        return check(item, **kwargs)
+
+    def noting(texts):
+        future = start(texts)
+        started.append((len(checked), len(texts), future))
+        return future
+
+    monkeypatch.setattr(store, "clean_import_item", counting)
+    monkeypatch.setattr(store, "start_embedding_for_storage", noting)
+    return checked, started
+
+
+def test_the_lane_starts_on_the_first_items_while_the_rest_are_still_checked(monkeypatch):
+    checked, started = _noting_starts(monkeypatch)
+    items = [{"content": f"Tomato bed {n} is watered at {n} o'clock", "project": "web"} for n in range(100)]
+    first = store.IMPORT_FIRST_CHUNK
+    picked = [0, first, 99]
+    texts = [FACT, "Deploys go out on Tuesdays after the standup.", "Ana prefers tea."]
+    for at, text in zip(picked, texts, strict=True):
+        items[at]["content"] = text
+    runtime.start()
+    try:
+        ids = import_items(items=items, source="c", judge_text=True)
+    finally:
+        runtime.stop()
+    assert [(at, size) for at, size, _ in started] == [(first, first), (100, 100 - first)]
+    assert len(ids) == 100 and _statuses(ids) == [Status.ACTIVE] * 100
+    assert [m.content for m in Memory.objects.filter(pk__in=ids).order_by("pk")] == [i["content"] for i in items]
+    # Every row has its own text's vector, in input order across the chunks: each of these three rows' stored
+    # vector is nearest to its own text's embedding.
+    stored = sql.read_vectors([ids[at] for at in picked], get_embedder().dimensions)
+    expected = get_embedder().embed([items[at]["content"] for at in picked])
+    for own, at in enumerate(picked):
+        assert int(np.argmax(expected @ stored[ids[at]])) == own
+
+
+def test_an_import_refused_midway_drops_what_the_lane_has_not_started_and_writes_nothing(monkeypatch):
+    _, started = _noting_starts(monkeypatch)
+    items = [{"content": f"Tomato bed {n} is watered at {n} o'clock", "project": "web"} for n in range(100)]
+    items[80]["content"] = "The deploy key is AKIAIOSFODNN7EXAMPLE for the bucket"
+    runtime.start()
+    release = _hold_the_lane()
+    try:
+        with pytest.raises(WriteRefused) as refused:
+            import_items(items=items, source="c", judge_text=True)
+        # The first chunk passed and was queued; the refusal cancelled it before the lane reached it.
+        assert [(at, size) for at, size, _ in started] == [(store.IMPORT_FIRST_CHUNK, store.IMPORT_FIRST_CHUNK)]
+        assert started[0][2].cancelled()
+    finally:
+        release.set()
+        runtime.stop()
+    assert "memories.80.content" in refused.value.message_dict
+    assert not Memory.objects.exists() and not MemoryEvent.objects.exists()

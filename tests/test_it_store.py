@@ -169,3 +169,17 @@ def test_an_access_count_too_large_for_sqlite_is_a_named_error():
         import_memories(items=[{"content": "A fact with a huge count", "access_count": 2**63}])
     assert set(caught.value.message_dict) == {"memories.0.access_count"}
     assert Memory.objects.count() == 0
+
+
+def test_inserts_compiled_before_the_transaction_write_every_field_and_hand_back_the_ids_in_order():
+    rows = [Memory(content=f"Bed {n} is watered at {n} o'clock", project="garden" if n % 2 else None, tags=[f"t{n}"],
+                   importance=0.5, embed_model="m") for n in range(100)]  # fmt: skip
+    inserts = sql.prepare_row_inserts(rows)  # compiled only: nothing is written yet
+    assert not Memory.objects.exists()
+    ids = sql.insert_prepared(inserts)
+    stored = {m.pk: m for m in Memory.objects.filter(pk__in=ids)}
+    assert ids == sorted(ids) and len(set(ids)) == 100
+    assert [(stored[i].content, stored[i].project, stored[i].tags) for i in ids] == [
+        (r.content, r.project, r.tags) for r in rows
+    ]
+    assert sql.insert_prepared(sql.prepare_row_inserts([])) == []

@@ -22,7 +22,7 @@ a test or a command is used as it is, on the caller's thread.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from concurrent.futures import Future
 
 import numpy as np
 
@@ -53,14 +53,16 @@ def embed_for_storage(texts: list[str]) -> np.ndarray:
     return runtime.on_write_lane(lambda: _twin(active).embed(texts))
 
 
-def start_embedding_for_storage(texts: list[str]) -> Callable[[], np.ndarray]:
-    """`embed_for_storage` that returns at once: the lane embeds while the caller goes on, and the function returned
-    hands the vectors over (waiting for them if need be). An embedder without a lane embeds now."""
+def start_embedding_for_storage(texts: list[str]) -> Future[np.ndarray]:
+    """`embed_for_storage` that returns at once: the lane embeds while the caller goes on; the future hands the
+    vectors over (`result()`, waiting for them if need be), and `cancel()` drops them if the lane has not started
+    them. An embedder without a lane embeds now (a future already done)."""
     active = embeddings.get_embedder()
     if not uses_lane(active):
-        vectors = active.embed(texts)
-        return lambda: vectors
-    return runtime.queue_on_write_lane(lambda: _twin(active).embed(texts)).result
+        done: Future[np.ndarray] = Future()
+        done.set_result(active.embed(texts))
+        return done
+    return runtime.queue_on_write_lane(lambda: _twin(active).embed(texts))
 
 
 def warm_up() -> None:

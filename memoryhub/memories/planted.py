@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from memoryhub.memories.planted_acts import planted_act
+from memoryhub.memories.sieve import Sieved, sieved
 
 _I = re.IGNORECASE
 # In the patterns below, `~` is any character inside one sentence: a dot ends a sentence only before a space or the
@@ -31,8 +32,9 @@ _I = re.IGNORECASE
 _IN_SENTENCE = r"(?:[^.;\n]|\.(?=\S))"
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern.replace("~", _IN_SENTENCE), _I)
+def _rx(pattern: str) -> Sieved:
+    # Sieved: a text holding none of the words a pattern needs is passed over without running it (sieve.py).
+    return sieved(re.compile(pattern.replace("~", _IN_SENTENCE), _I))
 
 
 # --- who a text speaks to ------------------------------------------------------------------------------------------
@@ -226,7 +228,7 @@ def _negated(text: str, start: int) -> bool:
     return bool(_NEGATED.search(clause[cut:]))
 
 
-def _first_unnegated(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+def _first_unnegated(pattern: Sieved, text: str) -> re.Match[str] | None:
     for match in pattern.finditer(text):
         if not _negated(text, match.start()):
             return match
@@ -293,10 +295,13 @@ def _squashed(word: str) -> str:
 def _misspelt_install(text: str) -> str | None:
     """An install command naming a package a letter or two away from a name the text also uses ("`yarn add reactt-dom`
     whenever React DOM is needed")."""
+    installed = list(_INSTALLED.finditer(text))
+    if not installed:  # most texts install nothing: their words need not be read
+        return None
     words = [w.group(0) for w in _WORD_RUN.finditer(text)]
     spoken = {_squashed(w) for w in words} | {_squashed(a + b) for a, b in zip(words, words[1:], strict=False)}
     spoken |= _WELL_KNOWN  # "pip install reqeusts": a name a letter or two from one everybody installs
-    for match in _INSTALLED.finditer(text):
+    for match in installed:
         name = _squashed(match.group(1))
         for other in spoken:
             if len(other) >= 4 and other != name and abs(len(other) - len(name)) <= 2 and _distance(name, other) <= 2:

@@ -22,12 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from memoryhub.memories.sieve import Sieved, sieved
+
 _I = re.IGNORECASE
 _S = r"(?:[^.;\n]|\.(?=\S))"  # any character inside one sentence (".env" stays inside it)
 
 
-def _rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern.replace("~", _S), _I)
+def _rx(pattern: str) -> Sieved:
+    return sieved(re.compile(pattern.replace("~", _S), _I))  # passed over where it cannot match (sieve.py)
 
 
 # A host named without a scheme: "paste.example.net", "transfer.example.sh" (not a file name such as "app.py").
@@ -193,7 +195,7 @@ _MONEY = _rx(
     r"~{0,60}?(?:\b0x[0-9a-f]{16,}|\b[a-z]{2}\d{2}(?: ?[0-9a-z]{4}){3,})"
 )
 
-_ACTS: tuple[tuple[str, re.Pattern[str], str], ...] = (
+_ACTS: tuple[tuple[str, Sieved, str], ...] = (
     ("sends_data", _LEAK, "it tells the model to send data or secrets somewhere"),
     ("backdoor", _BACKDOOR, "it tells the model to leave a way in (a key, an account, a shell, a remote)"),
     ("grant", _UNGIVEN_PERMISSION, "it hands the model a permission the user did not give"),

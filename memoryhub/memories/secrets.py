@@ -32,6 +32,8 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from memoryhub.memories.sieve import Sieved, sieved
+
 
 class WriteRefused(ValidationError):
     """A write the store will not take as sent (a secret, noise, a blank project): the API answers 422, not 400.
@@ -80,7 +82,7 @@ _PLUGIN_KINDS = {
 
 
 @cache
-def _library_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+def _library_patterns() -> tuple[tuple[str, Sieved], ...]:
     """(kind, pattern) from detect-secrets' regex plugins; empty if the library is missing (our rules remain)."""
     try:
         from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class  # optional (below)
@@ -92,7 +94,7 @@ def _library_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
         if kind is None:
             continue
         for pattern in plugin_class.denylist:
-            patterns.append((kind, pattern))
+            patterns.append((kind, sieved(pattern)))
     return tuple(patterns)
 
 
@@ -177,7 +179,8 @@ _RULES: list[tuple[str, str, int]] = [
     ("password on a command line", r"(?i)\bcurl\b[^\n]*?\s(?:-u|--user)\s+[\"']?[^\s:\"']+:([^\s\"']+)", 1),
     ("password in a URL", r"(?i)\b[a-z][a-z0-9+.-]{0,20}://[^/\s:@\"']{0,200}:([^/\s@\"']+)@", 1),
 ]
-_COMPILED_RULES = [(kind, re.compile(pattern), group) for kind, pattern, group in _RULES]
+# Sieved, as the library's are: a text holding none of the strings a rule needs is passed over (sieve.py).
+_COMPILED_RULES = [(kind, sieved(re.compile(pattern)), group) for kind, pattern, group in _RULES]
 
 # Values that stand for a secret rather than being one: "${DB_PASSWORD}", "<token>", "os.environ[...]".
 _PLACEHOLDER = re.compile(
@@ -191,18 +194,22 @@ _KEYWORD = (
     r"app[_-]?key|credentials?|signing[_-]?key|encryption[_-]?key|master[_-]?key)"
 )
 # `KEY=value`, `"key": "value"`, `key: value`, `key => value` (shell, .env, JSON, YAML, Ruby, PHP).
-_ASSIGNMENT = re.compile(r"(?i)(" + _KEYWORD + r")[\"']?\s*(?::=|=>|==?|:)\s*[\"'`]?([^\s\"'`,;]{4,})")
+_ASSIGNMENT = sieved(re.compile(r"(?i)(" + _KEYWORD + r")[\"']?\s*(?::=|=>|==?|:)\s*[\"'`]?([^\s\"'`,;]{4,})"))
 # "the prod database password is hunter2-...", "token for the staging API: ..."
-_PLAIN = re.compile(
-    r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret key|api key|api token|access token|auth token|token|"
-    r"secret|credentials?)\b(?:\s+(?:for|of|to|on|at)\s+[\w .@/:-]{1,40}?)?\s+"
-    r"(?:is|was|are|=|set to|became|changed to|reads)\s*[:=]?\s*[\"'`]?([^\s\"'`,;]{4,})"
+_PLAIN = sieved(
+    re.compile(
+        r"(?i)\b(?:password|passphrase|passcode|passwd|pwd|secret key|api key|api token|access token|auth token|token|"
+        r"secret|credentials?)\b(?:\s+(?:for|of|to|on|at)\s+[\w .@/:-]{1,40}?)?\s+"
+        r"(?:is|was|are|=|set to|became|changed to|reads)\s*[:=]?\s*[\"'`]?([^\s\"'`,;]{4,})"
+    )
 )
 # "use password Zq8..." and "the login is admin / Zq8...": a password right after the word, or after a user name.
-_PLAIN_BARE = re.compile(
-    r"(?i)\b(?:password|passphrase|passcode|pwd)\s+[\"'`]?([^\s\"'`,;]{4,})|"
-    r"\b(?:login|credentials?|user(?:name)?(?: and password)?)\b[^.\n]{0,20}?\b(?:is|are|:)\s*"
-    r"[^\s/:]+\s*(?:/|:)\s*[\"'`]?([^\s\"'`,;]{4,})"
+_PLAIN_BARE = sieved(
+    re.compile(
+        r"(?i)\b(?:password|passphrase|passcode|pwd)\s+[\"'`]?([^\s\"'`,;]{4,})|"
+        r"\b(?:login|credentials?|user(?:name)?(?: and password)?)\b[^.\n]{0,20}?\b(?:is|are|:)\s*"
+        r"[^\s/:]+\s*(?:/|:)\s*[\"'`]?([^\s\"'`,;]{4,})"
+    )
 )
 # A value that is code: a call or a subscript from its first character (`get_key()`, `os.environ[...]`,
 # `config("X")`), an expression in brackets, a dotted path. Brackets further in (`p@ss(w0rd)!`, a Django key) do

@@ -18,11 +18,12 @@ from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
+from django.db.models import Model
 from django.db.models.expressions import RawSQL
 
 from memoryhub.storage.filters import MemoryFilter
 from memoryhub.storage.keyword import Query
-from memoryhub.storage.portable import Condition, FusionRow, RowScope, StoredVector
+from memoryhub.storage.portable import Condition, FusionRow, RowInserts, RowScope, StoredVector
 
 
 class Store(Protocol):
@@ -48,6 +49,10 @@ class Store(Protocol):
     def vec_drop_statements(self, dimensions: int) -> list[str]: ...
     def existing_vec_dimensions(self) -> list[int]: ...
     def ensure_vec_table(self, dimensions: int) -> None: ...
+
+    # New rows: an import's inserts, compiled before its transaction and run inside it.
+    def prepare_row_inserts(self, rows: Sequence[Model]) -> RowInserts: ...
+    def insert_prepared(self, inserts: RowInserts) -> list[int]: ...
 
     # Vectors: the vector table, its change log and the nearest neighbours.
     def to_blob(self, vector: Sequence[float] | np.ndarray) -> bytes: ...

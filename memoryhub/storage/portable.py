@@ -15,6 +15,8 @@ from typing import NamedTuple
 
 import numpy as np
 from django.db import connection
+from django.db.models import Model
+from django.db.models.sql import InsertQuery
 
 MEMORY_TABLE = "memoryhub_memory"
 DEFAULT_DIMENSIONS = 384
@@ -206,3 +208,41 @@ def reinforce_rows(memory_ids: Sequence[int], now: datetime, step: float, *, tim
                 WHERE id IN ({marks})""",
             [int(times), connection.ops.adapt_datetimefield_value(now), boost, boost, *chunk],
         )
+
+
+class RowInserts(NamedTuple):
+    """New rows of one model as the statements that insert them (`prepare_row_inserts`), each handing back the
+    new ids in order."""
+
+    statements: list[tuple[str, tuple]]
+
+
+def prepare_row_inserts(rows: Sequence[Model]) -> RowInserts:
+    """The multi-row INSERTs that `bulk_create` would run for these new rows (no id yet), compiled now: an import
+    compiles its rows while the model still embeds their texts, and its transaction then only runs them
+    (`insert_prepared`). The ORM compiles them for this connection's database, as `bulk_create` does."""
+    if not rows:
+        return RowInserts([])
+    opts = rows[0]._meta
+    fields = [field for field in opts.concrete_fields if not field.generated and field is not opts.pk]
+    for row in rows:
+        row._prepare_related_fields_for_save(operation_name="bulk_create")
+    size = max(connection.ops.bulk_batch_size(fields, rows), 1)
+    statements: list[tuple[str, tuple]] = []
+    for start in range(0, len(rows), size):
+        query = InsertQuery(type(rows[0]))
+        query.insert_values(fields, rows[start : start + size])
+        compiler = query.get_compiler(using=connection.alias)
+        compiler.returning_fields = [opts.pk]
+        statements += [(statement, tuple(params)) for statement, params in compiler.as_sql()]
+    return RowInserts(statements)
+
+
+def insert_prepared(inserts: RowInserts) -> list[int]:
+    """Run `prepare_row_inserts`' statements; the new ids, in the rows' order."""
+    ids: list[int] = []
+    with connection.cursor() as cursor:
+        for statement, params in inserts.statements:
+            cursor.execute(statement, params)
+            ids += [int(row[0]) for row in cursor.fetchall()]
+    return ids

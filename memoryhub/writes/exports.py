@@ -8,7 +8,7 @@ within the imported set).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import partial
 from typing import Any
 
@@ -18,7 +18,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.backup import auto_backup
 from memoryhub.memories.holds import hold_imported, judge_imported
 from memoryhub.memories.selectors import visible_memory
-from memoryhub.memories.store import prepare_import, start_import_vectors, store_imported
+from memoryhub.memories.store import ImportVectors, prepare_import, store_imported
 from memoryhub.models import Category, Memory, MemoryEvent
 from memoryhub.storage import vector_index
 from memoryhub.writes.shape import iso, memory_as_dict
@@ -94,16 +94,22 @@ def export_markdown(memories: Iterable[Memory]) -> str:
 
 
 def validate_items(
-    items: list[Any], *, source: str = "", keep_source: bool = True, allowed_projects: list[str] | None = None
+    items: list[Any],
+    *,
+    source: str = "",
+    keep_source: bool = True,
+    allowed_projects: list[str] | None = None,
+    passed: Callable[[list[dict[str, Any]]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Check every item before anything is written; errors are named `memories.<index>.<field>`. A secret or a
     blank project anywhere refuses the whole import (WriteRefused, 422); `merged_into` must name another memory
     of the same import (by its `id`) or one already stored that the importer may see (`allowed_projects`; None:
     all), so an import cannot probe other projects' ids. Returns each item's cleaned fields, in input order,
-    for `store_imported` (checking 1000 items again cost as much as a fifth of embedding them)."""
+    for `store_imported` (checking 1000 items again cost as much as a fifth of embedding them). `passed`: see
+    `prepare_import` (the items that passed so far, a chunk at a time)."""
     own_ids = {item.get("id") for item in items if isinstance(item, dict) and isinstance(item.get("id"), int)}
     links = partial(_merged_into_errors, own_ids=own_ids, allowed_projects=allowed_projects)
-    return prepare_import(items, source=source, keep_source=keep_source, also=links)
+    return prepare_import(items, source=source, keep_source=keep_source, also=links, passed=passed)
 
 
 def _merged_into_errors(item: Any, *, own_ids: set, allowed_projects: list[str] | None) -> dict[str, list[str]]:
@@ -137,14 +143,20 @@ def import_items(
     Then what must wait for a person is held (holds.judge_imported): every item of an untrusted token (not
     `trusted`), and with `judge_text` (every import but a restore) the texts that read as planted instructions.
     They are judged while the write lane embeds them: the model is most of an import's time, and judging a
-    thousand texts after it was the largest part of the rest."""
-    prepared = validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects)
-
-    # Bursts of batches from one migration make one backup: the first holds the store as it was before.
-    auto_backup("import", min_interval=300)
-    vectors = start_import_vectors(prepared)
-    reasons = judge_imported([f["content"] for f in prepared], trusted=trusted, judge_text=judge_text)
-    ids = store_imported(prepared=prepared, actor=actor or source, all_or_nothing=True, vectors=vectors)
+    thousand texts after it was the largest part of the rest. The lane starts on the first items as soon as they
+    pass their checks, while the request checks the rest (`ImportVectors`); an import refused midway drops what
+    the lane has not started, and writes nothing."""
+    vectors = ImportVectors()
+    try:
+        prepared = validate_items(items, source=source, keep_source=keep_source, allowed_projects=allowed_projects,
+                                  passed=vectors.start)  # fmt: skip
+        # Bursts of batches from one migration make one backup: the first holds the store as it was before.
+        auto_backup("import", min_interval=300)
+        reasons = judge_imported([f["content"] for f in prepared], trusted=trusted, judge_text=judge_text)
+        ids = store_imported(prepared=prepared, actor=actor or source, all_or_nothing=True, vectors=vectors.collect)
+    except BaseException:
+        vectors.cancel()
+        raise
     old_to_new = {item["id"]: new for item, new in zip(items, ids, strict=True) if isinstance(item.get("id"), int)}
     links = [
         (new, old_to_new.get(item["merged_into"], item["merged_into"]))
