@@ -103,6 +103,8 @@ def continuations(rows: dict[int, Any], where: str, params: list, load: Load) ->
     if not enabled():
         return {}
     turns = [mid for mid, row in rows.items() if speaker(row.content)]
+    if not turns:
+        return {}
     first = _following(turns, where, params)
     second = _following(sorted(set(first.values())), where, params)
     known = dict(rows)
