@@ -93,3 +93,16 @@ def test_only_the_first_results_lift_their_next_turn_and_a_better_own_score_stay
     assert [(score, mid) for score, mid, _ in lifted] == [(1.0, 1), (0.8, 2), (0.5, 4), (0.45, 3)]
     assert lifted[2][2].continues == 1 and lifted[3][2].continues is None  # 3 scores more on its own than 0.4
     assert 9 not in [mid for _, mid, _ in lifted]  # its lead (3) is not among the first two
+
+
+def test_notes_labelled_by_their_kind_are_no_conversation():
+    decision, _, other = store(
+        "Decision: the billing service stores invoices in PostgreSQL 16.",
+        "Gotcha: the CI cache breaks when the lockfile changes.",
+        "Decision: API versions are put in the URL path.",
+        project="alpha",
+    )
+    hits = search("where are invoices stored", project="alpha")
+    assert [h.memory.pk for h in hits] == [decision]
+    assert conversations.speaker("Decision: API versions are put in the URL path.") is None
+    assert conversations.speaker("Melanie: I painted a lake sunrise.") == "Melanie"

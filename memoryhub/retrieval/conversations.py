@@ -43,6 +43,19 @@ IMPLICIT_METADATA = ("speaker", "date")
 # requires the first to be capitalised and not all capitals ("Melanie", not "TODO" or "note").
 _TURN = re.compile(r"\s*([^\W\d_][\w'.-]*(?: [^\W\d_][\w'.-]*){0,2}): ")
 
+# What an agent writes before a note to say what kind it is ("Decision: invoices live in PostgreSQL", "Gotcha: ...",
+# "Note: ..."): a label, not a speaker. Read as speakers, a store of such notes looked like a conversation, and the
+# note two on from a matching "Decision:" was lifted under it as that speaker's next turn.
+NOTE_LABELS = frozenset(
+    {"fact", "facts", "decision", "decisions", "skill", "reference", "preference", "preferences", "person",
+     "environment", "project", "gotcha", "gotchas", "note", "notes", "nb", "todo", "tip", "tips", "warning",
+     "caveat", "lesson", "lessons", "rule", "rules", "context", "summary", "update", "status", "fix", "bug", "issue",
+     "error", "problem", "solution", "workaround", "example", "reminder", "important", "step", "plan", "goal",
+     "idea", "reason", "why", "result", "finding", "observation", "insight", "pattern", "convention", "policy",
+     "setup", "config", "configuration", "usage", "command", "deprecated", "breaking", "security", "performance",
+     "migration", "learned", "takeaway", "tldr", "done", "fixed", "changed", "added", "removed"}
+)  # fmt: skip
+
 Replies = dict[int, Any]  # the question's id -> the reply's fusion row (with `pk`)
 Load = Callable[[list[int]], dict[int, Any]]  # ids -> their fusion rows
 
@@ -74,12 +87,14 @@ def implicit_in(metadata: dict[int, object]) -> dict[int, str]:
 
 
 def speaker(content: str) -> str | None:
-    """Who says a memory, when its text is written as a speaker's turn ("Caroline: ..."): the name, else None."""
+    """Who says a memory, when its text is written as a speaker's turn ("Caroline: ..."): the name, else None. A
+    note's label ("Decision: ...", `NOTE_LABELS`) says no one."""
     match = _TURN.match(content)
     if not match:
         return None
     name = match.group(1)
-    return name if name[0].isupper() and not name.split()[0].isupper() else None
+    first = name.split()[0]
+    return name if name[0].isupper() and not first.isupper() and first.lower() not in NOTE_LABELS else None
 
 
 def _is_reply(question: str, reply: str) -> bool:
