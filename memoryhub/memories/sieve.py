@@ -16,8 +16,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from re import _constants as sre  # the parse tree's opcodes (the `re` module's own parser, below)
-from re import _parser
+
+# The `re` module's own parser and its parse tree's opcodes: private, so a Python that moves them sieves nothing.
+try:
+    from re import _constants as sre
+    from re import _parser
+except ImportError:  # pragma: no cover - CPython 3.11-3.13 have both
+    sre = _parser = None
 
 Needles = frozenset[str]
 
@@ -62,7 +67,13 @@ def _item_needles(op, value) -> Needles | None:
 
 def needles(pattern: re.Pattern[str]) -> Needles | None:
     """Strings of which every match of `pattern` holds one (lower-cased), or None when none can be read from it."""
-    found = _sequence_needles(list(_parser.parse(pattern.pattern, pattern.flags)))
+    if _parser is None:
+        return None
+    try:
+        tree = list(_parser.parse(pattern.pattern, pattern.flags))
+    except (AttributeError, TypeError, ValueError, re.error):  # a parser that reads otherwise: run the pattern always
+        return None
+    found = _sequence_needles(tree)
     return found if found and all(found) else None
 
 
