@@ -26,7 +26,6 @@ from memoryhub.memories.secrets import WriteRefused, check_no_secrets, redact_ro
 from memoryhub.memories.validity import imported_times
 from memoryhub.models import Memory, MemoryEvent, Status
 from memoryhub.storage import sql
-from memoryhub.storage.portable import RowInserts
 
 
 def snapshot(memory: Memory) -> dict[str, Any]:
@@ -341,11 +340,11 @@ def store_imported(
     return ids
 
 
-def _row_inserts(prepared: list[dict[str, Any]], model_id: str) -> RowInserts:
+def _row_inserts(prepared: list[dict[str, Any]], model_id: str) -> sql.RowInserts:
     return sql.prepare_row_inserts([Memory(**fields, embed_model=model_id) for fields in prepared])
 
 
-def _insert_rows(inserts: RowInserts, vectors, actor: str) -> list[int]:
+def _insert_rows(inserts: sql.RowInserts, vectors, actor: str) -> list[int]:
     # Multi-row INSERTs per table (the database hands the new ids back), not three statements per row: rows,
     # vectors and events of 10k short memories go in in about a second. The rows' statements were compiled
     # before the transaction (`prepare_row_inserts`): the ORM's compiling was half of the time it held the lock.

@@ -35,6 +35,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memoryhub.models import Category
 from memoryhub.retrieval import fusion, query_text
 from memoryhub.storage import sql
 
@@ -46,9 +47,9 @@ _TURN = re.compile(r"\s*([^\W\d_][\w'.-]*(?: [^\W\d_][\w'.-]*){0,2}): ")
 # What an agent writes before a note to say what kind it is ("Decision: invoices live in PostgreSQL", "Gotcha: ...",
 # "Note: ..."): a label, not a speaker. Read as speakers, a store of such notes looked like a conversation, and the
 # note two on from a matching "Decision:" was lifted under it as that speaker's next turn.
-NOTE_LABELS = frozenset(
-    {"fact", "facts", "decision", "decisions", "skill", "reference", "preference", "preferences", "person",
-     "environment", "project", "gotcha", "gotchas", "note", "notes", "nb", "todo", "tip", "tips", "warning",
+# A memory's categories are such labels too.
+NOTE_LABELS = frozenset(Category.values) | frozenset(
+    {"facts", "decisions", "preferences", "gotchas", "note", "notes", "nb", "todo", "tip", "tips", "warning",
      "caveat", "lesson", "lessons", "rule", "rules", "context", "summary", "update", "status", "fix", "bug", "issue",
      "error", "problem", "solution", "workaround", "example", "reminder", "important", "step", "plan", "goal",
      "idea", "reason", "why", "result", "finding", "observation", "insight", "pattern", "convention", "policy",
@@ -117,19 +118,18 @@ def continuations(rows: dict[int, Any], where: str, params: list, load: Load) ->
     speaker's. Rows neither list found come from `load`. Nothing when conversation ranking is off."""
     if not enabled():
         return {}
-    turns = [mid for mid, row in rows.items() if speaker(row.content)]
+    turns = {mid: who for mid, row in rows.items() if (who := speaker(row.content))}
     if not turns:
         return {}
-    first = _following(turns, where, params)
+    first = _following(list(turns), where, params)
     second = _following(sorted(set(first.values())), where, params)
     known = dict(rows)
     known |= load([mid for mid in {*first.values(), *second.values()} if mid not in known])
     out = {}
-    for mid in turns:
+    for mid, who in turns.items():
         between, after = first.get(mid), second.get(first.get(mid, -1))
         if between not in known or after not in known:
             continue
-        who = speaker(rows[mid].content)
         if speaker(known[between].content) not in (None, who) and speaker(known[after].content) == who:
             out[mid] = known[after]
     return out
