@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bench.gate_set import secret_writes
 from bench.planted_set import ORDINARY, PLANTED, dev_half
-from memoryhub.memories import planted, planted_acts, secrets
+from memoryhub.memories import planted, planted_acts, secrets, sieve
 from memoryhub.memories.sieve import Sieved, needles, sieved
 
 
@@ -60,3 +62,26 @@ def test_each_sieved_pattern_finds_what_the_pattern_finds(name, pattern):
     assert pattern.needles is None or all(needle == needle.lower() for needle in pattern.needles)
     for text in [*TEXTS, *(text.upper() for text in TEXTS)]:
         assert [m.span() for m in pattern.finditer(text)] == [m.span() for m in pattern.pattern.finditer(text)], name
+
+
+def test_a_text_is_read_once_for_the_needles_of_every_pattern():
+    for text in [*TEXTS, "", "abc", "sk-", "Ends on a needle: https://"]:
+        if not text.isascii():
+            continue
+        every = set().union(*(pattern.needles for pattern in sieve._patterns))  # the product's, and any a test made
+        assert sieve._needles_in(text) == {needle for needle in every if needle in text.lower()}
+        assert sieve._needles_in(text) is sieve._needles_in(text)  # read once, asked again
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("abcdeiklnoprstuxy :/-_.'")), max_size=60))
+def test_the_needles_found_are_exactly_those_the_text_holds(text):
+    index = sieve._build_index(list(sieve._patterns))
+    every = set(index.short) | {needle for found in index.by_head.values() for needle in found}
+    assert sieve._found(index, text) == {needle for needle in every if needle in text}
+
+
+def test_a_pattern_made_later_is_sieved_by_its_own_needles_at_once():
+    text = "The quarterly zebrafinch census is on Friday."
+    assert not sieved(re.compile(r"ostrich", re.I)).may_match(text)
+    assert sieved(re.compile(r"zebrafinch", re.I)).may_match(text)  # read again with the new pattern's needles
