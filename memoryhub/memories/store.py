@@ -350,7 +350,7 @@ def _insert_rows(inserts: sql.RowInserts, vectors, actor: str) -> list[int]:
     # before the transaction (`prepare_row_inserts`): the ORM's compiling was half of the time it held the lock.
     ids = sql.insert_prepared(inserts)
     sql.insert_new_vectors(list(zip(ids, vectors, strict=True)))
-    MemoryEvent.objects.bulk_create([MemoryEvent(memory_id=i, action="imported", actor=actor) for i in ids])
+    sql.insert_plain_events(ids, action="imported", actor=actor, at=timezone.now())
     return ids
 
 

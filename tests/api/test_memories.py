@@ -358,6 +358,12 @@ def test_import_stores_every_item_as_given_and_answers_ids_in_order(curator, set
         7,
     )
     assert rows[1].created_at.isoformat() == "2024-01-02T03:04:05+00:00"
+    # Each memory's history opens with its import, by whoever imported it, now (not at the memory's own date).
+    events = list(MemoryEvent.objects.filter(memory_id__in=body["ids"]).order_by("memory_id"))
+    assert [(e.memory_id, e.action, e.actor, e.before, e.after, e.note) for e in events] == [
+        (i, "imported", "curator", None, None, "") for i in sorted(body["ids"])
+    ]
+    assert all(e.created_at > rows[1].created_at and e.created_at.tzinfo is not None for e in events)
 
 
 def test_an_import_with_one_bad_item_stores_nothing_and_names_it(curator):
