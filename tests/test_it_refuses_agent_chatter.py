@@ -121,6 +121,12 @@ def test_the_first_person_after_a_clause_is_judged_as_a_sentence_opening_with_it
         ("I can add a test for that too if you want.", True),
         ("Here's my plan: reproduce it, write a failing test, fix it.", True),
         ("If you find a leaked credential, tell me before rotating it.", False),
+        # A lesson, a decision and a rule, however they open.
+        ("We tried Bun for the scripts and went back to Node; two dependencies crashed under it.", False),
+        ("We compared the queues and picked SQS for the billing events.", False),
+        ("Let's not vendor the SDK; pin it in requirements instead.", False),
+        ("I found that the importer skips rows with a BOM, so files are saved without one.", False),
+        ("I found the bug in the importer.", True),
     ],
 )
 def test_what_an_agent_did_or_offers_in_its_turn_is_chatter_and_a_persons_state_is_not(text, chatter):

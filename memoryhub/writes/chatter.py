@@ -206,7 +206,7 @@ _CLOSING_WORDS = re.compile(
     r"if you(?:'d)? (?:like|want|prefer)\W+i (?:can|could)\b|happy to \w+|"
     r"i (?:can|could) (?:also )?[^.;]*?\b(?:if (?:you(?:'d)? (?:like|want|prefer)|that helps|needed)|"
     r"just say the word)\b|"
-    r"(?-i:[Ll]et'?s [a-z]))",
+    r"(?-i:[Ll]et'?s (?!not\b)[a-z]))",  # "Let's not add dependencies without asking" is a rule
     re.IGNORECASE,
 )
 _EVENT = re.compile(

@@ -60,7 +60,9 @@ def _work_report(sentence: str) -> bool:
 # session word (just, now, then, first, next), a plan, a guess, or a passing state ("I'm stuck", "I'm back").
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
 _SESSION_WORK = (
-    r"checked|ran|re-?ran|tried|looked|found|fixed|noticed|saw|updated|added|pushed|wrote|rewrote|finished|"
+    # "I found the bug" is a step; "I found that the worker ignores SIGTERM" a lesson.
+    r"checked|ran|re-?ran|tried|looked|found(?!\s+(?:out\s+)?that\b)|fixed|noticed|saw|updated|added|pushed|wrote|"
+    r"rewrote|finished|"
     r"opened|closed|merged|tested|debugged|investigated|reviewed|cleaned|refactored|changed|modified|got|did|"
     r"removed|deleted|reverted|restarted|rebuilt|reinstalled|dug|spent|went through|worked on|traced|confirmed|"
     r"verified|managed|figured|realized|realised|tweaked|bumped|patched|committed|edited|copied|renamed|searched|"
@@ -162,10 +164,13 @@ _DURABLE_SIGNAL = re.compile(
     re.IGNORECASE,
 )
 # What was tried and given up is a lesson for every later session, however it starts ("We tried SQLite for tests and
-# gave up; it masks Postgres-specific bugs").
+# gave up; it masks Postgres-specific bugs"); so is what was weighed and chosen.
 _LESSON = re.compile(
-    r"\btried\b[^.;]{0,80}\b(?:and|but)\s+(?:then\s+)?(?:gave up|abandoned|dropped it|reverted|switched back|it "
-    r"(?:didn'?t|did not|never) work(?:ed)?)\b",
+    r"\btried\b[^.;]{0,80}\b(?:and|but)\s+(?:then\s+)?(?:gave up|abandoned|dropped it|reverted|switched back|went "
+    r"back|moved back|rolled back|it (?:didn'?t|did not|never) work(?:ed)?)\b|"
+    # What was weighed and chosen is a decision, however it starts ("We reviewed the options and picked cursor
+    # pagination for the public API").
+    r"\b(?:and|then)\s+(?:picked|chose|settled on|went with|decided|agreed)\b",
     re.IGNORECASE,
 )
 _STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
