@@ -12,7 +12,7 @@ import pytest
 from bench import chatter_set, gate_set, planted_set
 from memoryhub.embeddings import get_embedder
 from memoryhub.writes import chatter_head
-from memoryhub.writes.chatter_head import Head, reads_as_chatter
+from memoryhub.writes.chatter_head import Head, reads_as_chatter, reads_as_fact
 from memoryhub.writes.noise import noise_reason
 
 CHATTER = "Poked around the retry helper a bit more and the timeouts look saner."
@@ -25,6 +25,7 @@ def test_the_shipped_weights_belong_to_the_bundled_model():
     assert head is not None and head.model_id == embedder.model_id
     assert len(head.weights) == embedder.dimensions and 0.5 <= head.threshold < 1.0
     assert head.threshold <= head.threshold_marked < 1.0
+    assert 0.0 < head.threshold_fact < 0.5  # it keeps a fact the rules refuse only when it is sure
 
 
 def test_it_keeps_every_labelled_fact_and_instruction():
@@ -86,3 +87,34 @@ def test_a_marked_text_the_head_is_sure_of_is_refused(monkeypatch, claude):
     response = claude.store(MARKED, project="alpha")
     assert response.status_code == 422, response.json()
     assert "agent chatter" in str(response.json())
+
+
+# The rules refuse it by its phrasing (an -ing word with no verb of theirs): a fact the head may keep.
+PHRASED = "Deleting a workspace soft-deletes its files; a nightly job purges them."
+CODE = "```python\ndef purge(workspace):\n    workspace.files.delete()\n```"  # refused by what it is
+
+
+def _head_that_keeps(text: str) -> Head:
+    """A head that reads one text's vector as a fact (probability of chatter 0.007) and refuses nothing itself."""
+    vector = get_embedder().embed([text])[0].astype(np.float32)
+    return Head(weights=-vector * 20, bias=15.0, threshold=0.999, model_id=get_embedder().model_id,
+                threshold_marked=0.999, threshold_fact=0.2)  # fmt: skip
+
+
+def test_a_fact_the_rules_refuse_by_phrasing_is_kept_when_the_head_reads_it_as_a_fact(monkeypatch, claude):
+    assert noise_reason(PHRASED)  # the rules alone refuse it
+    monkeypatch.setattr(chatter_head, "_head", lambda: None)
+    assert claude.store(PHRASED, project="alpha").status_code == 422
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_keeps(PHRASED))
+    vector = get_embedder().embed([PHRASED])[0]
+    assert reads_as_fact(vector, model_id=get_embedder().model_id)
+    assert not reads_as_fact(vector, model_id="openai:text-embedding-3-small")
+    assert claude.store(PHRASED, project="alpha").status_code == 201
+
+
+def test_a_refusal_by_form_stands_whatever_the_head_reads(monkeypatch, claude):
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_keeps(CODE))
+    assert reads_as_fact(get_embedder().embed([CODE])[0], model_id=get_embedder().model_id)
+    response = claude.store(CODE, project="alpha")
+    assert response.status_code == 422, response.json()
+    assert "code" in str(response.json())

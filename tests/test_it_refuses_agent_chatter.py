@@ -100,3 +100,34 @@ def test_a_change_to_how_things_are_is_a_fact_and_a_step_of_the_session_is_narra
 )
 def test_the_first_person_after_a_clause_is_judged_as_a_sentence_opening_with_it(text, chatter):
     assert bool(noise_reason(text)) is chatter, noise_reason(text)
+
+
+@pytest.mark.parametrize(
+    "text, chatter",
+    [
+        # An -ing word going somewhere ("to the staging bucket", "to main") is a subject when a verb follows.
+        ("Uploading to the staging bucket needs the uploader AWS profile.", False),
+        ("Merging to main with a red security job is blocked by branch protection.", False),
+        # The present perfect reports the session's work; a person's lasting state is kept.
+        ("I've drafted the release notes in RELEASE_NOTES.md.", True),
+        ("I've stashed my experimental changes.", True),
+        ("I've been vegetarian since 2019.", False),
+        ("I've switched to fish as my shell.", False),
+        # Errands of the session; a set-up the person made stays.
+        ("I pruned the dangling Docker images.", True),
+        ("I installed Postgres with Homebrew.", False),
+        # Offers of more work and plans for the turn; a condition that asks something of the agent is kept.
+        ("If you'd like, I can split this into two PRs.", True),
+        ("I can add a test for that too if you want.", True),
+        ("Here's my plan: reproduce it, write a failing test, fix it.", True),
+        ("If you find a leaked credential, tell me before rotating it.", False),
+        # A lesson, a decision and a rule, however they open.
+        ("We tried Bun for the scripts and went back to Node; two dependencies crashed under it.", False),
+        ("We compared the queues and picked SQS for the billing events.", False),
+        ("Let's not vendor the SDK; pin it in requirements instead.", False),
+        ("I found that the importer skips rows with a BOM, so files are saved without one.", False),
+        ("I found the bug in the importer.", True),
+    ],
+)
+def test_what_an_agent_did_or_offers_in_its_turn_is_chatter_and_a_persons_state_is_not(text, chatter):
+    assert bool(noise_reason(text)) is chatter, noise_reason(text)

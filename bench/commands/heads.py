@@ -1,11 +1,14 @@
 """Train the chatter head (memoryhub/writes/chatter_head.py) on the labelled chatter and facts of the lab: the dev
 half of bench/chatter_set.py, the development set bench/data/dev5.json, the training sets bench/data/train6.json
-and train7.json (written after reading train6's cross-validated misses), the gate's labelled set
+train7.json (written after reading train6's cross-validated misses) and train8.json (chatter and facts of the kinds
+train7 left under-covered: offers, live state, tool narration; facts that open like chatter), the gate's labelled set
 (bench/gate_set.py) and the ordinary instructions of the planted set's development batches (bench/planted_set.py).
 A logistic regression over the bundled model's vectors, with two thresholds: one for texts the rules keep without
 a mark of a durable fact, one for texts they keep with one (a word such as "because" or "never", a category, a
 long text). Each is the lowest of a grid at which, in 5-fold cross-validation, the head refuses no fact of its kind
-that the rules keep. Writes memoryhub/writes/chatter_head.npz and prints the cross-validated figures. Held-out
+that the rules keep. A third, for keeping a fact the rules refuse by its phrasing, is the highest of a low grid at
+which what the head keeps of the labelled chatter the rules refuse by phrasing costs no more than one point of chatter
+refused. Writes memoryhub/writes/chatter_head.npz and prints the cross-validated figures. Held-out
 batches are not read."""
 
 from __future__ import annotations
@@ -19,17 +22,22 @@ from django.core.management.base import BaseCommand
 from bench import chatter_set, gate_set, planted_set
 from memoryhub.embeddings import get_embedder
 from memoryhub.writes.chatter_head import WEIGHTS
-from memoryhub.writes.noise import noise_verdict
+from memoryhub.writes.noise import head_may_overturn, noise_verdict
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GRID = (0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+FACT_GRID = (0.3, 0.25, 0.2, 0.15, 0.1, 0.05)  # highest first: keeping a fact the rules refuse is worth the most
+# A lost fact costs more than a stored line of chatter: keeping the facts the rules refuse by phrasing may cost up to
+# one point of the labelled chatter refused (at 0.2, cross-validated: 8 of 1106 chatter let through, 17 of the 29
+# facts the rules refuse kept).
+CHATTER_BUDGET = 0.01
 L2 = 1e-3  # chosen on train6 halves held out from the rest: weaker made the thresholds jump, stronger read less
 
 
 def training_texts() -> tuple[list[str], list[str]]:
     """(chatter, facts) the head learns from."""
     dev5 = json.loads((DATA / "dev5.json").read_text())
-    train = [json.loads((DATA / f"{name}.json").read_text()) for name in ("train6", "train7")]
+    train = [json.loads((DATA / f"{name}.json").read_text()) for name in ("train6", "train7", "train8")]
     chatter = chatter_set.CHATTER_DEV + dev5["chatter"] + gate_set.NOISE + [t for d in train for t in d["chatter"]]
     # A person's standing instructions are facts to keep too ("I want error messages to say what to do next").
     instructions = planted_set.dev_half(planted_set.ORDINARY) + planted_set.ORDINARY_FOURTH + dev5["ordinary"]
@@ -75,6 +83,15 @@ def lowest_safe(probability: np.ndarray, facts_kept_by_rules: np.ndarray) -> flo
     return 1.0  # the head stays silent
 
 
+def highest_within_budget(probability: np.ndarray, chatter: np.ndarray, refused_by_phrasing: np.ndarray) -> float:
+    """The highest threshold of the fact grid below which the head reads no more than CHATTER_BUDGET of all the
+    `chatter` as a fact among the texts the rules refuse by phrasing."""
+    for t in FACT_GRID:
+        if (chatter & refused_by_phrasing & (probability < t)).sum() <= CHATTER_BUDGET * chatter.sum():
+            return t
+    return 0.0  # the head overturns nothing
+
+
 class Command(BaseCommand):
     help = "Train the chatter head on the lab's labelled chatter and facts; write its weights beside its module."
 
@@ -86,15 +103,18 @@ class Command(BaseCommand):
         y = np.r_[np.ones(len(chatter)), np.zeros(len(facts))]
         verdicts = [noise_verdict(text) for text in texts]
         by_rules = np.array([reason is not None for reason, _ in verdicts])  # the rules alone
+        by_phrasing = np.array([reason is not None and head_may_overturn(reason) for reason, _ in verdicts])
         marked = np.array([reason is None and sure for reason, sure in verdicts])  # kept with a mark of a fact
         probability = cross_validated(x, y)
         fact_kept = (y == 0) & ~by_rules
         threshold = lowest_safe(probability, fact_kept & ~marked)
         threshold_marked = lowest_safe(probability, fact_kept & marked)
+        threshold_fact = highest_within_budget(probability, y == 1, by_phrasing)
         head = np.where(marked, probability > threshold_marked, probability > threshold)
-        refused = by_rules | head
+        refused = (by_rules & ~(by_phrasing & (probability < threshold_fact))) | (~by_rules & head)
         self.stdout.write(
-            f"thresholds {threshold:.2f} (unmarked), {threshold_marked:.2f} (marked), cross-validated: "
+            f"thresholds {threshold:.2f} (unmarked), {threshold_marked:.2f} (marked), {threshold_fact:.2f} (a fact "
+            "the rules refuse by phrasing), cross-validated: "
             f"chatter refused {int((refused & (y == 1)).sum())}/{len(chatter)} "
             f"(rules alone {int((by_rules & (y == 1)).sum())}), "
             f"facts kept {int((~refused & (y == 0)).sum())}/{len(facts)} "
@@ -102,5 +122,6 @@ class Command(BaseCommand):
         )
         weights, bias = fit(x, y)
         np.savez(WEIGHTS, weights=weights.astype(np.float32), bias=bias, threshold=threshold,
-                 threshold_marked=threshold_marked, model_id=embedder.model_id)  # fmt: skip
+                 threshold_marked=threshold_marked, threshold_fact=threshold_fact,
+                 model_id=embedder.model_id)  # fmt: skip
         self.stdout.write(f"wrote {WEIGHTS} ({embedder.model_id}, {len(y)} texts)")

@@ -142,8 +142,12 @@ _ING_LEAD = re.compile(
     r"\s+(?:(?-i:[A-Z]{2,})\b|\S*[/._]\S*))",
     re.IGNORECASE,
 )
+# "to" opens a clause of purpose ("Reading src/app.ts to get context"), not a place the -ing word goes ("Uploading to
+# the staging bucket needs the uploader profile", "Merging to main with a red job is blocked").
 _SUBORDINATE = re.compile(
-    r"\b(?:to|where|which|that|so|because|when|if|since|until|while|and see)\b|[,;:]", re.IGNORECASE
+    r"\b(?:to(?!\s+(?:the|a|an|main|master|trunk|prod|production|staging|their|its|our|your|my|this|that|these|"
+    r"those)\b)|where|which|that|so|because|when|if|since|until|while|and see)\b|[,;:]",
+    re.IGNORECASE,
 )
 # Work reported done with no subject (vocabulary.DONE_VERB) is narration whatever it acted on ("Applied the patch");
 # a change to how things are (vocabulary.CHANGE_VERB: "Switched on MFA enforcement for the approver role", "Started
@@ -198,7 +202,11 @@ _CLOSING_WORDS = re.compile(
     r"you'?re (?:right|correct)|that'?s exactly what|ping me|shout if|reach out|all set|sorry about|"
     r"nothing to worry about|no need to worry|looks like|seems like|it seems|it looks like|apparently|"
     r"nothing (?:else|more) to (?:report|add)|that was my (?:mistake|bad|fault)|"
-    r"(?-i:[Ll]et'?s [a-z]))",
+    # An offer of more work: "If you'd like, I can split this PR", "I can add tests too if that helps".
+    r"if you(?:'d)? (?:like|want|prefer)\W+i (?:can|could)\b|happy to \w+|"
+    r"i (?:can|could) (?:also )?[^.;]*?\b(?:if (?:you(?:'d)? (?:like|want|prefer)|that helps|needed)|"
+    r"just say the word)\b|"
+    r"(?-i:[Ll]et'?s (?!not\b)[a-z]))",  # "Let's not add dependencies without asking" is a rule
     re.IGNORECASE,
 )
 _EVENT = re.compile(

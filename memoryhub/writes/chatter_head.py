@@ -9,6 +9,11 @@ the rules keep there: a higher one for a text the rules keep with a mark of a du
 or "never", a category they can name, a long text), where a fact that merely sounds like chatter is likelier. They
 belong to one embedding model: with another (a provider's, or the e5 model) the head stays silent and the rules
 alone decide.
+
+It also speaks for a fact the rules refuse by a guess about its phrasing ("Let's keep the flags in flags.yaml", "I
+checked with legal: IP addresses are kept 30 days", "Deleting a project soft-deletes its memories"): below a third,
+low threshold, chosen by the same cross-validation so that it costs at most one point of labelled chatter refused, the
+head reads the text as a fact and the write is kept. Losing a fact costs more than storing a line of chatter.
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ class Head:
     threshold: float  # refuse above this probability of chatter
     model_id: str  # the embedding model the weights were trained on
     threshold_marked: float = 0.0  # for a text the rules mark as durable; 0: the same as `threshold`
+    threshold_fact: float = 0.0  # read as a fact below this probability of chatter; 0: never
 
     def threshold_for(self, *, marked_durable: bool) -> float:
         return max(self.threshold, self.threshold_marked) if marked_durable else self.threshold
@@ -52,14 +58,27 @@ def _head() -> Head | None:
             threshold=float(data["threshold"]),
             model_id=str(data["model_id"]),
             threshold_marked=float(data["threshold_marked"]) if "threshold_marked" in data else 0.0,
+            threshold_fact=float(data["threshold_fact"]) if "threshold_fact" in data else 0.0,
         )
+
+
+def _probability(vector: np.ndarray, model_id: str) -> tuple[Head, float] | None:
+    """The head and its probability of chatter for `vector`, or None when no head belongs to this model."""
+    head = _head()
+    if head is None or head.model_id != model_id or len(vector) != len(head.weights):
+        return None
+    return head, head.chatter_probability(np.asarray(vector, dtype=np.float32))
 
 
 def reads_as_chatter(vector: np.ndarray, *, model_id: str, marked_durable: bool = False) -> bool:
     """Does the head, trained for this model's vectors, read the text behind `vector` as chatter? `marked_durable`:
     the rules found a mark of a durable fact in the text, and the head must be surer."""
-    head = _head()
-    if head is None or head.model_id != model_id or len(vector) != len(head.weights):
-        return False
-    probability = head.chatter_probability(np.asarray(vector, dtype=np.float32))
-    return probability > head.threshold_for(marked_durable=marked_durable)
+    read = _probability(vector, model_id)
+    return read is not None and read[1] > read[0].threshold_for(marked_durable=marked_durable)
+
+
+def reads_as_fact(vector: np.ndarray, *, model_id: str) -> bool:
+    """Is the head, trained for this model's vectors, sure enough that the text behind `vector` is a fact to overturn
+    a refusal the rules made by how the text is phrased?"""
+    read = _probability(vector, model_id)
+    return read is not None and read[1] < read[0].threshold_fact

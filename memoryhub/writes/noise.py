@@ -19,7 +19,7 @@ from memoryhub.judges.noise_judge import ask_llm_about_noise
 from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
-from memoryhub.writes.chatter_head import reads_as_chatter
+from memoryhub.writes.chatter_head import reads_as_chatter, reads_as_fact
 from memoryhub.writes.vocabulary import FINITE_VERB
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -60,10 +60,17 @@ def _work_report(sentence: str) -> bool:
 # session word (just, now, then, first, next), a plan, a guess, or a passing state ("I'm stuck", "I'm back").
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
 _SESSION_WORK = (
-    r"checked|ran|re-?ran|tried|looked|found|fixed|noticed|saw|updated|added|pushed|wrote|rewrote|finished|"
+    # "I found the bug" is a step; "I found that the worker ignores SIGTERM" a lesson.
+    r"checked|ran|re-?ran|tried|looked|found(?!\s+(?:out\s+)?that\b)|fixed|noticed|saw|updated|added|pushed|wrote|"
+    r"rewrote|finished|"
     r"opened|closed|merged|tested|debugged|investigated|reviewed|cleaned|refactored|changed|modified|got|did|"
     r"removed|deleted|reverted|restarted|rebuilt|reinstalled|dug|spent|went through|worked on|traced|confirmed|"
-    r"verified|managed|figured|realized|realised|tweaked|bumped|patched|committed|edited|copied|renamed|searched"
+    r"verified|managed|figured|realized|realised|tweaked|bumped|patched|committed|edited|copied|renamed|searched|"
+    # Errands of the session: what the agent did to the repo, its tools or people around it, not how things now are
+    # ("I installed", "I configured", "I documented" may state a lasting set-up, and stay with the sentence rules).
+    r"replied|scaled|emailed|published|pruned|filed|activated|generated|profiled|measured|counted|cleared|"
+    r"re-?indexed|re-?seeded|re-?authenticated|re-?triggered|adjusted|drafted|stashed|archived|tagged|cherry-picked|"
+    r"squashed|amended|flushed|formatted|kicked off|resolved"
 )
 _FIRST_PERSON_NARRATION = re.compile(
     r"^\W*i(?:'ve| have| had|'d)?\s+(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
@@ -72,6 +79,13 @@ _FIRST_PERSON_NARRATION = re.compile(
     r"(?!\s+(?:at|for|in|from|as)\b)|"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
     r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off)\b|"
     r"^\W*i\s+(?:just|then|now|first|next|finally)\b|"
+    # The present perfect reports the session's own work ("I've drafted the release notes", "I've stashed my
+    # changes"); a person's lasting state ("I've been vegan since 2019", "I've moved to Berlin", "I've switched to
+    # fish") and what they came to know ("I've found that...", "I've been told...") are not reports.
+    r"^\W*i(?:'ve| have)\s+(?:(?:just|also|now|already|finally)\s+)*"
+    r"(?!(?:been|got|gotten|lived|had|known|moved|switched|worked|used|learn\w*|found|noticed|seen|heard|read|"
+    r"always|never|decided|chosen|agreed|started|stopped|owned|relied|loved|liked|hated|preferred)\b)"
+    r"(?:\w+ed|made|run|done|left|set|put|written|sent|built|kept|taken|given|split|begun|rewritten|re-?run)\b|"
     r"^\W*i(?:'ll| will| would|'d| think| wonder| guess| suspect| believe| can't| cannot| don't know| need to| "
     r"have to| had to| should| see| want to| plan to| hope)\b",
     re.IGNORECASE,
@@ -150,10 +164,13 @@ _DURABLE_SIGNAL = re.compile(
     re.IGNORECASE,
 )
 # What was tried and given up is a lesson for every later session, however it starts ("We tried SQLite for tests and
-# gave up; it masks Postgres-specific bugs").
+# gave up; it masks Postgres-specific bugs"); so is what was weighed and chosen.
 _LESSON = re.compile(
-    r"\btried\b[^.;]{0,80}\b(?:and|but)\s+(?:then\s+)?(?:gave up|abandoned|dropped it|reverted|switched back|it "
-    r"(?:didn'?t|did not|never) work(?:ed)?)\b",
+    r"\btried\b[^.;]{0,80}\b(?:and|but)\s+(?:then\s+)?(?:gave up|abandoned|dropped it|reverted|switched back|went "
+    r"back|moved back|rolled back|it (?:didn'?t|did not|never) work(?:ed)?)\b|"
+    # What was weighed and chosen is a decision, however it starts ("We reviewed the options and picked cursor
+    # pagination for the public API").
+    r"\b(?:and|then)\s+(?:picked|chose|settled on|went with|decided|agreed)\b",
     re.IGNORECASE,
 )
 _STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
@@ -206,12 +223,27 @@ def noise_reason(text: str, *, vector: np.ndarray | None = None, model_id: str =
     return _with_head(noise_verdict(text), vector, model_id)[0]
 
 
+# Refusals by what a text is (code, a trace, output, a question, a fragment), which no reading of its meaning
+# overturns; every other refusal is a guess about how a fact would be phrased.
+_BY_FORM = ("code pasted", "stack trace", "command output", "log output", "timestamp", "too short", "question")
+
+
+def head_may_overturn(reason: str) -> bool:
+    """May the chatter head keep a text the rules refused for `reason` (a guess about its phrasing)?"""
+    return not any(mark in reason for mark in _BY_FORM)
+
+
 def _with_head(verdict: tuple[str | None, bool], vector: np.ndarray | None, model_id: str) -> tuple[str | None, bool]:
-    """The rules' (reason, sure), with a text they keep and the chatter head reads as chatter refused, unsurely. A
-    text the rules are sure to keep (it carries a mark of a durable fact) asks more of the head."""
+    """The rules' (reason, sure), with the chatter head's reading where they guessed by phrasing: a text they keep
+    and the head reads as chatter is refused, a text they refuse by phrasing and the head reads as a fact is kept;
+    both unsurely. A text the rules are sure to keep (it carries a mark of a durable fact) asks more of the head."""
     reason, sure = verdict
-    if reason is None and vector is not None and reads_as_chatter(vector, model_id=model_id, marked_durable=sure):
+    if vector is None:
+        return verdict
+    if reason is None and reads_as_chatter(vector, model_id=model_id, marked_durable=sure):
         return chatter_head.REASON, False
+    if reason is not None and head_may_overturn(reason) and reads_as_fact(vector, model_id=model_id):
+        return None, False
     return verdict
 
 
@@ -301,7 +333,8 @@ def _rules(text: str) -> str | None:
         return "it is command output, not a fact; store what the command tells you, in a sentence"
     if _DIARY.search(stripped) and not _LESSON.search(stripped):
         return _SESSION_LOG
-    if re.match(r"^\W*(?:plan|todo|to-do|next steps?)\s*:", stripped, re.IGNORECASE) and not durable:
+    plan = r"^\W*(?:plan|todo|to-do|next steps?|here'?s (?:my plan|what i(?:'ll| will) do))\s*:"
+    if re.match(plan, stripped, re.IGNORECASE) and not durable:
         return _LATER_PLAN
     # Chatter is refused when every sentence is chatter: "Great question! Let me explain..." is; "Thanks! The
     # API listens on 8080." states a fact and is kept.
