@@ -23,7 +23,7 @@ from tests.live_server import REPO, manage, migrated_store, on_postgresql, store
 
 
 def test_both_stores_offer_the_same_functions():
-    extra = {"knn_where"}  # PostgreSQL ranks under a filter itself (FILTERED_KNN); SQLite's search does not ask
+    extra = set(interface.OPTIONAL)  # PostgreSQL ranks under a filter itself (FILTERED_KNN); SQLite does not
     assert set(postgres.__all__) - extra == set(sqlite.__all__)
     for name in sqlite.__all__:
         assert hasattr(postgres, name) and hasattr(sqlite, name), name
@@ -242,6 +242,75 @@ def test_every_vector_search_runs_with_its_hnsw_settings_whatever_a_transaction_
     assert _setting("hnsw.ef_search") == "40"  # pgvector's own default: the rollback took the setting back
     sql.knn(vector, 5)
     assert _setting("hnsw.ef_search") == "200"
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_a_vector_search_beside_runs_on_another_pooled_connection_and_finds_what_this_one_finds():
+    from memoryhub.models import Memory
+
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(60, 384)).astype(np.float32)
+    memories = Memory.objects.bulk_create(
+        [Memory(content=f"memory {i}", embed_model="m", project="alpha" if i % 2 else "beta") for i in range(60)]
+    )
+    sql.insert_new_vectors([(m.pk, v) for m, v in zip(memories, vectors, strict=True)])
+    where, params = "m.project = %s AND m.embed_model = %s", ["alpha", "m"]
+    own = connection.connection
+    beside = sql.knn_where_beside(vectors[1], 10, where, params)
+    assert beside == sql.knn_where(vectors[1], 10, where, params)
+    assert beside[0] == (memories[1].pk, pytest.approx(0.0, abs=1e-5))
+    assert connection.connection is own  # this thread's connection stays its own
+    stats = connection.pool.get_stats()
+    assert stats["pool_size"] - stats["pool_available"] == 1  # the borrowed one went back at once
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_a_vector_search_beside_never_waits_for_a_connection(settings):
+    """When every connection of the pool is taken (by searches that may be waiting for this very answer), the
+    search beside answers None at once and the caller ranks on its own connection."""
+    pool = connection.pool
+    taken = []
+    try:
+        while True:
+            try:
+                taken.append(pool.getconn(timeout=0.05))
+            except Exception:  # noqa: BLE001 - PoolTimeout: the pool is exhausted
+                break
+        assert sql.knn_where_beside(np.ones(384, dtype=np.float32), 5) is None
+    finally:
+        for session in taken:
+            pool.putconn(session)
+
+
+@pytest.mark.postgresql_only
+@pytest.mark.django_db(transaction=True)
+def test_a_hybrid_search_ranks_its_vectors_beside_its_keyword_side_and_inside_a_transaction_on_its_own(
+    monkeypatch,
+):
+    from django.db import transaction
+
+    from memoryhub.memories.store import create_memory
+    from memoryhub.retrieval.search import MemoryFilter, search_memories
+
+    for text in ("The billing service retries webhooks five times.", "Deploys go out on Tuesdays.",
+                 "The staging database is reset every night."):  # fmt: skip
+        create_memory(content=text, project="alpha")
+    asked = []
+    real = sql.knn_where_beside
+    monkeypatch.setattr(sql, "knn_where_beside", lambda *a: asked.append(a) or real(*a), raising=False)
+    within = MemoryFilter(visible_from="alpha")
+    found = [h.memory.content for h in search_memories(query="when are deploys", within=within, min_score=0)]
+    assert len(asked) == 1 and found[0] == "Deploys go out on Tuesdays."
+    monkeypatch.setattr(sql, "knn_where_beside", lambda *a: None, raising=False)  # no connection free
+    assert [h.memory.content for h in search_memories(query="when are deploys", within=within, min_score=0)] == found
+    asked.clear()
+    monkeypatch.setattr(sql, "knn_where_beside", lambda *a: asked.append(a) or real(*a), raising=False)
+    with transaction.atomic():
+        create_memory(content="Deploys are frozen in December.", project="alpha")  # not committed: unseen elsewhere
+        inside = [h.memory.content for h in search_memories(query="deploys", within=within, min_score=0)]
+    assert not asked and "Deploys are frozen in December." in inside
 
 
 @pytest.mark.postgresql_only

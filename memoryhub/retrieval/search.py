@@ -186,8 +186,10 @@ def _vector_total(model_id: str) -> int:
 
 # The query's embedding is computed on a worker thread while the keyword side runs its SQL on the caller's
 # (ONNX and SQLite both release the GIL): a hybrid search then costs the longer of the two, not their sum. On
-# a large store the worker also ranks the in-process vector copy (numpy, no database) right after embedding.
-# The worker is one of the runtime's query embedding pool (`runtime.alongside`).
+# a large store the worker also ranks the in-process vector copy (numpy, no database) right after embedding; on a
+# database that ranks vectors itself (PostgreSQL), it asks it on a pooled connection of its own when one is free,
+# while the caller's connection still runs the keyword side. The worker is one of the runtime's query embedding
+# pool (`runtime.alongside`).
 
 
 @dataclass
@@ -198,9 +200,21 @@ class _Embedded:
     nearest: list[tuple[int, float]] | None = None  # ranked by the worker on a vector copy view
     fetched: int = 0
     view: vector_index.View | None = None
+    ranked: list[tuple[int, float]] | None = None  # the database's nearest under the filter, asked by the worker
 
 
-def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: int, scope: SearchScope) -> _Embedded:
+@dataclass(frozen=True)
+class _Beside:
+    """A vector search the worker asks the database itself: the k nearest rows passing `where`."""
+
+    k: int
+    where: str
+    params: list
+
+
+def _embed_query(
+    query: str, embedder, view: vector_index.View | None, fetch: int, scope: SearchScope, beside: _Beside | None
+) -> _Embedded:
     started = time.perf_counter()
     vector = embed_queries(embedder, [query])[0]
     out = _Embedded(vector, embedder.model_id, (time.perf_counter() - started) * 1000)
@@ -208,16 +222,22 @@ def _embed_query(query: str, embedder, view: vector_index.View | None, fetch: in
         ids, distances = view.nearest(vector, fetch, projects=scope.projects, status=scope.status)
         out.nearest, out.fetched = list(zip(ids.tolist(), distances.tolist(), strict=True)), fetch
         out.view = view
+    if beside is not None:
+        out.ranked = sql.knn_where_beside(vector, beside.k, beside.where, beside.params)
     return out
 
 
-def _start_semantic(query: str, pool: int, scope: SearchScope) -> Future:
-    """Embed the query (and, on a large store without narrower filters, rank the vector copy) meanwhile."""
+def _start_semantic(query: str, pool: int, scope: SearchScope, where: str, params: list) -> Future:
+    """Embed the query (and, on a large store without narrower filters, rank the vector copy; on a database that
+    ranks vectors itself, ask it) meanwhile."""
     embedder = get_embedder()
-    view = None
+    view = beside = None
     if not sql.FILTERED_KNN and not scope.narrower and _vector_total(embedder.model_id) > vector_index.EXACT_KNN_MAX:
         view = vector_index.view(embedder.model_id, embedder.dimensions)
-    return runtime.alongside(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope)
+    if sql.FILTERED_KNN and not sql.connection.in_atomic_block:
+        # Another connection sees only what is committed: inside a transaction the caller's own connection ranks.
+        beside = _Beside(pool, *sql.both((where, params), sql.of_model(embedder.model_id)))
+    return runtime.alongside(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope, beside)
 
 
 def _semantic(
@@ -228,7 +248,8 @@ def _semantic(
     vector, model_id = embedded.vector, embedded.model_id
     # Only vectors of the active model answer (another model's distances mean nothing here).
     where_model, params_model = sql.both((where, params), sql.of_model(model_id))
-    found: list[tuple[int, float]] | None = None
+    found: list[tuple[int, float]] | None = embedded.ranked
+    how = "index"
     if embedded.nearest is not None:
         # SQL confirms what the copy ranked (and drops rows changed since it was read).
         found, how = _passing(embedded.nearest, pool, where_model, params_model), "quantized"
@@ -550,7 +571,7 @@ def candidates(
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
     knn = embed_ms = None
-    embedding = _start_semantic(query, pool, scope) if mode != "keyword" else None
+    embedding = _start_semantic(query, pool, scope, where, params) if mode != "keyword" else None
     rows: dict[int, _Row] = {}
     context: dict[int, str] = {}
     if mode in ("hybrid", "keyword"):

@@ -143,7 +143,7 @@ class Store(Protocol):
 
 
 # Offered where the database can do it: PostgreSQL ranks vectors under any filter itself (`FILTERED_KNN`).
-OPTIONAL = ("knn_where",)
+OPTIONAL = ("knn_where", "knn_where_beside")
 
 # The value types the interface speaks in, offered under the same names by each implementation.
 TYPES = ("Condition",)

@@ -104,9 +104,10 @@ def read_vectors(memory_ids: Sequence[int], dimensions: int = DEFAULT_DIMENSIONS
 _session_settings: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 
 
-def _nearest(cursor, k: int) -> None:
+def _nearest(cursor, k: int, session: Any, lasting: bool) -> None:
+    """The HNSW settings for k results on `session` (a psycopg connection), unless it holds them already;
+    `lasting`: the session is in autocommit, so they outlive this statement."""
     ef_search = str(max(_EF_SEARCH_MIN, int(k)))
-    session, lasting = connection.connection, connection.get_autocommit()
     if lasting and _session_settings.get(session) == ef_search:
         return
     cursor.execute(
@@ -129,30 +130,67 @@ def knn_where(
 ) -> list[tuple[int, float]]:
     """The k nearest rows passing `where_sql` (memory table alias `m`), nearest first. HNSW with iterative scans
     keeps walking the graph until k rows pass; a narrow filter makes the planner rank its own rows exactly."""
+    with connection.cursor() as cursor:
+        return _knn_where(cursor, connection.connection, connection.get_autocommit(), vector, k, where_sql,
+                          where_params)  # fmt: skip
+
+
+# How long a search waits for a pooled connection of its own for the vector side: none. A connection free right now
+# is used; otherwise the search's own thread ranks the vectors after its keyword side, as it would without one.
+_BORROW_TIMEOUT = 0.001
+
+
+def knn_where_beside(
+    vector: np.ndarray, k: int, where_sql: str = "TRUE", where_params: Sequence = ()
+) -> list[tuple[int, float]] | None:
+    """`knn_where` on another connection of the pool than this thread's, borrowed only if one is free at once and
+    handed back at once: a search ranks its vectors there while its own connection runs the keyword side. None
+    when no connection is free (then nothing ran), or without a pool. Never waits for one: the threads holding
+    the pool's connections may be searches waiting for this very answer."""
+    from psycopg_pool import PoolClosed, PoolTimeout
+
+    pool = getattr(connection, "pool", None)
+    if pool is None:
+        return None
+    try:
+        session = pool.getconn(timeout=_BORROW_TIMEOUT)
+    except (PoolTimeout, PoolClosed):
+        return None
+    try:
+        with session.cursor() as cursor:
+            return _knn_where(cursor, session, session.autocommit, vector, k, where_sql, where_params)
+    finally:
+        if not session.autocommit:
+            session.rollback()  # a read only: nothing to keep, and the pool takes it back idle
+        pool.putconn(session)
+
+
+def _knn_where(
+    cursor, session: Any, lasting: bool, vector: np.ndarray, k: int, where_sql: str, where_params: Sequence
+) -> list[tuple[int, float]]:
     values = _as_list(vector)
     table = vec_table(len(values))
-    with connection.cursor() as cursor:
-        _nearest(cursor, k)
+    _nearest(cursor, k, session, lasting)
+    cursor.execute(
+        f"""SELECT v.memory_id, v.embedding <=> %s::real[]::vector AS d
+            FROM {table} v JOIN {MEMORY_TABLE} m ON m.id = v.memory_id
+            WHERE {where_sql} ORDER BY d LIMIT %s""",
+        [values, *where_params, int(k)],
+    )
+    rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
+    if len(rows) < k:
+        # The index walk stops at its scan limit; in an index full of dead entries (rows deleted or rolled back
+        # and not yet vacuumed) it can stop before reaching the few rows a narrow filter allows. Fewer than k
+        # rows means the filter allows few: rank exactly those (OFFSET 0 keeps the planner off the index).
         cursor.execute(
-            f"""SELECT v.memory_id, v.embedding <=> %s::real[]::vector AS d
-                FROM {table} v JOIN {MEMORY_TABLE} m ON m.id = v.memory_id
-                WHERE {where_sql} ORDER BY d LIMIT %s""",
+            f"""SELECT memory_id, d FROM (
+                    SELECT v.memory_id, v.embedding <=> %s::real[]::vector AS d
+                    FROM {table} v JOIN {MEMORY_TABLE} m ON m.id = v.memory_id
+                    WHERE {where_sql} OFFSET 0) exact
+                ORDER BY d, memory_id LIMIT %s""",
             [values, *where_params, int(k)],
         )
         rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
-        if len(rows) < k:
-            # The index walk stops at its scan limit; in an index full of dead entries (rows deleted or rolled back
-            # and not yet vacuumed) it can stop before reaching the few rows a narrow filter allows. Fewer than k
-            # rows means the filter allows few: rank exactly those (OFFSET 0 keeps the planner off the index).
-            cursor.execute(
-                f"""SELECT memory_id, d FROM (
-                        SELECT v.memory_id, v.embedding <=> %s::real[]::vector AS d
-                        FROM {table} v JOIN {MEMORY_TABLE} m ON m.id = v.memory_id
-                        WHERE {where_sql} OFFSET 0) exact
-                    ORDER BY d, memory_id LIMIT %s""",
-                [values, *where_params, int(k)],
-            )
-            rows = [(int(r[0]), float(r[1])) for r in cursor.fetchall()]
     return sorted(rows, key=lambda r: (r[1], r[0]))  # relaxed order: HNSW may hand them back slightly out of order
 
 
