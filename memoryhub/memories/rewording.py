@@ -15,15 +15,20 @@ errors as JSON". `unsaid` undoes such rewordings before comparing:
   unless the stored memory has another particle there ("scale up" / "scale down").
 
 What is left of the write is what it says that the stored memory does not: a name, a number, a qualifier, a
-restriction ("only", "except", "unless"), a list item. Nothing is explained away by nearness alone: the embedding
-model scores antonyms and sibling names as close as synonyms ("backend" / "frontend" 0.82, "enable" / "disable"
-0.72, "fires" / "triggers" 0.39 with the bundled model), so the model's similarity of the two sentences is asked
-only after every word of the write is accounted for, to confirm they speak of the same thing.
+restriction ("only", "except", "unless"), a list item. A word put in place of one of the memory's is a rewording
+("holds" / "occupies"), unless the two name values of one thing (`swaps_a_value`): "before" / "after", "a week" /
+"a month", "read replicas" / "write replicas", "uppercased" / "lowercased".
+
+Nothing is explained away by nearness alone: the embedding model scores antonyms and sibling names as close as
+synonyms ("backend" / "frontend" 0.82, "enable" / "disable" 0.72, "fires" / "triggers" 0.39 with the bundled model),
+so the model's similarity of the two sentences is asked only after every word of the write is accounted for, to
+confirm they speak of the same thing.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 
@@ -48,6 +53,26 @@ PARTICLES = frozenset({"back", "out", "up", "down", "off", "away"})
 _LINKING = frozenset({"through", "upon", "within"})
 # Words kept whole though they look like a longer form of another: "production" is no form of "product".
 _UNSTEMMED = frozenset({"production", "action", "statement", "basement", "apartment", "sentence", "instance"})
+
+# Words that name one of several values of the same thing: a side or direction, an order in time, a unit of time, an
+# environment, a mode. Put in place of another word, such a word states another fact, however close the model reads the
+# two sentences (0.92-0.98 for "Logs are kept for a week" / "... for a month"). Of a pair whose one word also
+# rewords everyday acts ("starts" / "is launched", "more than" / "longer than", "sent" / "delivered"), only the
+# other is listed: "end", "less"; a swap of the two is still one of them.
+CONTRASTS = frozenset(
+    """before after first last end early late earlier later previous next close closed read write reads writes
+    upload download import export push pull inbound outbound incoming outgoing input output ingress egress upper
+    lower uppercase lowercase left right top bottom front back frontend backend client server internal external
+    public private local remote primary secondary leader follower master replica min max minimum maximum low lower
+    less least decrease enable disable enabled disabled allow deny allowed denied on off light dark sync async
+    synchronous asynchronous sequential sequentially parallel serial concurrent second minute hour day week month
+    quarter year weekday weekend weekdays weekends morning afternoon evening night daily nightly hourly weekly
+    monthly quarterly yearly annually dev development staging production prod test testing qa sandbox ios android
+    web mobile desktop tabs spaces ascending descending asc desc horizontal vertical""".split()
+)
+# Two words sharing this many letters at their start or end, their forms undone, are siblings ("uppercase" /
+# "lowercase", "weekdays" / "weekends", "uploads" / "downloads"), not two wordings of one thing.
+SIBLING_AFFIX = 4
 
 # Suffixes of one word's forms, longest first; "ation" leaves the verb it comes from ("evaluation" -> "evaluate").
 _SUFFIXES = ("ations", "ation", "ingly", "ments", "ences", "ances", "ment", "ence", "ance", "able", "ible",
@@ -150,6 +175,13 @@ _GROUP_OF = {stem(word): stem(group.split()[0]) for group in SYNONYM_GROUPS for 
 _FREE = frozenset(stem(normalise_word(w)) for w in FILLER | UNIVERSAL | GENERIC)
 
 
+def _own_key(word: str) -> str:
+    return stem(word.lower().replace("-", "") if word.replace("-", "").isalpha() else word.lower())
+
+
+_CONTRAST_KEYS = frozenset(_own_key(w) for w in CONTRASTS)
+
+
 @dataclass(frozen=True)
 class Rewording:
     """How a write stands to a stored memory, word by word, its rewording undone."""
@@ -157,6 +189,7 @@ class Rewording:
     unsaid: tuple[str, ...]  # the write's words the memory does not say, and restrictions of the memory it drops
     lacking: tuple[str, ...]  # the memory's words the write does not say (a shorter write, or the other wording)
     fixed: tuple[str, ...]  # of `unsaid`, what no other wording can stand for: names, numbers, restrictions
+    swaps_a_value: bool = False  # one word in place of one of the memory's, the two naming values of one thing
 
     @property
     def adds_nothing(self) -> bool:
@@ -210,7 +243,21 @@ def compare(text: str, *, than: str) -> Rewording:
         for w in theirs
         if w.key not in my_keys and w.key not in PARTICLES | _POLAR and not (mine_free and w.key in _FREE)
     )
-    return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed))
+    swapped = [w for w in mine if w.written in left]
+    taken = [w for w in theirs if w.written in lacking]
+    value = len(swapped) == len(taken) == 1 and _values_of_one_thing(swapped[0].written, taken[0].written)
+    return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed), swaps_a_value=value)
+
+
+def _values_of_one_thing(mine: str, theirs: str) -> bool:
+    """Two words (as written) naming values of one thing: either is a contrast word, or they are siblings by their
+    shape. Each is read as its own forms only, not its synonyms: "download" is a contrast word, "fetch" is not."""
+    mine, theirs = _own_key(mine), _own_key(theirs)
+    if mine in _CONTRAST_KEYS or theirs in _CONTRAST_KEYS:
+        return True
+    shared_start = len(os.path.commonprefix([mine, theirs]))
+    shared_end = len(os.path.commonprefix([mine[::-1], theirs[::-1]]))
+    return max(shared_start, shared_end) >= SIBLING_AFFIX
 
 
 def unsaid(text: str, *, than: str) -> list[str]:

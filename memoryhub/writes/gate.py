@@ -233,6 +233,11 @@ def _ways_alike(content: str, text: str, *, overlap: float, cosine: float) -> li
         if longer_by_one and cosine >= settings.MEMORYHUB_GATE_DUPLICATE_COSINE:
             return [("the same meaning", cosine)]
         return []
+    if rewording.swaps_a_value:
+        # "Logs are kept for a month" / "... for a week": the model scores such pairs as close as a repeat (0.92-0.98),
+        # and folding the write would lose the value it states. It is stored beside the memory instead, where the
+        # update rules may ask a person which holds.
+        return []
     ways = []
     if overlap >= settings.MEMORYHUB_GATE_WORD_OVERLAP:
         ways.append(("nearly the same words", overlap))
