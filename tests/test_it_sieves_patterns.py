@@ -85,3 +85,12 @@ def test_a_pattern_made_later_is_sieved_by_its_own_needles_at_once():
     text = "The quarterly zebrafinch census is on Friday."
     assert not sieved(re.compile(r"ostrich", re.I)).may_match(text)
     assert sieved(re.compile(r"zebrafinch", re.I)).may_match(text)  # read again with the new pattern's needles
+
+
+def test_a_list_of_rules_gives_in_order_those_whose_pattern_may_match():
+    rules = [(kind, sieved(re.compile(pattern, re.I))) for kind, pattern in
+             (("a", r"alpha\d"), ("b", r"\bbravo"), ("c", r"[0-9a-f]{8}"), ("d", r"alpha|charlie"))]  # fmt: skip
+    listed = sieve.SievedList(rules, lambda rule: rule[1])
+    assert [kind for kind, _ in listed.may_match("ALPHA7 and then charlie")] == ["a", "c", "d"]  # c has no needles
+    assert [kind for kind, _ in listed.may_match("nothing here")] == ["c"]
+    assert [kind for kind, _ in listed.may_match("bravo ſ")] == ["a", "b", "c", "d"]  # beyond ASCII: every rule

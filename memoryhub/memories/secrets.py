@@ -32,7 +32,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from memoryhub.memories.sieve import Sieved, sieved
+from memoryhub.memories.sieve import Sieved, SievedList, sieved
 
 
 class WriteRefused(ValidationError):
@@ -181,6 +181,13 @@ _RULES: list[tuple[str, str, int]] = [
 ]
 # Sieved, as the library's are: a text holding none of the strings a rule needs is passed over (sieve.py).
 _COMPILED_RULES = [(kind, sieved(re.compile(pattern)), group) for kind, pattern, group in _RULES]
+_RULE_LIST = SievedList(_COMPILED_RULES, lambda rule: rule[1])
+
+
+@cache
+def _library_list() -> SievedList[tuple[str, Sieved]]:
+    return SievedList(_library_patterns(), lambda rule: rule[1])
+
 
 # Values that stand for a secret rather than being one: "${DB_PASSWORD}", "<token>", "os.environ[...]".
 _PLACEHOLDER = re.compile(
@@ -373,12 +380,12 @@ def find_secrets(text: str) -> list[Finding]:
         visible = "".join(text[i] for i in kept)
         return [Finding(f.kind, kept[f.start], kept[f.end - 1] + 1) for f in find_secrets(visible) if f.end > f.start]
     found: list[Finding] = []
-    for kind, pattern in _library_patterns():
+    for kind, pattern in _library_list().may_match(text):
         for m in pattern.finditer(text):
             start, end = m.span(m.lastindex or 0) if m.lastindex else m.span()
             if end - start >= 8:
                 found.append(Finding(kind, start, end))
-    for kind, pattern, group in _COMPILED_RULES:
+    for kind, pattern, group in _RULE_LIST.may_match(text):
         for m in pattern.finditer(text):
             start, end = m.span(group)
             if group and _PLACEHOLDER.match(m.group(group)):
