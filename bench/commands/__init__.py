@@ -23,6 +23,7 @@ NAMES = (
     "webhooks",
     "links",
     "heads",
+    "planted_head",
 )
 
 

@@ -18,18 +18,23 @@ from django.utils import timezone
 from memoryhub.memories.chain import release_successors
 from memoryhub.memories.fields import NewMemory
 from memoryhub.memories.planted import planted_instruction
+from memoryhub.memories.planted_head import REASON as HEAD_REASON
+from memoryhub.memories.planted_head import reads_as_planted
 from memoryhub.memories.store import delete_memory, record_event, store_new
 from memoryhub.models import Memory, Status
 
 UNTRUSTED_REASON = "written by an untrusted source"
 
 
-def hold_reason(text: str, *, trusted: bool = True) -> str | None:
-    """Why a write must wait for a person, or None when it may be stored active."""
+def hold_reason(text: str, *, trusted: bool = True, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
+    """Why a write must wait for a person, or None when it may be stored active. With the write's `vector` (and the
+    model that made it), a text the rules let through is held when the planted head is sure of it."""
     why = []
     verdict = planted_instruction(text)
     if verdict is not None:
         why.append(f"it reads as an instruction to the model rather than a fact: {verdict.reason}")
+    elif reads_as_planted(text, vector, model_id=model_id):
+        why.append(f"it reads as an instruction to the model rather than a fact: {HEAD_REASON}")
     if not trusted:
         why.append(UNTRUSTED_REASON)
     return "; ".join(why) or None
