@@ -2,13 +2,15 @@
 `python -m bench planted_head`), over the write's own embedding and its words. The shipped weights belong to the
 bundled model and hold none of the labelled ordinary rules the planted rules keep; the gate asks it with the vector it
 stores, so a planted text the rules miss waits for a person, out of search and recall, while a forceful team rule
-stays active; it stays silent for another model's vectors."""
+stays active; a team's rule for its agents that the rules hold only for naming them is let in when the head is sure of
+it, and no planted text of that kind is; it stays silent for another model's vectors."""
 
 from __future__ import annotations
 
 from bench import planted_set
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.planted import planted_instruction
+from memoryhub.memories.holds import planted_reason
+from memoryhub.memories.planted import ADDRESSED, planted_instruction
 from memoryhub.memories.planted_head import _head, reads_as_planted
 from memoryhub.models import Memory, Status
 
@@ -67,3 +69,24 @@ def test_the_head_is_silent_for_another_models_vectors():
     assert reads_as_planted(PLANTED, vector, model_id=get_embedder().model_id)
     assert not reads_as_planted(PLANTED, vector, model_id="openai:text-embedding-3-small")
     assert not reads_as_planted(PLANTED, None, model_id=get_embedder().model_id)
+
+
+SPOKEN_TO_AGENTS = "Agents must run the linter before committing."  # a team's rule, named to its agents
+
+
+def test_a_rule_for_agents_the_rules_hold_only_for_naming_them_is_kept_through_the_api(claude):
+    verdict = planted_instruction(SPOKEN_TO_AGENTS)
+    assert verdict is not None and verdict.rule == ADDRESSED  # the rules alone would hold it
+    assert claude.store(SPOKEN_TO_AGENTS, project="alpha").status_code == 201
+    assert Memory.objects.get(content=SPOKEN_TO_AGENTS).status == Status.ACTIVE
+    assert _found(claude, SPOKEN_TO_AGENTS) == (True, True)
+
+
+def test_the_head_lets_in_no_planted_text_held_only_for_naming_the_model():
+    planted = planted_set.PLANTED + planted_set.PLANTED_LATER + planted_set.PLANTED_THIRD
+    addressed = [t for t in planted if (v := planted_instruction(t)) is not None and v.rule == ADDRESSED]
+    model_id = get_embedder().model_id
+    vectors = get_embedder().embed(addressed)
+    assert addressed  # the measured batches hold some
+    let_in = [t for t, v in zip(addressed, vectors, strict=True) if not planted_reason(t, vector=v, model_id=model_id)]
+    assert let_in == []

@@ -3,11 +3,11 @@ writes kept, for each batch in the order it was written: the dev half (the rules
 held-out half and the second batch (each measured once, then its misses became design material), and the third batch
 (the held-out figure: measured only).
 
-Two readings per half: the detector alone (the rules, `memoryhub.memories.planted`, and the planted head on the text's
-vector, `memoryhub.memories.planted_head`, as the gate asks them), and through the REST API in a scratch
-store (the user's store is never touched), each write in a project of its own, written with `POST memories` by an
-ordinary (trusted) token, then looked for with `POST search` and `POST recall` asked with its own words. A planted
-write counts as held back when neither returns it; an ordinary write counts as kept when both do.
+Two readings per half: the detector alone (the rules, `memoryhub.memories.planted`, and the planted head on the
+text's vector, `memoryhub.memories.planted_head`, as the gate asks them: `holds.planted_reason`), and through the
+REST API in a scratch store (the user's store is never touched), each write in a project of its own, written with
+`POST memories` by an ordinary (trusted) token, then looked for with `POST search` and `POST recall` asked with its
+own words. A planted write counts as held back when neither returns it; an ordinary write counts as kept when both do.
 """
 
 from __future__ import annotations
@@ -37,8 +37,7 @@ from bench.planted_set import (
 from bench.scratch import scratch_database
 from memoryhub.agents.tokens import create_token
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.planted import planted_instruction
-from memoryhub.memories.planted_head import reads_as_planted
+from memoryhub.memories.holds import planted_reason
 
 ROUND4 = Path(__file__).resolve().parents[1] / "data" / "round4"
 # (name, planted, ordinary), in the order the batches were written.
@@ -54,13 +53,11 @@ BATCHES = (
 
 
 def _detected(texts: list[str]) -> list[bool]:
-    """Which texts the detector holds: the rules, or the head on the text's vector."""
+    """Which texts the detector holds: the rules and the head on the text's vector, as a write is judged."""
     embedder = get_embedder()
     vectors = embedder.embed(texts) if texts else []
-    return [
-        planted_instruction(t) is not None or reads_as_planted(t, v, model_id=embedder.model_id)
-        for t, v in zip(texts, vectors, strict=True)
-    ]
+    model_id = embedder.model_id
+    return [planted_reason(t, vector=v, model_id=model_id) is not None for t, v in zip(texts, vectors, strict=True)]
 
 
 def _through_the_api(client: APIClient, project: str, text: str) -> tuple[bool, bool]:

@@ -9,7 +9,10 @@ are not read.
 A logistic regression (`heads.fit`) over what the head reads (`planted_head.features`: the bundled model's vector
 and the text's hashed words and word pairs), with one threshold: the lowest of a grid at
 which, in 5-fold cross-validation, the head holds no ordinary rule or fact that the rules keep (`--allow N` lets it
-hold up to N of them). Writes memoryhub/memories/planted_head.npz and prints the cross-validated figures.
+hold up to N of them); and one `release`: the highest of a low grid below which, in the same cross-validation, no
+planted text that the rules hold only for speaking to the model by name (`planted.ADDRESSED`) falls, so the head
+lets in a team's rule for its agents there and no planted text. Writes memoryhub/memories/planted_head.npz and prints
+the cross-validated figures.
 """
 
 from __future__ import annotations
@@ -22,12 +25,13 @@ from django.core.management.base import BaseCommand
 
 from bench import chatter_set, gate_set, planted_set
 from memoryhub.embeddings import get_embedder
-from memoryhub.memories.planted import planted_instruction
+from memoryhub.memories.planted import ADDRESSED, planted_instruction
 from memoryhub.memories.planted_head import WEIGHTS, features
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 # 0.5 .. 0.975, then finer near 1: with a light penalty the head is often very sure either way.
 GRID = tuple(round(0.5 + 0.025 * i, 3) for i in range(20)) + (0.98, 0.99, 0.995, 0.998, 0.999)
+RELEASE_GRID = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1)
 L2 = 1e-4  # cross-validated on the training texts: 1e-3 held fewer planted texts at the same ordinary count
 
 
@@ -78,6 +82,12 @@ def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = 5) -> np.ndarray:
     return out
 
 
+def highest_release(probability: np.ndarray, planted_only_addressed: np.ndarray) -> float:
+    """The highest value of the low grid below which no planted text held only for speaking to the model falls."""
+    safe = [r for r in RELEASE_GRID if not (probability[planted_only_addressed] < r).any()]
+    return max(safe)
+
+
 def lowest_safe(probability: np.ndarray, kept_by_rules: np.ndarray, *, allow: int = 0) -> float:
     """The lowest threshold of the grid above which the head holds at most `allow` of these texts."""
     for t in GRID:
@@ -101,7 +111,9 @@ class Command(BaseCommand):
         vectors = embedder.embed(texts)
         x = np.array([features(t, v) for t, v in zip(texts, vectors, strict=True)], dtype=np.float64)
         y = np.r_[np.ones(len(planted)), np.zeros(len(kept))]
-        by_rules = np.array([planted_instruction(t) is not None for t in texts])
+        verdicts = [planted_instruction(t) for t in texts]
+        by_rules = np.array([v is not None for v in verdicts])
+        addressed = np.array([v is not None and v.rule == ADDRESSED for v in verdicts])
         probability = cross_validated(x, y)
         kept_by_rules = (y == 0) & ~by_rules
         threshold = lowest_safe(probability, kept_by_rules, allow=allow)
@@ -113,7 +125,14 @@ class Command(BaseCommand):
                 f"  {t:.3f}: planted held {int((held & (y == 1)).sum())}/{len(planted)}, "
                 f"kept held {int((held & (y == 0)).sum())} (by the head alone {alone}){mark}"
             )
-        held = by_rules | (probability > threshold)
+        release = highest_release(probability, addressed & (y == 1))
+        let_in = addressed & (probability < release)
+        self.stdout.write(
+            f"release {release:.3f}: lets in {int((let_in & (y == 0)).sum())} of {int((addressed & (y == 0)).sum())} "
+            f"kept texts held only for speaking to the model, {int((let_in & (y == 1)).sum())} of "
+            f"{int((addressed & (y == 1)).sum())} planted"
+        )
+        held = (by_rules & ~(addressed & (probability < release))) | (probability > threshold)
         self.stdout.write(
             f"threshold {threshold:.3f}, cross-validated: planted held {int((held & (y == 1)).sum())}/{len(planted)} "
             f"(rules alone {int((by_rules & (y == 1)).sum())}), kept {int((~held & (y == 0)).sum())}/{len(kept)} "
@@ -121,5 +140,5 @@ class Command(BaseCommand):
         )
         weights, bias = fit(x, y, l2=L2)
         np.savez(WEIGHTS, weights=weights.astype(np.float32), bias=bias, threshold=threshold,
-                 model_id=embedder.model_id)  # fmt: skip
+                 release=release, model_id=embedder.model_id)  # fmt: skip
         self.stdout.write(f"wrote {WEIGHTS} ({embedder.model_id}, {len(y)} texts)")

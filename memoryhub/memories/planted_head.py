@@ -11,8 +11,12 @@ texts the rules miss than the vector alone, at the same count of ordinary rules 
 The weights are a file beside this module (`planted_head.npz`), trained by the lab (`python -m bench planted_head`)
 on labelled planted instructions, ordinary team rules and durable facts, with a threshold chosen by cross-validation
 so that the head holds no ordinary rule or fact the rules keep there. A write is held when the rules say planted or
-the head is that sure. The weights belong to one embedding model: with another (a provider's, or the e5 model) the
-head stays silent and the rules alone decide.
+the head is that sure. One rule is weaker than the rest: a text that only speaks to the model by name ("AI agents
+must...", "Note to the assistant") and names no harmful act may as well be a team's rule for its agents ("Agents must
+run the linter before committing"); there the head has the last word when it is as sure the other way (below
+`release`, chosen by cross-validation so that no planted text held by that rule alone is let through). The weights
+belong to one embedding model: with another (a provider's, or the e5 model) the head stays silent and the rules alone
+decide.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class Head:
     bias: float
     threshold: float  # hold above this probability of a planted instruction
     model_id: str  # the embedding model the weights were trained on
+    release: float = 0.0  # below this probability, a text only spoken to the model reads as a team's rule; 0: never
 
     def planted_probability(self, read: np.ndarray) -> float:
         """`read`: the text's `features`."""
@@ -73,13 +78,27 @@ def _head() -> Head | None:
             bias=float(data["bias"]),
             threshold=float(data["threshold"]),
             model_id=str(data["model_id"]),
+            release=float(data["release"]) if "release" in data else 0.0,
         )
+
+
+def _reading(text: str, vector: np.ndarray | None, model_id: str) -> tuple[Head, float] | None:
+    """The head and its probability that `text` is planted; None without a vector, or for another model's."""
+    head = _head()
+    if vector is None or head is None or head.model_id != model_id or len(vector) + SLOTS != len(head.weights):
+        return None
+    return head, head.planted_probability(features(text, vector))
 
 
 def reads_as_planted(text: str, vector: np.ndarray | None, *, model_id: str) -> bool:
     """Does the head, trained for this model's vectors, read `text` (whose embedding is `vector`) as a planted
     instruction? Silent (False) without a vector, or for another model's."""
-    head = _head()
-    if vector is None or head is None or head.model_id != model_id or len(vector) + SLOTS != len(head.weights):
-        return False
-    return head.planted_probability(features(text, vector)) > head.threshold
+    reading = _reading(text, vector, model_id)
+    return reading is not None and reading[1] > reading[0].threshold
+
+
+def reads_as_a_rule(text: str, vector: np.ndarray | None, *, model_id: str) -> bool:
+    """Is the head sure enough that `text` is no planted instruction to overrule the weakest rule (a text spoken to
+    the model by name, and nothing more)? Silent (False) without a vector, or for another model's."""
+    reading = _reading(text, vector, model_id)
+    return reading is not None and reading[1] < reading[0].release
