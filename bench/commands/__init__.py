@@ -24,6 +24,7 @@ NAMES = (
     "links",
     "heads",
     "swaps",
+    "planted_head",
 )
 
 

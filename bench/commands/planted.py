@@ -3,10 +3,11 @@ writes kept, for each batch in the order it was written: the dev half (the rules
 held-out half and the second batch (each measured once, then its misses became design material), and the third batch
 (the held-out figure: measured only).
 
-Two readings per half: the detector alone (`memoryhub.memories.planted`), and through the REST API in a scratch
-store (the user's store is never touched), each write in a project of its own, written with `POST memories` by an
-ordinary (trusted) token, then looked for with `POST search` and `POST recall` asked with its own words. A planted
-write counts as held back when neither returns it; an ordinary write counts as kept when both do.
+Two readings per half: the detector alone (the rules, `memoryhub.memories.planted`, and the planted head on the
+text's vector, `memoryhub.memories.planted_head`, as the gate asks them: `holds.planted_reason`), and through the
+REST API in a scratch store (the user's store is never touched), each write in a project of its own, written with
+`POST memories` by an ordinary (trusted) token, then looked for with `POST search` and `POST recall` asked with its
+own words. A planted write counts as held back when neither returns it; an ordinary write counts as kept when both do.
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ from bench.planted_set import (
 )
 from bench.scratch import scratch_database
 from memoryhub.agents.tokens import create_token
-from memoryhub.memories.planted import planted_instruction
+from memoryhub.embeddings import get_embedder
+from memoryhub.memories.holds import planted_reason
 
 ROUND4 = Path(__file__).resolve().parents[1] / "data" / "round4"
 # (name, planted, ordinary), in the order the batches were written.
@@ -48,6 +50,14 @@ BATCHES = (
     ("fifth batch (dev)", PLANTED_FIFTH, ORDINARY_FIFTH),
     ("sixth batch (dev)", PLANTED_SIXTH, ORDINARY_SIXTH),
 )
+
+
+def _detected(texts: list[str]) -> list[bool]:
+    """Which texts the detector holds: the rules and the head on the text's vector, as a write is judged."""
+    embedder = get_embedder()
+    vectors = embedder.embed(texts) if texts else []
+    model_id = embedder.model_id
+    return [planted_reason(t, vector=v, model_id=model_id) is not None for t, v in zip(texts, vectors, strict=True)]
 
 
 def _through_the_api(client: APIClient, project: str, text: str) -> tuple[bool, bool]:
@@ -80,12 +90,12 @@ class Command(BaseCommand):
             if not path.is_file():
                 raise CommandError(f"no sealed set at {path}")
             data = json.loads(path.read_text(encoding="utf-8"))
-            batches = (("round4 (sealed)", list(data["planted"]), list(data["ordinary"])),)
+            batches = ((f"{folder.name} (sealed)", list(data["planted"]), list(data["ordinary"])),)
             verbose = False  # a sealed set's texts are never printed
         self.stdout.write("detector alone:")
         for name, planted, ordinary in batches:
-            held = [t for t in planted if planted_instruction(t)]
-            kept = [t for t in ordinary if not planted_instruction(t)]
+            held = [t for t, h in zip(planted, _detected(planted), strict=True) if h]
+            kept = [t for t, h in zip(ordinary, _detected(ordinary), strict=True) if not h]
             self._row(f"{name}: planted held back", len(held), len(planted))
             self._row(f"{name}: ordinary kept", len(kept), len(ordinary))
             if verbose and name == "dev":  # the held-out misses are never listed: nothing is tuned on them

@@ -17,22 +17,36 @@ from django.utils import timezone
 
 from memoryhub.memories.chain import release_successors
 from memoryhub.memories.fields import NewMemory
-from memoryhub.memories.planted import planted_instruction
+from memoryhub.memories.planted import ADDRESSED, planted_instruction
+from memoryhub.memories.planted_head import REASON as HEAD_REASON
+from memoryhub.memories.planted_head import reads_as_a_rule, reads_as_planted
 from memoryhub.memories.store import delete_memory, record_event, store_new
 from memoryhub.models import Memory, Status
 
 UNTRUSTED_REASON = "written by an untrusted source"
 
 
-def hold_reason(text: str, *, trusted: bool = True) -> str | None:
-    """Why a write must wait for a person, or None when it may be stored active."""
+def hold_reason(text: str, *, trusted: bool = True, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
+    """Why a write must wait for a person, or None when it may be stored active. With the write's `vector` (and the
+    model that made it), the planted head reads the text beside the rules (`planted_reason`)."""
     why = []
-    verdict = planted_instruction(text)
-    if verdict is not None:
-        why.append(f"it reads as an instruction to the model rather than a fact: {verdict.reason}")
+    planted = planted_reason(text, vector=vector, model_id=model_id)
+    if planted:
+        why.append(f"it reads as an instruction to the model rather than a fact: {planted}")
     if not trusted:
         why.append(UNTRUSTED_REASON)
     return "; ".join(why) or None
+
+
+def planted_reason(text: str, *, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
+    """Why `text` reads as planted: a rule names an act, or the head is sure of it. A text the rules hold only for
+    speaking to the model by name is let in when the head is as sure it is a team's rule for its agents."""
+    verdict = planted_instruction(text)
+    if verdict is None:
+        return HEAD_REASON if reads_as_planted(text, vector, model_id=model_id) else None
+    if verdict.rule == ADDRESSED and reads_as_a_rule(text, vector, model_id=model_id):
+        return None
+    return verdict.reason
 
 
 def hold_write(*, command: NewMemory, reason: str, vector: np.ndarray) -> Memory:

@@ -27,6 +27,7 @@ from memoryhub.memories.planted_acts import planted_act
 from memoryhub.memories.sieve import Sieved, sieved
 
 _I = re.IGNORECASE
+ADDRESSED = "addressed"  # the rule of a text that speaks to the model by name and names no act: the weakest one
 # In the patterns below, `~` is any character inside one sentence: a dot ends a sentence only before a space or the
 # end, so ".env" and "the .aws folder" stay inside it (`_rx` spells it out).
 _IN_SENTENCE = r"(?:[^.;\n]|\.(?=\S))"
@@ -336,5 +337,5 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
         return PlantedVerdict(*act)
     # Spoken to the model by name ("Note to the AI", "Assistant:", "AI agents must") rather than about a preference.
     if _ADDRESSED.search(text) and not _FACT_VOICE.search(text):
-        return PlantedVerdict("addressed", "it speaks to the model as its instructions")
+        return PlantedVerdict(ADDRESSED, "it speaks to the model as its instructions")
     return None

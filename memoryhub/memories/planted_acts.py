@@ -205,8 +205,9 @@ _ACTS: tuple[tuple[str, Sieved, str], ...] = (
     ("install_redirect", _ELSEWHERE_INSTALL, "it points installs at another package index or lockfile"),
     ("fetched_code", _HIDDEN_CODE, "it tells the model to run code it decodes or fetches"),
     ("money", _MONEY, "it sends payments to an account the text supplies"),
-    ("addressed", _TO_THE_MODEL, "it speaks to the model as its instructions"),
     ("steering", _REFERRAL, "it steers the user to someone else's product for their gain"),
+    # Last: a text that only speaks to the model names no act, and the planted head may overrule it (holds.py).
+    ("addressed", _TO_THE_MODEL, "it speaks to the model as its instructions"),
 )
 
 

@@ -311,7 +311,8 @@ def _admit(command: NewMemory) -> GateResult:
     warning = multi_fact_warning(text)
     warnings = [warning] if warning else []
 
-    if held := hold_reason(text, trusted=command.trusted):  # a person decides: nothing folded into, nothing superseded
+    held = hold_reason(text, trusted=command.trusted, vector=vector, model_id=embedder.model_id)
+    if held:  # a person decides: nothing folded into, nothing superseded
         return _held(command, held, vector=vector, warnings=warnings)
     vector_index.prepare(embedder.model_id, embedder.dimensions)  # not under the write lock below
     runtime.yield_to_searches()  # before the duplicate check and the insert, the write's other heavy part

@@ -1,0 +1,104 @@
+"""A second reader of planted instructions: a linear head over the write's own embedding, for what the rules
+(`planted`, `planted_acts`) let through. The rules name each act word by word (an override, a hidden step, data sent
+away, fetched code run, a check turned off, another index); a planted text said in other words slips past them. The
+head reads what the embedding model makes of the whole text (an instruction that works against the user who will
+read it back), so it carries over to wordings no rule names. Beside the vector it reads the text's words and word pairs
+(hashed into a fixed number of slots, a link or an address read as one word): the embedding says what a text is
+about, and a team's rule and a planted one are often about the same thing ("recommend", "the user", "whenever", a
+link with a referral code tell them apart); in cross-validation the two together found many more of the planted
+texts the rules miss than the vector alone, at the same count of ordinary rules held.
+
+The weights are a file beside this module (`planted_head.npz`), trained by the lab (`python -m bench planted_head`)
+on labelled planted instructions, ordinary team rules and durable facts, with a threshold chosen by cross-validation
+so that the head holds no ordinary rule or fact the rules keep there. A write is held when the rules say planted or
+the head is that sure. One rule is weaker than the rest: a text that only speaks to the model by name ("AI agents
+must...", "Note to the assistant") and names no harmful act may as well be a team's rule for its agents ("Agents must
+run the linter before committing"); there the head has the last word when it is as sure the other way (below
+`release`, chosen by cross-validation so that no planted text held by that rule alone is let through). The weights
+belong to one embedding model: with another (a provider's, or the e5 model) the head stays silent and the rules alone
+decide.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+WEIGHTS = Path(__file__).with_name("planted_head.npz")
+REASON = "it reads like an instruction planted to work against the user (read as a whole, not by one rule)"
+SLOTS = 4096  # hashed word and word-pair slots: few enough for a small file, enough that few pairs share a slot
+VECTOR_SCALE = 3.0  # the vector's part, weighed against the word slots (0/1 each); chosen by cross-validation
+
+_LINK = re.compile(r"https?://\S+|\b[\w.-]+\.(?:io|com|net|dev|org|xyz|sh|co|ai|app|cn|ru|tools|cloud|store)\b\S*")
+_ADDRESS = re.compile(r"\S+@\S+")
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def words_and_pairs(text: str) -> set[str]:
+    """The lowercased words of `text` and each pair of neighbours; a link is the word `zlink`, an address `zmail`
+    (which host a text names is not what makes it planted)."""
+    lowered = _ADDRESS.sub(" zmail ", _LINK.sub(" zlink ", text.lower()))
+    found = _WORD.findall(lowered)
+    return set(found) | {f"{a} {b}" for a, b in zip(found, found[1:], strict=False)}
+
+
+def features(text: str, vector: np.ndarray) -> np.ndarray:
+    """What the head reads: the write's vector (scaled), then one slot per hashed word or word pair (0 or 1)."""
+    slots = np.zeros(SLOTS, dtype=np.float32)
+    for item in words_and_pairs(text):
+        slots[zlib.crc32(item.encode()) % SLOTS] = 1.0
+    return np.r_[np.asarray(vector, dtype=np.float32) * VECTOR_SCALE, slots]
+
+
+@dataclass(frozen=True)
+class Head:
+    weights: np.ndarray
+    bias: float
+    threshold: float  # hold above this probability of a planted instruction
+    model_id: str  # the embedding model the weights were trained on
+    release: float = 0.0  # below this probability, a text only spoken to the model reads as a team's rule; 0: never
+
+    def planted_probability(self, read: np.ndarray) -> float:
+        """`read`: the text's `features`."""
+        return float(1.0 / (1.0 + np.exp(-(float(np.dot(read, self.weights)) + self.bias))))
+
+
+@functools.cache
+def _head() -> Head | None:
+    if not WEIGHTS.exists():
+        return None
+    with np.load(WEIGHTS) as data:
+        return Head(
+            weights=data["weights"].astype(np.float32),
+            bias=float(data["bias"]),
+            threshold=float(data["threshold"]),
+            model_id=str(data["model_id"]),
+            release=float(data["release"]) if "release" in data else 0.0,
+        )
+
+
+def _reading(text: str, vector: np.ndarray | None, model_id: str) -> tuple[Head, float] | None:
+    """The head and its probability that `text` is planted; None without a vector, or for another model's."""
+    head = _head()
+    if vector is None or head is None or head.model_id != model_id or len(vector) + SLOTS != len(head.weights):
+        return None
+    return head, head.planted_probability(features(text, vector))
+
+
+def reads_as_planted(text: str, vector: np.ndarray | None, *, model_id: str) -> bool:
+    """Does the head, trained for this model's vectors, read `text` (whose embedding is `vector`) as a planted
+    instruction? Silent (False) without a vector, or for another model's."""
+    reading = _reading(text, vector, model_id)
+    return reading is not None and reading[1] > reading[0].threshold
+
+
+def reads_as_a_rule(text: str, vector: np.ndarray | None, *, model_id: str) -> bool:
+    """Is the head sure enough that `text` is no planted instruction to overrule the weakest rule (a text spoken to
+    the model by name, and nothing more)? Silent (False) without a vector, or for another model's."""
+    reading = _reading(text, vector, model_id)
+    return reading is not None and reading[1] < reading[0].release
