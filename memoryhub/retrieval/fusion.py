@@ -29,7 +29,7 @@ import bisect
 import functools
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
@@ -236,7 +236,10 @@ def ranked(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float
     if mode != "hybrid":
         return scored
     by_words = {mid: row for mid, row in rows.items() if signals[mid].keyword_rank or signals[mid].substring_rank}
-    return guard.keyword_first(scored, rank(by_words, signals, kq, "keyword", p, min_match, context))
+    # The guard reads only the keyword order of what the hybrid ranking kept: only those are scored in it (against
+    # every word candidate, as the keyword ranking measures them), a third of the candidates or so.
+    kept = {mid for _, mid, _ in scored}
+    return guard.keyword_first(scored, rank(by_words, signals, kq, "keyword", p, min_match, context, only=kept))
 
 
 @dataclass
@@ -342,11 +345,14 @@ def _relevance(mid: int, row, fused: float, e: _Evidence, r: _Ranking) -> float:
 
 
 def rank(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float = 0.0,
-         context: dict[int, str] | None = None) -> list[Scored]:  # fmt: skip
-    """Every candidate whose match strength reaches `min_match` as (score, id, parts for `_explain`), best first."""
+         context: dict[int, str] | None = None, only: Collection[int] | None = None) -> list[Scored]:  # fmt: skip
+    """Every candidate whose match strength reaches `min_match` as (score, id, parts for `_explain`), best first;
+    with `only`, just those of these ids, each scored as among all `rows`."""
     r = _ranking(rows, signals, kq, mode, p, context or {})
     scored = []
     for mid, row in rows.items():
+        if only is not None and mid not in only:
+            continue
         s = signals[mid]
         fused = _fused(mid, s, r)
         e = _evidence(mid, row, s, r)
