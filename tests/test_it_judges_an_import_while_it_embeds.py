@@ -51,7 +51,10 @@ def test_an_untrusted_tokens_active_items_are_all_held_and_a_restore_judges_no_t
     assert UNTRUSTED_REASON in Memory.objects.get(pk=untrusted[0]).held_reason
     restored = import_items(items=items, source="backup", actor="backup", judge_text=False)
     assert _statuses(restored) == [Status.ACTIVE, Status.ACTIVE]
-    assert judge_imported([FACT, PLANTED_WRITES[2]], trusted=True, judge_text=False) == [None, None]
+    assert [item.reason() for item in judge_imported([FACT, PLANTED_WRITES[2]], trusted=True, judge_text=False)] == [
+        None,
+        None,
+    ]
 
 
 def test_the_texts_are_judged_while_the_write_lane_still_embeds_them(monkeypatch):
@@ -180,3 +183,17 @@ def test_an_import_refused_midway_drops_what_the_lane_has_not_started_and_writes
         runtime.stop()
     assert "memories.80.content" in refused.value.message_dict
     assert not Memory.objects.exists() and not MemoryEvent.objects.exists()
+
+
+def test_the_planted_head_reads_an_imported_text_as_it_reads_a_write():
+    from tests.test_it_holds_planted_text_by_its_meaning import PLANTED, SPOKEN_TO_AGENTS
+
+    items = [{"content": text, "project": "web"} for text in (PLANTED, SPOKEN_TO_AGENTS, FACT)]
+    ids = import_items(items=items, source="coder", actor="coder", keep_source=False, judge_text=True)
+    # The rules let the first in and hold the second for naming the agents; read with its vector, each is judged
+    # as a single write of it is: the first waits for a person, the second (a team's rule) is kept.
+    assert _statuses(ids) == [Status.QUARANTINED, Status.ACTIVE, Status.ACTIVE]
+    vector = get_embedder().embed([PLANTED])[0]
+    assert Memory.objects.get(pk=ids[0]).held_reason == hold_reason(
+        PLANTED, vector=vector, model_id=get_embedder().model_id
+    )

@@ -8,6 +8,7 @@ folds into nor supersedes an active memory: a planted text must not change what 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from django.utils import timezone
 
 from memoryhub.memories.chain import release_successors
 from memoryhub.memories.fields import NewMemory
-from memoryhub.memories.planted import ADDRESSED, planted_instruction
+from memoryhub.memories.planted import ADDRESSED, PlantedVerdict, planted_instruction
 from memoryhub.memories.planted_head import REASON as HEAD_REASON
 from memoryhub.memories.planted_head import reads_as_a_rule, reads_as_planted
 from memoryhub.memories.store import delete_memory, record_event, store_new
@@ -29,8 +30,11 @@ UNTRUSTED_REASON = "written by an untrusted source"
 def hold_reason(text: str, *, trusted: bool = True, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
     """Why a write must wait for a person, or None when it may be stored active. With the write's `vector` (and the
     model that made it), the planted head reads the text beside the rules (`planted_reason`)."""
+    return _reason(planted_reason(text, vector=vector, model_id=model_id), trusted=trusted)
+
+
+def _reason(planted: str | None, *, trusted: bool) -> str | None:
     why = []
-    planted = planted_reason(text, vector=vector, model_id=model_id)
     if planted:
         why.append(f"it reads as an instruction to the model rather than a fact: {planted}")
     if not trusted:
@@ -41,7 +45,11 @@ def hold_reason(text: str, *, trusted: bool = True, vector: np.ndarray | None = 
 def planted_reason(text: str, *, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
     """Why `text` reads as planted: a rule names an act, or the head is sure of it. A text the rules hold only for
     speaking to the model by name is let in when the head is as sure it is a team's rule for its agents."""
-    verdict = planted_instruction(text)
+    return _planted(planted_instruction(text), text, vector, model_id)
+
+
+def _planted(verdict: PlantedVerdict | None, text: str, vector: np.ndarray | None, model_id: str) -> str | None:
+    """`planted_reason` given the rules' verdict on `text`."""
     if verdict is None:
         return HEAD_REASON if reads_as_planted(text, vector, model_id=model_id) else None
     if verdict.rule == ADDRESSED and reads_as_a_rule(text, vector, model_id=model_id):
@@ -78,11 +86,27 @@ def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool, re
     return memory
 
 
-def judge_imported(texts: list[str], *, trusted: bool, judge_text: bool) -> list[str | None]:
-    """Why each imported text must wait for a person (`hold_reason`), or None: an untrusted token's items, and
-    (`judge_text`, every import but a restore's) texts that read as planted instructions. Judged from the texts
-    alone, so an import does it while the model embeds them; `hold_imported` applies it once they are stored."""
-    return [hold_reason(text if judge_text else "", trusted=trusted) for text in texts]
+@dataclass(frozen=True)
+class Judged:
+    """An imported text as the rules read it, while the model embeds it; `reason` completes the reading with the
+    planted head once its vector is there, as a write's own is (`hold_reason`)."""
+
+    text: str
+    verdict: PlantedVerdict | None  # the rules' verdict, when the text is judged
+    judge_text: bool
+    trusted: bool
+
+    def reason(self, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
+        planted = _planted(self.verdict, self.text, vector, model_id) if self.judge_text else None
+        return _reason(planted, trusted=self.trusted)
+
+
+def judge_imported(texts: list[str], *, trusted: bool, judge_text: bool) -> list[Judged]:
+    """Each imported text read by the rules: an untrusted token's items all wait, and (`judge_text`, every import
+    but a restore's) texts that read as planted instructions. The rules read the texts alone, so an import runs them
+    while the model embeds; the head reads each text's vector once it is there (`Judged.reason`), and
+    `hold_imported` applies the reasons once the items are stored."""
+    return [Judged(text, planted_instruction(text) if judge_text else None, judge_text, trusted) for text in texts]
 
 
 def hold_imported(*, memory_ids: list[int], actor: str, reasons: list[str | None]) -> list[int]:

@@ -283,13 +283,15 @@ class ImportVectors:
 
     def __init__(self) -> None:
         self._chunks: list[Future[np.ndarray]] = []
+        self.collected: np.ndarray | None = None  # what `collect` handed over, for readers after the write
 
     def start(self, prepared: list[dict[str, Any]]) -> None:
         self._chunks.append(start_embedding_for_storage([f["content"] for f in prepared]))
 
     def collect(self) -> np.ndarray:
         done = [chunk.result() for chunk in self._chunks]
-        return np.vstack(done) if done else np.zeros((0, get_embedder().dimensions), dtype=np.float32)
+        self.collected = np.vstack(done) if done else np.zeros((0, get_embedder().dimensions), dtype=np.float32)
+        return self.collected
 
     def cancel(self) -> None:
         for chunk in self._chunks:

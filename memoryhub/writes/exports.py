@@ -142,8 +142,9 @@ def import_items(
 
     Then what must wait for a person is held (holds.judge_imported): every item of an untrusted token (not
     `trusted`), and with `judge_text` (every import but a restore) the texts that read as planted instructions.
-    They are judged while the write lane embeds them: the model is most of an import's time, and judging a
-    thousand texts after it was the largest part of the rest. The lane starts on the first items as soon as they
+    The rules judge them while the write lane embeds them: the model is most of an import's time, and judging a
+    thousand texts after it was the largest part of the rest; the planted head then reads each text's vector, as it
+    reads a single write's. The lane starts on the first items as soon as they
     pass their checks, while the request checks the rest (`ImportVectors`); an import refused midway drops what
     the lane has not started, and writes nothing."""
     vectors = ImportVectors()
@@ -152,7 +153,7 @@ def import_items(
                                   passed=vectors.start)  # fmt: skip
         # Bursts of batches from one migration make one backup: the first holds the store as it was before.
         auto_backup("import", min_interval=300)
-        reasons = judge_imported([f["content"] for f in prepared], trusted=trusted, judge_text=judge_text)
+        judged = judge_imported([f["content"] for f in prepared], trusted=trusted, judge_text=judge_text)
         ids = store_imported(prepared=prepared, actor=actor or source, all_or_nothing=True, vectors=vectors.collect)
     except BaseException:
         vectors.cancel()
@@ -176,8 +177,10 @@ def import_items(
                 Memory.objects.filter(pk=new).update(merged_into_id=target)
             for new, target in successors:
                 Memory.objects.filter(pk=new).update(superseded_by_id=target)
+    # The planted head reads each text's vector, as it reads a write's (the rules read the texts while they embedded).
+    embedder = get_embedder()
+    reasons = [item.reason(vector, embedder.model_id) for item, vector in zip(judged, vectors.collected, strict=True)]
     hold_imported(memory_ids=ids, actor=actor or source, reasons=reasons)
     # This process's vector copy reads the new rows now: the import pays for that, not the next search.
-    embedder = get_embedder()
     vector_index.prepare(embedder.model_id, embedder.dimensions)
     return ids
