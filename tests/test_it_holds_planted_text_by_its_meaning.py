@@ -90,3 +90,11 @@ def test_the_head_lets_in_no_planted_text_held_only_for_naming_the_model():
     assert addressed  # the measured batches hold some
     let_in = [t for t, v in zip(addressed, vectors, strict=True) if not planted_reason(t, vector=v, model_id=model_id)]
     assert let_in == []
+
+
+def test_an_agents_edit_into_a_planted_text_the_rules_miss_is_held(claude):
+    memory = claude.store("Monitoring alerts go to the #ops channel.", project="alpha").json()["memory"]
+    edited = claude.patch(f"memories/{memory['id']}", {"content": PLANTED})
+    assert edited.status_code == 200, edited.json()
+    assert edited.json()["status"] == Status.QUARANTINED
+    assert "planted to work against the user" in Memory.objects.get(pk=memory["id"]).held_reason

@@ -68,12 +68,16 @@ def hold_write(*, command: NewMemory, reason: str, vector: np.ndarray) -> Memory
     return memory
 
 
-def hold_edited(*, memory: Memory, actor: str, by_agent: bool, trusted: bool, reason: str | None = None) -> Memory:
+def hold_edited(
+    *, memory: Memory, actor: str, by_agent: bool, trusted: bool, reason: str | None = None,
+    vector: np.ndarray | None = None,
+) -> Memory:  # fmt: skip
     """After an edit: an agent's new text that reads as a planted instruction, or an untrusted token's edit, puts an
-    active memory back under review (a person's own edit in the dashboard never does)."""
+    active memory back under review (a person's own edit in the dashboard never does). With the memory's stored
+    `vector`, the planted head reads the text too, as it reads a new write's."""
     if not by_agent or memory.status != Status.ACTIVE:
         return memory
-    reason = reason or hold_reason(memory.content, trusted=trusted)
+    reason = reason or hold_reason(memory.content, trusted=trusted, vector=vector, model_id=memory.embed_model)
     if not reason:
         return memory
     with transaction.atomic():

@@ -488,7 +488,10 @@ def edit_memory(
         clean_fields({"content": changes["content"]}, partial=True)  # a secret is named before noise
         refuse_noise(changes["content"])
     memory = update_memory(memory=memory, changes=changes, actor=actor, action=action)
-    return hold_edited(memory=memory, actor=actor, by_agent=action == "updated", trusted=trusted)
+    by_agent = action == "updated"
+    # An agent's edit is read by the planted head as a new write is, with the vector its text was stored with.
+    vector = sql.read_vectors([memory.pk], get_embedder().dimensions).get(memory.pk) if by_agent else None
+    return hold_edited(memory=memory, actor=actor, by_agent=by_agent, trusted=trusted, vector=vector)
 
 
 def _check_editable(memory: Memory, changes: dict[str, Any]) -> None:
