@@ -67,6 +67,15 @@ class Head:
         """`read`: the text's `features`."""
         return float(1.0 / (1.0 + np.exp(-(float(np.dot(read, self.weights)) + self.bias))))
 
+    def probability_of(self, text: str, vector: np.ndarray) -> float:
+        """`planted_probability(features(text, vector))`, without building the features: the vector's part, then
+        the weights of the slots the text's words fill (each slot 0 or 1, so their weights add up)."""
+        dims = len(vector)
+        slots = sorted({zlib.crc32(item.encode()) % SLOTS for item in words_and_pairs(text)})
+        logit = float(np.dot(np.asarray(vector, dtype=np.float32), self.weights[:dims])) * VECTOR_SCALE
+        logit += float(self.weights[dims:][slots].sum()) + self.bias
+        return float(1.0 / (1.0 + np.exp(-logit)))
+
 
 @functools.cache
 def _head() -> Head | None:
@@ -87,7 +96,7 @@ def _reading(text: str, vector: np.ndarray | None, model_id: str) -> tuple[Head,
     head = _head()
     if vector is None or head is None or head.model_id != model_id or len(vector) + SLOTS != len(head.weights):
         return None
-    return head, head.planted_probability(features(text, vector))
+    return head, head.probability_of(text, vector)
 
 
 def reads_as_planted(text: str, vector: np.ndarray | None, *, model_id: str) -> bool:
