@@ -64,13 +64,15 @@ def fit(x: np.ndarray, y: np.ndarray, *, l2: float = L2, steps: int = 50) -> tup
     return w[:-1], float(w[-1])
 
 
-def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = 5) -> np.ndarray:
-    """Each text's probability of chatter from a head that did not see it."""
+def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = 5, *, fitting=None) -> np.ndarray:
+    """Each text's probability (of chatter, or what `fitting` learns: a function of (x, y) giving the weights and
+    bias, this module's `fit` by default) from a head that did not see it."""
+    fitting = fitting or fit
     order = np.random.default_rng(0).permutation(len(y))
     out = np.zeros(len(y))
     for part in np.array_split(order, folds):
         rest = np.setdiff1d(order, part)
-        weights, bias = fit(x[rest], y[rest])
+        weights, bias = fitting(x[rest], y[rest])
         out[part] = 1.0 / (1.0 + np.exp(-(x[part] @ weights + bias)))
     return out
 

@@ -17,6 +17,7 @@ the cross-validated figures.
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -24,6 +25,7 @@ import numpy as np
 from django.core.management.base import BaseCommand
 
 from bench import chatter_set, gate_set, planted_set
+from bench.commands import heads
 from memoryhub.embeddings import get_embedder
 from memoryhub.memories.planted import ADDRESSED, planted_instruction
 from memoryhub.memories.planted_head import WEIGHTS, features
@@ -72,14 +74,9 @@ def fit(x: np.ndarray, y: np.ndarray, *, l2: float = L2, steps: int = 50) -> tup
 
 
 def cross_validated(x: np.ndarray, y: np.ndarray, folds: int = 5) -> np.ndarray:
-    """Each text's probability of being planted from a head that did not see it."""
-    order = np.random.default_rng(0).permutation(len(y))
-    out = np.zeros(len(y))
-    for part in np.array_split(order, folds):
-        rest = np.setdiff1d(order, part)
-        weights, bias = fit(x[rest], y[rest], l2=L2)
-        out[part] = 1.0 / (1.0 + np.exp(-(x[part] @ weights + bias)))
-    return out
+    """Each text's probability of being planted from a head that did not see it (the folds of `python -m bench
+    heads`, with this head's fit)."""
+    return heads.cross_validated(x, y, folds, fitting=functools.partial(fit, l2=L2))
 
 
 def highest_release(probability: np.ndarray, planted_only_addressed: np.ndarray) -> float:

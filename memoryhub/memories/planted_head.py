@@ -29,6 +29,8 @@ from pathlib import Path
 
 import numpy as np
 
+from memoryhub.embeddings.heads import read_head
+
 WEIGHTS = Path(__file__).with_name("planted_head.npz")
 REASON = "it reads like an instruction planted to work against the user (read as a whole, not by one rule)"
 SLOTS = 4096  # hashed word and word-pair slots: few enough for a small file, enough that few pairs share a slot
@@ -79,16 +81,8 @@ class Head:
 
 @functools.cache
 def _head() -> Head | None:
-    if not WEIGHTS.exists():
-        return None
-    with np.load(WEIGHTS) as data:
-        return Head(
-            weights=data["weights"].astype(np.float32),
-            bias=float(data["bias"]),
-            threshold=float(data["threshold"]),
-            model_id=str(data["model_id"]),
-            release=float(data["release"]) if "release" in data else 0.0,
-        )
+    fields = read_head(WEIGHTS)
+    return None if fields is None else Head(**fields)
 
 
 def _reading(text: str, vector: np.ndarray | None, model_id: str) -> tuple[Head, float] | None:

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from memoryhub.embeddings.heads import read_head
+
 WEIGHTS = Path(__file__).with_name("chatter_head.npz")
 REASON = (
     "it reads as agent chatter (narration, status or a step of the session), not a fact; store the lasting fact, "
@@ -49,17 +51,8 @@ class Head:
 
 @functools.cache
 def _head() -> Head | None:
-    if not WEIGHTS.exists():
-        return None
-    with np.load(WEIGHTS) as data:
-        return Head(
-            weights=data["weights"].astype(np.float32),
-            bias=float(data["bias"]),
-            threshold=float(data["threshold"]),
-            model_id=str(data["model_id"]),
-            threshold_marked=float(data["threshold_marked"]) if "threshold_marked" in data else 0.0,
-            threshold_fact=float(data["threshold_fact"]) if "threshold_fact" in data else 0.0,
-        )
+    fields = read_head(WEIGHTS)
+    return None if fields is None else Head(**fields)
 
 
 def _probability(vector: np.ndarray, model_id: str) -> tuple[Head, float] | None:
