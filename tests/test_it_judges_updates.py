@@ -252,3 +252,23 @@ def test_a_change_that_says_more_than_a_new_value_goes_to_a_person():
     assert verdict.verdict == Verdict.CONFLICT, verdict.reason
     older, newer = "Backups run every 6 hours.", "Backups now run every hour."
     assert judge_pair(older=older, newer=newer, similarity=_similarity(older, newer)).verdict == Verdict.SUPERSEDE
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "kept"),
+    [
+        # One region's two values share the qualifiers of their name: no look-alikes.
+        ("The main Harbor cluster lives in eu-west-1.", "The main Harbor cluster now lives in eu-west-3.", True),
+        # Qualifiers that differ still tell two facts apart, whatever the names share.
+        ("EU user data is stored in eu-west-1.", "UK user data was migrated to eu-west-2.", False),
+        # A closing clause of why is not what the write adds.
+        ("API keys rotate every 90 days.", "API keys now rotate every 30 days, per the new security policy.", True),
+        ("API keys rotate every 90 days.", "Webhook secrets now also rotate every 30 days.", False),
+        # A new version of a name both hold, written short or long, or with a capital inside.
+        ("The main database is PostgreSQL 14.", "The main database now runs Postgres 16.", True),
+        ("The app's minimum supported version is iOS 15.", "The app now requires iOS 17 or later.", True),
+    ],
+)  # fmt: skip
+def test_a_change_of_a_value_is_read_through_its_name_and_a_closing_clause(older, newer, kept):
+    verdict = judge_pair(older=older, newer=newer, similarity=_similarity(older, newer), topic=frozenset({"harbor"}))
+    assert (verdict.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT)) is kept, verdict.reason

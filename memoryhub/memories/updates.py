@@ -185,7 +185,8 @@ def _values(text: str) -> set[str]:
         if (
             any(c.isdigit() for c in word)
             or re.search(r"\w[-_./#+]\w|^[/#@~]", word)
-            or (word[:1].isupper() and (not starts or named_on or any(c.isupper() for c in word[1:])))
+            or (word[:1].isupper() and (not starts or named_on))
+            or any(c.isupper() for c in word[1:])  # a capital inside marks a name: "iOS", "gRPC", "GitHub"
             or (len(word) > 1 and word.isupper())
             or lower in _VALUE_WORDS
         ):
@@ -258,8 +259,12 @@ def _qualifiers(words: Sequence[str]) -> list[str]:
 
 
 def _qualifier_clash(older_only: Sequence[str], newer_only: Sequence[str]) -> tuple[str, str] | None:
+    """Qualifiers on both sides, not the same ones ("staging" / "prod"; "EU ... eu-west-1" / "UK ... eu-west-2"). The
+    same ones on both sides are no clash: "us-east-1" / "us-east-2" are one region's two values, not two facts."""
     a, b = _qualifiers(older_only), _qualifiers(newer_only)
-    return (a[0], b[0]) if a and b else None
+    if not (a and b) or set(a) == set(b):
+        return None
+    return next((q for q in a if q not in b), a[0]), next((q for q in b if q not in a), b[0])
 
 
 def _runs(older: Sequence[str], newer: Sequence[str]) -> tuple[list[tuple[str, int, int, int, int]], int]:
@@ -339,8 +344,9 @@ class _Pair:
 
 
 def adds_a_fact(text: str) -> bool:
-    """Does the write add a fact ("also", "switched on", "started", "added") without naming one it replaces?"""
-    lower = text.lower()
+    """Does the write add a fact ("also", "switched on", "started", "added") without naming one it replaces? A closing
+    clause of why or when is not read: "... expire after 5 minutes, per the new PSD2 audit" adds no new thing."""
+    lower = _without_closing_clause(text).lower()
     return bool(_ADDING.search(lower)) and not _REPLACING.search(lower)
 
 
@@ -600,7 +606,8 @@ def _said_to_change(pair: _Pair) -> _Settled:
         return Verdict.SUPERSEDE, f"says it changed ('{pair.cue}'): {pair.changed}"
     # A change to part of the older fact (a version of a name both hold; a value the write says it replaced): the
     # older holds more than the newer, so a person decides what stays.
-    if about and (pair.names_old or (kept.head and _new_version_of_a_name(pair))):
+    # The versioned name is itself what the fact is about, even when it is also a qualifier ("iOS 15" / "iOS 16").
+    if (about and pair.names_old) or (kept.head and _new_version_of_a_name(pair)):
         return Verdict.CONFLICT, f"says it changed ('{pair.cue}') part of this fact: {pair.changed}"
     if pair.reworded_slot:
         return Verdict.CONFLICT, f"says it changed ('{pair.cue}') this fact's value, in other words: {pair.changed}"
@@ -638,9 +645,9 @@ def _new_version_of_a_name(pair: _Pair) -> bool:
         return {a for a, b in zip(tokens, tokens[1:], strict=False) if b in numbers and any(c.isdigit() for c in b)}
 
     names = [w for w in pair.kept.words if w in pair.values]
-    return bool(
-        versioned(pair.plain_old, pair.kept.lost_values) & versioned(pair.plain_new, pair.kept.new_values) & set(names)
-    )
+    old, new = versioned(pair.plain_old, pair.kept.lost_values), versioned(pair.plain_new, pair.kept.new_values)
+    # A short form and its full name alike ("PostgreSQL 13" / "Postgres 16").
+    return any(_same_word(a, b) and any(_same_word(a, n) for n in names) for a in old for b in new)
 
 
 def _same_kind(a: Sequence[str], b: Sequence[str]) -> bool:
