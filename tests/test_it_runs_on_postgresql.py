@@ -210,30 +210,6 @@ def test_hnsw_finds_what_exact_search_finds():
     assert np.mean(recalls) >= 0.9
 
 
-def _index_options(table: str) -> set[str]:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT reloptions FROM pg_class WHERE relname = %s", [f"{table}_hnsw"])
-        row = cursor.fetchone()
-    return set(row[0] or []) if row else set()
-
-
-@pytest.mark.postgresql_only
-@pytest.mark.django_db(transaction=True)
-def test_every_vector_table_is_indexed_with_the_cheaper_build_settings():
-    """The migrated store's index was rebuilt with them (0002 made it with pgvector's defaults), and a table for
-    another vector size gets them when it is made."""
-    from memoryhub.storage.postgres.schema import ensure_vec_table, vec_drop_statements, vec_table
-
-    assert _index_options(vec_table(384)) == {"m=12", "ef_construction=40"}
-    ensure_vec_table(24)
-    try:
-        assert _index_options(vec_table(24)) == {"m=12", "ef_construction=40"}
-    finally:
-        with connection.cursor() as cursor:
-            for statement in vec_drop_statements(24):
-                cursor.execute(statement)
-
-
 def _setting(name: str) -> str:
     with connection.cursor() as cursor:
         cursor.execute("SELECT current_setting(%s)", [name])
