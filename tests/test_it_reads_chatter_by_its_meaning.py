@@ -11,6 +11,7 @@ import pytest
 
 from bench import chatter_set, gate_set, planted_set
 from memoryhub.embeddings import get_embedder
+from memoryhub.models import Proposal
 from memoryhub.writes import chatter_head
 from memoryhub.writes.chatter_head import Head, reads_as_chatter, reads_as_fact
 from memoryhub.writes.noise import noise_reason
@@ -118,3 +119,21 @@ def test_a_refusal_by_form_stands_whatever_the_head_reads(monkeypatch, claude):
     response = claude.store(CODE, project="alpha")
     assert response.status_code == 422, response.json()
     assert "code" in str(response.json())
+
+
+STORED_FONT = "Coding font: JetBrains Mono at 14 pt."
+CHANGED_FONT = "Coding font: Berkeley Mono at 14 pt."
+
+
+def test_a_new_value_of_a_stored_fact_is_kept_whatever_the_head_reads(monkeypatch, claude):
+    """A short change reads like chatter to the head; beside the fact it changes, the update rules know better, and
+    the change goes to a person instead of being lost."""
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(CHANGED_FONT))
+    assert claude.store(CHANGED_FONT, project="alpha").status_code == 422  # nothing stored that it changes
+    monkeypatch.setattr(chatter_head, "_head", lambda: None)
+    stored = claude.store(STORED_FONT, project="alpha").json()["memory"]["id"]
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(CHANGED_FONT))
+    response = claude.store(CHANGED_FONT, project="alpha")
+    assert response.status_code == 201, response.json()
+    proposal = Proposal.objects.get(pk=response.json()["conflicts"][0])
+    assert proposal.sources == [stored, response.json()["memory"]["id"]]

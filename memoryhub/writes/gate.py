@@ -43,6 +43,7 @@ from memoryhub.models import GateDecision, GateLogEntry, Memory, MemoryEvent, St
 from memoryhub.retrieval.search import similar_in_scope
 from memoryhub.runtime import metrics
 from memoryhub.storage import sql, vector_index
+from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category, guess_tier
 from memoryhub.writes.noise import judge_noise, noise_reason, words
 from memoryhub.writes.update_gate import apply_updates, judge_neighbours
@@ -304,6 +305,8 @@ def _admit(command: NewMemory) -> GateResult:
     embedder = get_embedder()
     vector = embed_for_storage([text])[0]  # the one embedding of the write: noise, the twin check and the row use it
     why = judge_noise(text, vector=vector, model_id=embedder.model_id)
+    if why == chatter_head.REASON and _restates_a_stored_fact(command, vector=vector, model_id=embedder.model_id):
+        why = None  # the head's reading alone refused it, and chatter does not restate a stored fact's slot
     if why:
         return _refuse_noise(why, text=text, payload=payload, project=project, source=source)
 
@@ -342,6 +345,16 @@ def _admit(command: NewMemory) -> GateResult:
         update = apply_updates(memory=memory, verdicts=verdicts, actor=source)
     return _explain_created(memory, update, guessed=guessed, warnings=warnings, text=text, payload=payload,
                             project=project, source=source)  # fmt: skip
+
+
+def _restates_a_stored_fact(command: NewMemory, *, vector: Any, model_id: str) -> bool:
+    """Does the write give another value of a fact its scope holds ("Coding font: Berkeley Mono at 14 pt." beside
+    "Coding font: JetBrains Mono at 14 pt.")? Asked only of a write the chatter head alone would refuse: a short
+    change of a stored fact reads like chatter to it, and losing the change loses the fact."""
+    candidates = similar_in_scope(content=command.content, vector=vector, model_id=model_id, project=command.project)
+    verdicts = judge_neighbours(text=command.content, project=command.project, candidates=candidates,
+                                valid_from=command.valid_from)  # fmt: skip
+    return any(v.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) for v in verdicts)
 
 
 def _held(command: NewMemory, reason: str, *, vector: Any, warnings: list[str]) -> GateResult:
