@@ -14,6 +14,7 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.models import Proposal
 from memoryhub.writes import chatter_head
 from memoryhub.writes.chatter_head import Head, reads_as_chatter, reads_as_fact
+from memoryhub.writes.gate_preview import preview_write
 from memoryhub.writes.noise import noise_reason
 
 CHATTER = "Poked around the retry helper a bit more and the timeouts look saner."
@@ -137,3 +138,11 @@ def test_a_new_value_of_a_stored_fact_is_kept_whatever_the_head_reads(monkeypatc
     assert response.status_code == 201, response.json()
     proposal = Proposal.objects.get(pk=response.json()["conflicts"][0])
     assert proposal.sources == [stored, response.json()["memory"]["id"]]
+
+
+def test_a_dry_run_says_what_the_gate_would_do_with_such_a_change(monkeypatch, claude):
+    monkeypatch.setattr(chatter_head, "_head", lambda: None)
+    assert claude.store(STORED_FONT, project="alpha").status_code == 201
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(CHANGED_FONT))
+    assert preview_write(content=CHANGED_FONT, project="alpha", seen=set()).outcome == "created"
+    assert preview_write(content=CHANGED_FONT, project="beta", seen=set()).outcome == "rejected"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any, Literal
 
 from django.conf import settings
@@ -305,7 +306,9 @@ def _admit(command: NewMemory) -> GateResult:
     embedder = get_embedder()
     vector = embed_for_storage([text])[0]  # the one embedding of the write: noise, the twin check and the row use it
     why = judge_noise(text, vector=vector, model_id=embedder.model_id)
-    if why == chatter_head.REASON and _restates_a_stored_fact(command, vector=vector, model_id=embedder.model_id):
+    if why == chatter_head.REASON and restates_a_stored_fact(
+        text=text, project=project, vector=vector, model_id=embedder.model_id, valid_from=command.valid_from
+    ):
         why = None  # the head's reading alone refused it, and chatter does not restate a stored fact's slot
     if why:
         return _refuse_noise(why, text=text, payload=payload, project=project, source=source)
@@ -347,13 +350,15 @@ def _admit(command: NewMemory) -> GateResult:
                             project=project, source=source)  # fmt: skip
 
 
-def _restates_a_stored_fact(command: NewMemory, *, vector: Any, model_id: str) -> bool:
+def restates_a_stored_fact(
+    *, text: str, project: str | None, vector: Any, model_id: str, valid_from: datetime | None = None
+) -> bool:
     """Does the write give another value of a fact its scope holds ("Coding font: Berkeley Mono at 14 pt." beside
-    "Coding font: JetBrains Mono at 14 pt.")? Asked only of a write the chatter head alone would refuse: a short
-    change of a stored fact reads like chatter to it, and losing the change loses the fact."""
-    candidates = similar_in_scope(content=command.content, vector=vector, model_id=model_id, project=command.project)
-    verdicts = judge_neighbours(text=command.content, project=command.project, candidates=candidates,
-                                valid_from=command.valid_from)  # fmt: skip
+    "Coding font: JetBrains Mono at 14 pt.")? Asked only of a write the chatter head alone would refuse (the gate,
+    and its dry run): a short change of a stored fact reads like chatter to it, and losing the change loses the
+    fact."""
+    candidates = similar_in_scope(content=text, vector=vector, model_id=model_id, project=project)
+    verdicts = judge_neighbours(text=text, project=project, candidates=candidates, valid_from=valid_from)
     return any(v.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) for v in verdicts)
 
 

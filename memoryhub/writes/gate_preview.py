@@ -17,7 +17,8 @@ from memoryhub.embeddings import get_embedder
 from memoryhub.memories.secrets import secrets_in_fields
 from memoryhub.memories.updates import Verdict
 from memoryhub.retrieval.search import similar_in_scope
-from memoryhub.writes.gate import find_duplicate, gate_write, normalised
+from memoryhub.writes import chatter_head
+from memoryhub.writes.gate import find_duplicate, gate_write, normalised, restates_a_stored_fact
 from memoryhub.writes.noise import noise_reason
 from memoryhub.writes.update_gate import judge_neighbours
 
@@ -48,6 +49,10 @@ def preview_write(
     embedder = get_embedder()
     vector = embedder.embed([content])[0]
     why = noise_reason(content, vector=vector, model_id=embedder.model_id)
+    if why == chatter_head.REASON and restates_a_stored_fact(
+        text=content, project=project, vector=vector, model_id=embedder.model_id
+    ):
+        why = None  # as the gate decides: a change of a stored fact is no chatter, whatever the head reads
     if why:
         return ItemWrite("rejected", f"refused: {why}")
     key = normalised(content)
