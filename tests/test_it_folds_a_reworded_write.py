@@ -104,6 +104,9 @@ def test_the_forms_of_a_word_are_one_word():
         ("drop", "dropped", "drops", "dropping"),
         ("reach", "reached", "reachable"),
         ("deploy", "deployment", "deployed"),
+        ("advertise", "advertisements", "advertises", "advertised"),
+        ("transmit", "transmitted", "transmission"),
+        ("permit", "permission", "permissions"),
     ):
         assert len({stem(f) for f in forms}) == 1, forms
     # Words that only look like another word's form stay apart.
@@ -116,6 +119,12 @@ def test_nothing_but_wording_is_explained_away():
     assert unsaid("Errors come back as JSON.", than="The API returns errors as JSON.") == []
     assert unsaid("Every month the churn model gets retrained.", than="The churn model is retrained monthly.") == []
     assert unsaid("Reviews get assigned in a round-robin way.", than="Reviews are assigned round-robin.") == []
+    # Where a thing lives, sits or is; how it is built or compiled; "across" for "over", "inside" for "in".
+    assert unsaid("The dbt project lives in analytics/dbt.", than="The dbt project is at analytics/dbt.") == []
+    assert unsaid("The firmware gets compiled with gcc 12.", than="The firmware is built with gcc 12.") == []
+    assert unsaid("Readings are averaged across 10 samples.", than="Readings are averaged over 10 samples.") == []
+    assert unsaid("Runners are hosted inside the build VPC.", than="Runners are hosted in the build VPC.") == []
+    assert unsaid("Backups live in S3 and GCS.", than="Backups are in S3.") == ["GCS"]  # the verb only
     # A restriction added or dropped, another particle, another name or number: what the write says apart.
     assert unsaid("Deploys happen only on weekdays.", than="Deploys happen on weekdays.") == ["only"]
     assert unsaid("Services use Postgres.", than="Most services use Postgres.") == ["Most"]

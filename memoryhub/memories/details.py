@@ -59,7 +59,7 @@ SYNONYM_GROUPS = (
     "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
     "maximum max", "hour hrs", "website site", "library lib", "credential cred", "setting option",
     # An irregular verb's forms are one word ("pay" / "paid"), as a regular verb's are by their shared stem.
-    "pay paid", "send sent", "write wrote written", "build built", "run ran", "hold held",
+    "pay paid", "send sent", "write wrote written", "build built compile", "run ran", "hold held",
     "find found", "choose chose chosen", "take took taken", "give gave given", "break broke broken",
     # Two everyday verbs for one act in what software does.
     "trigger fire", "generate produce", "include contain", "exclude omit", "allow permit",
@@ -263,7 +263,7 @@ FILLER = frozenset(
      "rely", "relied", "apply", "applied", "send", "sent", "please", "kindly",
      "actually", "really", "everything", "everywhere", "anything", "something", "thing", "stuff", "way",
      "manner", "fashion", "basis", "located", "take", "took", "taken", "give", "gave", "given", "perform",
-     "performed"}
+     "performed", "live", "lives", "sit", "sits", "reside", "resides"}
 )  # fmt: skip
 FILLER = frozenset(normalise_word(w) for w in FILLER)  # as the words compared are: "built" is read as "build"
 _POLAR = NEGATIONS | {"always", "alway"}

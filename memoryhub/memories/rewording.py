@@ -50,7 +50,7 @@ RESTRICTIVE = frozenset({"only", "except", "unless", "excluding", "some", "most"
 # A verb's particle says nothing apart from its verb ("refers back to"), unless the other text has another one.
 PARTICLES = frozenset({"back", "out", "up", "down", "off", "away"})
 # Prepositions that only link ("paid through SEPA" / "paid via SEPA").
-_LINKING = frozenset({"through", "upon", "within"})
+_LINKING = frozenset({"through", "upon", "within", "inside", "across"})
 # Words kept whole though they look like a longer form of another: "production" is no form of "product".
 _UNSTEMMED = frozenset({"production", "action", "statement", "basement", "apartment", "sentence", "instance"})
 
@@ -79,7 +79,7 @@ _SUFFIXES = ("ations", "ation", "ingly", "ments", "ences", "ances", "ment", "enc
              "ings", "ing", "ies", "ied", "ed", "es", "ly", "s")  # fmt: skip
 # British spellings read as American ones: "recognise", "analyse", "colour", "centre".
 _BRITISH = (
-    (re.compile(r"(?<=\w\w)is(e|es|ed|ing|ation|ations)$"), r"iz\1"),
+    (re.compile(r"(?<=\w\w)is(e|es|ed|ing|ation|ations|ement|ements)$"), r"iz\1"),
     (re.compile(r"(?<=\w\w)ys(e|es|ed|ing)$"), r"yz\1"),
     (re.compile(r"(?<=\w\w)our(s|ed|ing)?$"), r"or\1"),
     (re.compile(r"(?<=\w\w[b-df-hj-np-tv-z])re(s?)$"), r"er\1"),
@@ -97,6 +97,8 @@ def stem(word: str) -> str:
         return word
     for pattern, american in _BRITISH:
         word = pattern.sub(american, word)
+    if word.endswith(("ission", "issions")) and len(word) >= 8:
+        return stem(word[: word.rindex("ission")] + "it")  # "transmission" / "transmit", "permission" / "permit"
     for suffix in _SUFFIXES:
         shortest = MIN_ROOT if suffix in _INFLECTIONS or suffix.startswith("ation") else MIN_STEM
         if word.endswith(suffix) and len(word) - len(suffix) >= shortest:
