@@ -125,6 +125,8 @@ def test_nothing_but_wording_is_explained_away():
     assert unsaid("Readings are averaged across 10 samples.", than="Readings are averaged over 10 samples.") == []
     assert unsaid("Runners are hosted inside the build VPC.", than="Runners are hosted in the build VPC.") == []
     assert unsaid("Backups live in S3 and GCS.", than="Backups are in S3.") == ["GCS"]  # the verb only
+    assert unsaid("The gateway runs on Node 20.", than="The gateway runs on Node.js 20.") == []
+    assert unsaid("The gateway runs on Node 22.", than="The gateway runs on Node.js 20.") == ["22"]
     # A restriction added or dropped, another particle, another name or number: what the write says apart.
     assert unsaid("Deploys happen only on weekdays.", than="Deploys happen on weekdays.") == ["only"]
     assert unsaid("Services use Postgres.", than="Most services use Postgres.") == ["Most"]

@@ -54,7 +54,7 @@ SYNONYM_GROUPS = (
     "dependency dep", "application app", "development dev", "message msg", "information info", "package pkg",
     "directory dir folder", "memory ram", "primary main", "large big huge", "small little tiny", "fast quick",
     "delete remove purge erase drop", "fetch retrieve download", "store save keep kept retain persist", "start begin",
-    "show display", "need require", "help assist", "buy purchase", "javascript js",
+    "show display", "need require", "help assist", "buy purchase", "javascript js", "node.js node nodejs",
     "typescript ts", "postgresql postgres", "variable var", "function func fn", "parameter param",
     "argument arg", "statistic stat", "administrator admin", "specification spec", "temporary temp tmp",
     "maximum max", "hour hrs", "website site", "library lib", "credential cred", "setting option",
