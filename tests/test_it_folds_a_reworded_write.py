@@ -126,6 +126,9 @@ def test_nothing_but_wording_is_explained_away():
     assert unsaid("Runners are hosted inside the build VPC.", than="Runners are hosted in the build VPC.") == []
     assert unsaid("Backups live in S3 and GCS.", than="Backups are in S3.") == ["GCS"]  # the verb only
     assert unsaid("The gateway runs on Node 20.", than="The gateway runs on Node.js 20.") == []
+    assert unsaid("It advertises at 500 ms intervals.", than="It advertises every 500 ms.") == []
+    assert unsaid("Jobs run on a pair of A100 GPUs.", than="Jobs run on two A100 GPUs.") == []
+    assert unsaid("Jobs run on a pair of A100 GPUs.", than="Jobs run on three A100 GPUs.") != []
     assert unsaid("The gateway runs on Node 22.", than="The gateway runs on Node.js 20.") == ["22"]
     # A restriction added or dropped, another particle, another name or number: what the write says apart.
     assert unsaid("Deploys happen only on weekdays.", than="Deploys happen on weekdays.") == ["only"]

@@ -48,6 +48,9 @@ PHRASES: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\s?\b(?:percent|per cent)\b", "%"),
         # A number and its unit written together are the two words ("10MB" / "10 MB").
         (r"\b(\d+(?:\.\d+)?)(kb|mb|gb|tb|ms|px)\b", r"\1 \2"),
+        (r"\ba pair of\b", "two"),
+        # "at 500 ms intervals" is "every 500 ms".
+        (r"\bat (\d+(?:\.\d+)?\s?[a-z]+) intervals\b", r"every \1"),
         (r"\btwice\b", "two times"),
         (r"\bthrice\b", "three times"),
         (r"\b(?:business|working|work) (day)(s?)\b", r"week\1\2"),
