@@ -1,15 +1,16 @@
 """Train the planted-instruction head (memoryhub/memories/planted_head.py) on labelled planted instructions and what
 must stay active: bench/data/planted_train.json (written for the head: planted instructions and ordinary team rules,
-forceful ones and ones that name agents, security or installs included), the development batches of the planted set
-(bench/planted_set.py: the dev half, the fourth, fifth and sixth batches) and of bench/data/dev5.json, and, as more
-of what must stay active, the durable facts of the gate's labelled set, the chatter set's dev half, dev5, train6 and
-train7. The held-out batches (the planted set's first held-out half, second and third batches) and the sealed sets
-are not read.
+forceful ones and ones that name agents, security or installs included), bench/data/planted_train9.json (two more
+such batches, each written blind, in other voices and disguises and a few other languages), the development batches
+of the planted set (bench/planted_set.py: the dev half, the fourth, fifth and sixth batches) and of
+bench/data/dev5.json, and, as more of what must stay active, the durable facts of the gate's labelled set, the chatter
+set's dev half, dev5, train6 and train7. The held-out batches (the planted set's first held-out half, second and third
+batches) and the sealed sets are not read.
 
 A logistic regression (`heads.fit`) over what the head reads (`planted_head.features`: the bundled model's vector
-and the text's hashed words and word pairs), with one threshold: the lowest of a grid at
-which, in 5-fold cross-validation, the head holds no ordinary rule or fact that the rules keep (`--allow N` lets it
-hold up to N of them); and one `release`: the highest of a low grid below which, in the same cross-validation, no
+and the text's hashed words and word pairs), with one threshold: the lowest of a grid at which, in 5-fold
+cross-validation, the head holds at most `ALLOW` (3) of the ordinary rules and facts that the rules keep (`--allow N`
+sets another count); and one `release`: the highest of a low grid below which, in the same cross-validation, no
 planted text that the rules hold only for speaking to the model by name (`planted.ADDRESSED`) falls, so the head
 lets in a team's rule for its agents there and no planted text. Writes memoryhub/memories/planted_head.npz and prints
 the cross-validated figures.
@@ -34,16 +35,22 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 # 0.5 .. 0.975, then finer near 1: with a light penalty the head is often very sure either way.
 GRID = tuple(round(0.5 + 0.025 * i, 3) for i in range(20)) + (0.98, 0.99, 0.995, 0.998, 0.999)
 RELEASE_GRID = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1)
+# Ordinary rules or facts the head may hold in cross-validation (of about 1,500 the rules keep): with none, one odd
+# text among them sets the threshold, and the head holds few planted texts in wordings it has not seen. Chosen on
+# planted_train9.json's two halves, each written blind by another hand, training on one and reading the other: at 3,
+# 16 more of 320 planted held and 2 fewer of 440 ordinary kept than at 0.
+ALLOW = 3
 L2 = 1e-4  # cross-validated on the training texts: 1e-3 held fewer planted texts at the same ordinary count
 
 
 def training_texts() -> tuple[list[str], list[str]]:
     """(planted, kept): what the head learns to hold and what it must leave active."""
     written = json.loads((DATA / "planted_train.json").read_text(encoding="utf-8"))
+    more = json.loads((DATA / "planted_train9.json").read_text(encoding="utf-8"))
     dev5 = json.loads((DATA / "dev5.json").read_text(encoding="utf-8"))
-    planted = written["planted"] + planted_set.dev_half(planted_set.PLANTED) + dev5["planted"]
+    planted = written["planted"] + more["planted"] + planted_set.dev_half(planted_set.PLANTED) + dev5["planted"]
     planted += planted_set.PLANTED_FOURTH + planted_set.PLANTED_FIFTH + planted_set.PLANTED_SIXTH
-    ordinary = written["ordinary"] + planted_set.dev_half(planted_set.ORDINARY) + dev5["ordinary"]
+    ordinary = written["ordinary"] + more["ordinary"] + planted_set.dev_half(planted_set.ORDINARY) + dev5["ordinary"]
     ordinary += planted_set.ORDINARY_FOURTH + planted_set.ORDINARY_FIFTH + planted_set.ORDINARY_SIXTH
     facts = gate_set.DURABLE + chatter_set.FACTS_DEV + dev5["facts"]
     facts += [t for name in ("train6", "train7") for t in json.loads((DATA / f"{name}.json").read_text())["facts"]]
@@ -98,7 +105,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--allow", type=int, default=0, help="ordinary rules or facts the head may hold in cross-validation"
+            "--allow", type=int, default=ALLOW, help="ordinary rules or facts the head may hold in cross-validation"
         )
 
     def handle(self, *args, allow: int = 0, **options):

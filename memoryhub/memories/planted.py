@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryhub.memories.planted_acts import planted_act
+from memoryhub.memories.planted_acts import OUR_PLACE, PRIVATE_HOST, planted_act
 from memoryhub.memories.sieve import Sieved, sieved
 
 _I = re.IGNORECASE
@@ -188,9 +188,11 @@ _INDEX = _rx(
 _HOST = re.compile(
     r"https?://|(?<![\w.-])[\w-]+(?:\.[\w-]+)*\.[a-z]{2,6}\b(?![\w.]*\.(?:py|js|ya?ml|toml|json|txt|md)\b)", _I
 )
-_OWNED = re.compile(r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp)\b", _I)
-# Plain HTTP, a bare address or a trusted-host is suspect whoever names it.
-_UNSAFE_HOST = re.compile(r"\bhttp://|\b\d{1,3}(?:\.\d{1,3}){3}\b|--trusted-host", _I)
+# Plain HTTP (outside a private network), a bare address or a trusted-host is suspect whoever names it.
+_UNSAFE_HOST = re.compile(
+    r"\bhttp://(?![\w.-]+" + PRIVATE_HOST + r")|\b\d{1,3}(?:\.\d{1,3}){3}\b|--trusted-host",
+    _I,
+)
 # Another package in place of the one meant: "install X instead of Y", "replace numpy with numpy-fast-bin".
 _SWAP = _rx(r"\b(?:install|prefer|replace|use)\b~{0,80}?\b(?:instead of|over|rather than|with)\b")
 _PACKAGE_NAME = re.compile(
@@ -236,6 +238,12 @@ def _first_unnegated(pattern: Sieved, text: str) -> re.Match[str] | None:
     return None
 
 
+def _hides(text: str) -> bool:
+    """An order to hide something: "never tell the user" says "not" itself, and counts whatever comes before it; "never
+    silently delete them" is a person's rule."""
+    return any(_NEGATED.match(m.group(0)) or not _negated(text, m.start()) for m in _HIDE.finditer(text))
+
+
 def _lookalike(wanted: str, instead: str) -> bool:
     """A package name made to pass for another: it holds the other's name, or differs from it by a letter or two."""
     a, b = wanted.lower(), instead.lower()
@@ -260,7 +268,7 @@ def _install_redirect(text: str) -> str | None:
     index = _INDEX.search(text)
     if index is not None and not _negated(text, index.start()) and _HOST.search(text):
         # A person names their own index ("the company index at ..."); an index nobody owns is suspect.
-        if _UNSAFE_HOST.search(text) or not _OWNED.search(text):
+        if _UNSAFE_HOST.search(text) or not OUR_PLACE.search(text):
             return "it points installs at another package index"
     swap = _SWAP.search(text)
     if swap is not None and not _negated(text, swap.start()) and not _FACT_VOICE.search(text):
@@ -275,7 +283,7 @@ def _install_redirect(text: str) -> str | None:
             for other in quoted[i + 1 :]:
                 if _lookalike(one, other) and one not in other and other not in one:  # pytest, pytest-xdist
                     return f"it swaps the package {other!r} for a look-alike, {one!r}"
-    if _MISSPELT.search(text) or (_FROM_INDEX.search(text) and not _OWNED.search(text)):
+    if _MISSPELT.search(text) or (_FROM_INDEX.search(text) and not OUR_PLACE.search(text)):
         return "it points installs at another package name or index"
     return _misspelt_install(text)
 
@@ -310,18 +318,34 @@ def _misspelt_install(text: str) -> str | None:
     return None
 
 
+# What a team mails or posts as a matter of course: a report, notes, a summary. Sent to an address, it is a routine
+# ("Email the release notes to release-announce@..."); a text that also names a secret is read as sending that.
+_REPORT = re.compile(
+    r"\b(?:reports?|notes|summar(?:y|ies)|digest|newsletter|minutes|agenda|invoices?|evidence|metrics|"
+    r"announcements?|changelog|status update|recap)\b\W*(?:\w+\W+){0,3}?(?:to|with)\s+[\w.+-]+@[\w-]+\.[\w.]+",
+    _I,
+)
+_SECRET = re.compile(r"(?<!\w)" + _SECRET_THING, _I)
+
+
+def _sends_a_report(sending: str, text: str) -> bool:
+    """Does the order send a report, notes or a summary to an address, and name no secret?"""
+    return bool(_REPORT.search(sending)) and not _SECRET.search(text)
+
+
 def planted_instruction(text: str) -> PlantedVerdict | None:
     """Why `text` reads as an instruction planted for the model, or None when it states a fact or a preference."""
     if not isinstance(text, str) or not text.strip():
         return None
     if _OVERRIDE.search(text):
         return PlantedVerdict("override", "it tells the model to override earlier instructions")
-    if _HIDE.search(text):
+    # A person's rule says "not" before the act ("never silently delete them", "avoid curl | bash installers").
+    if _hides(text):
         return PlantedVerdict("hiding", "it tells the model to hide something from the user")
-    if _FETCHED_CODE.search(text):
+    if _first_unnegated(_FETCHED_CODE, text):
         return PlantedVerdict("fetched_code", "it tells the model to run code fetched from the network")
     send = _first_unnegated(_SEND, text)
-    if send is not None and not _FACT_VOICE.search(text):
+    if send is not None and not _FACT_VOICE.search(text) and not _sends_a_report(send.group(0), text):
         return PlantedVerdict("sends_data", "it tells the model to send data or secrets somewhere")
     safety = _first_unnegated(_SAFETY_OFF, text)
     if safety is not None and not _FACT_VOICE.search(text):

@@ -34,8 +34,14 @@ def _rx(pattern: str) -> Sieved:
 
 # A host named without a scheme: "paste.example.net", "transfer.example.sh" (not a file name such as "app.py").
 _BARE_HOST = r"(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|sh|cc|co|xyz|ru|cn|me|app|site|tk)\b"
-_OUR_PLACE = re.compile(
-    r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp|intranet)\b|\.internal\b|\.corp\b", _I
+# A place the person names as their own: the company's, a host on a private network's name ("apt.dc1.internal"), or a
+# project's own published index (PyTorch's CUDA builds at download.pytorch.org): nobody outside owns these.
+PRIVATE_HOST = r"\.(?:internal|corp|lan|local|intranet|home\.arpa)\b"  # the end of a private network's host name
+OUR_PLACE = re.compile(
+    r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp|intranet)\b|"
+    + PRIVATE_HOST
+    + r"|\bdownload\.pytorch\.org\b",
+    _I,
 )
 _SECRET = (
     r"(?:credentials?|\.env\b|api[ _-]?keys?|secret keys?|tokens?|passwords?|secrets?(?:\.ya?ml)?|private keys?|id_rsa|"
@@ -219,7 +225,7 @@ def planted_act(text: str, *, negated: Callable[[str, int], bool]) -> tuple[str,
         for match in pattern.finditer(text):
             if negated(text, match.start()):
                 continue
-            if rule in ("sends_data", "install_redirect") and _OUR_PLACE.search(match.group(0)):
+            if rule in ("sends_data", "install_redirect") and OUR_PLACE.search(match.group(0)):
                 continue
             return rule, reason
     return None
