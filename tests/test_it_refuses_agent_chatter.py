@@ -131,3 +131,35 @@ def test_the_first_person_after_a_clause_is_judged_as_a_sentence_opening_with_it
 )
 def test_what_an_agent_did_or_offers_in_its_turn_is_chatter_and_a_persons_state_is_not(text, chatter):
     assert bool(noise_reason(text)) is chatter, noise_reason(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # How things are at this moment, or a guess: refused. A lesson of the day: kept.
+        ("The staging API is returning 502s at the moment.", True),
+        ("npm install is taking forever today.", True),
+        ("We found today that the iOS app caches the config for 24h, so config changes take a day to land.", False),
+        ("Probably a timezone issue.", True),
+        ("Might be a race condition between the two workers, not sure.", True),
+        # A closing remark ends on an emoji; an apology or a reaction is no fact.
+        ("Alright, thanks! 🙏", True),
+        ("You're absolutely right, I apologize for the confusion.", True),
+        # An agent by name reporting its step, a step on a file the session touched, a participle with its object.
+        ("Claude refactored the auth module and split it into three files.", True),
+        ("Added type hints to the remaining functions in utils/io.py.", True),
+        ("Fetched 500 records from the API, 3 had missing timestamps.", True),
+        ("Fetched data is cached for five minutes in Redis.", False),
+        ("Copilot suggestions need a human review before merge.", False),
+        # Read-outs and pasted output: a tool's tally, a run against the last one, a compiler's error, a YAML block.
+        ("mypy reports 27 errors in 9 files.", True),
+        ("Benchmark run: 1.42M ops/sec, ~3% faster than the last run.", True),
+        ("src/App.tsx(14,7): error TS2322: Type 'string' is not assignable to type 'number'.", True),
+        ("KeyError: 'user' means the session expired; log in again.", False),
+        ("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: worker\nspec:\n  replicas: 2", True),
+        ("If CI shows 'waiting for runner' for over 10 minutes, restart the runner service on ci-01.", False),
+        ("PR #482 has 2 approvals, waiting on CI.", True),
+    ],
+)
+def test_what_holds_only_now_is_refused_and_what_stays_true_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -131,7 +131,9 @@ _ACK = re.compile(
     r"great|perfect|awesome|nice|cool|sure|that (?:was|did|worked|fixed|does)|seems to work|looks good|works now|"
     r"it works|that's it|there we go|here we go|"
     r"understood|noted|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
-    r"you'?re right|my (?:mistake|bad)|that works|makes sense|will do|lgtm|agreed|"
+    r"you'?re (?:absolutely |totally |completely |quite )?right|my (?:mistake|bad)|that works|makes sense|will do|"
+    r"lgtm|agreed|sorry|(?:i |my )?apolog\w*|lol|haha\w*|wow|oh (?:nice|cool|great|wow|no)|that sounds|"
+    r"merci|danke|gracias|obrigad[oa]|listo|voil[aà]|fertig|perfecto|genial|"
     # "No, that's fine." answers; "No GPUs: everything fits on CPU." states that there are none.
     r"(?:yes|yep|yeah|no|nope)(?=\s*[,.!?;:]|\s*$|\s+(?:problem|worries|thanks|thank|way|idea|luck)\b))\b",
     re.IGNORECASE,
@@ -140,10 +142,21 @@ _THINKING = re.compile(
     r"^\W*(?:(?:hmm+|mm+|uh+|um+|wait|let me|let's see|now i(?:'ll| will)|next,? i(?:'ll| will)|"
     r"(?:actually,? )?scratch that|ok(?:ay)?,? let me|"
     r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|looking at|"
-    r"hold on)\b|(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
+    r"hold on|probably|possibly|might be|could be|my guess|i guess|i suspect|i bet|feels like|seems like|"
+    r"je pense|ich glaube|creo que|acho que)\b|"
+    r"(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
     r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
     re.IGNORECASE,
 )
+# How things are at this moment ("The staging API is returning 502s at the moment.", "npm install is taking forever
+# today."): true now, gone tomorrow. A lesson of the day keeps it ("We found today that the iOS app caches the config
+# for 24h", "After this morning's alert storm, PagerDuty pages only for P1"): the day closes the sentence here.
+_RIGHT_NOW = re.compile(
+    r"\b(?:at the moment|right now|as we speak|for some reason|currently)\b|"
+    r"\b(?:today|tonight|this (?:morning|afternoon|evening))\W*$",
+    re.IGNORECASE,
+)
+_UNSURE = re.compile(r"\bnot (?:100% )?sure\b|\bno idea\b", re.IGNORECASE)
 _PLAN = re.compile(
     r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
     r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish)|"
@@ -181,7 +194,11 @@ _LOG_LINE = re.compile(
     r"CRITICAL)\b\]?\s*(?:[:\[]|-(?!\w))|npm (?:WARN|ERR!)|(?:FAILED|PASSED|ERROR) [\w/.-]+::|=+ .*\b(?:passed|failed|"
     r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
     r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
-    r"(?:real|user|sys)\s+\d+m[\d.]+s$)",
+    r"(?:real|user|sys)\s+\d+m[\d.]+s$|"
+    # An error as a compiler or a runtime prints it: "ModuleNotFoundError: No module named ...", "main.c:17:5:
+    # warning: ...", "src/App.tsx(14,7): error TS2322: ..." ("KeyError: 'user' means the session expired" explains).
+    r"(?![^\n]*\b(?:means|happens|when|if|because|caused by)\b)(?:[\w.]+(?:Error|Exception)\b:|"
+    r"[\w./-]+(?::\d+){1,2}:\s*(?:error|warning|note)\b|[\w./-]+\(\d+,\d+\):\s*(?:error|warning)\b))",
     re.IGNORECASE,
 )
 _PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S", re.MULTILINE)
@@ -204,7 +221,8 @@ def words(text: str) -> list[str]:
 
 
 def _sentences(text: str) -> list[str]:
-    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if s.strip()]
+    # A run of emoji or marks after the last sentence ("Alright, thanks! 🙏") says nothing of its own.
+    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if _WORD.search(s)]
 
 
 def _is_question(text: str) -> bool:
@@ -305,9 +323,11 @@ def _chatter(sentence: str) -> str | None:
     gerund = _GERUND_START.match(sentence) and not FINITE_VERB.search(sentence)
     if _STATUS.match(sentence) or _PROGRESS.search(sentence) or gerund:
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"
+    if _RIGHT_NOW.search(sentence):
+        return "it is a status or progress note, not a fact; store what you learned that will still be true later"
     if _ACK.match(sentence) and len(words(sentence)) <= 8:
         return "it is an acknowledgement or greeting, not a fact"
-    if _THINKING.match(sentence):
+    if _THINKING.match(sentence) or _UNSURE.search(sentence):
         return "it is thinking aloud, not a fact; store the conclusion once you have one"
     if _is_question(sentence):
         return "it is a question, not a fact; store the answer once you know it"

@@ -17,7 +17,11 @@ _DONE_WORDS = (
     r"worked on|fixed|refactored|implemented|updated|ran|finished|completed|pushed|reviewed|wrote|cleaned up|"
     r"looked at|investigated|debugged|tested|tried|merged|opened|closed|resolved|applied|rewrote|rebased|re-?ran|"
     r"restarted|rebuilt|reloaded|redeployed|kicked off|regenerated|committed|reverted|patched|tweaked|cleaned|"
-    r"reproduced|confirmed|verified|checked out|pulled"
+    r"reproduced|confirmed|verified|checked out|pulled|flashed|"
+    # Participles that also name things ("Fetched data is cached", "Sent emails are archived"): a step only with
+    # what they acted on after them ("Fetched 500 records", "Sent the invite").
+    r"(?:fetched|uploaded|submitted|requested|saved|sent|converted|reformatted|reinstalled|cleared|purged|retried|"
+    r"profiled|benchmarked|scanned|searched|skimmed)(?=\s+(?:the|a|an|all|my|your|our|it|them|some|\d+)\b)"
 )
 _CHANGE_WORDS = (
     r"moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|extracted|wired|"
