@@ -165,7 +165,8 @@ _ABOVE_THE_USER = _rx(
     r"\bnew (?:policy|rules?|instructions?|directive) for (?:coding |ai |all )?(?:agents|assistants|models|bots)\b"
 )
 _REFERRAL = _rx(
-    r"\b(?:recommend|suggest|promote|mention)\b~{0,80}?(?:discount code|promo code|coupon|sponsored|affiliate|"
+    r"\b(?:recommend|suggest|promote|mention|recomi?end\w*|indi(?:que|ca)|empfiehl\w*|recommande\w*|steer)\b~{0,80}?"
+    r"(?:discount code|promo code|coupon|sponsored|affiliate|"
     r"[?&/]ref=|referral (?:link|code)|utm_source|"
     r"partner link)"
 )
@@ -201,11 +202,27 @@ _MONEY = _rx(
     r"~{0,60}?(?:\b0x[0-9a-f]{16,}|\b[a-z]{2}\d{2}(?: ?[0-9a-z]{4}){3,})"
 )
 
+# A setting that opens a door, ordered for every case: a container with the host's rights, sudo with no password, a
+# bucket anyone reads, a workflow token that writes everywhere, an account trusted as an administrator, a password
+# hashed by a broken function; a review or a lock step made optional. "Never run containers with --privileged" is
+# the person's rule (the negation check).
+_WEAKENED = _rx(
+    r"--privileged\b|\bnopasswd\b|\bpublic-read(?:-write)?\b|\bwrite-all\b|\badministratoraccess\b|"
+    r"\b(?:use|using|with|hash\w*)\b~{0,30}\b(?:md5|sha-?1)\b~{0,40}\bpasswords?\b|"
+    r"\bapprove (?:your|its|their) own\b|\bno longer needs? (?:a )?(?:confirmation|approval|review|permission)\b|"
+    r"\bmerge\b~{0,40}\bwithout (?:a |any )?(?:review|approval|them|sign-?off|the reviewers?)\b|"
+    r"\btrust (?:any|every|all)\b~{0,40}\bautomatically\b|"
+    r"\bmark (?:every|all|any)\b~{0,30}\bas (?:won'?t[- ]fix|false positives?|resolved|ignored|accepted)\b|"
+    r"\b(?:remove|delete|drop|skip|ignore)\b~{0,20}\b(?:codeowners|--frozen-lockfile|--require-hashes|--locked)\b|"
+    r"\bstop (?:flagging|checking for)\b"
+)
+
 _ACTS: tuple[tuple[str, Sieved, str], ...] = (
     ("sends_data", _LEAK, "it tells the model to send data or secrets somewhere"),
     ("backdoor", _BACKDOOR, "it tells the model to leave a way in (a key, an account, a shell, a remote)"),
     ("grant", _UNGIVEN_PERMISSION, "it hands the model a permission the user did not give"),
     ("safety_off", _WITHOUT_THE_PERSON, "it tells the model to act without the person's approval"),
+    ("safety_off", _WEAKENED, "it tells the model to weaken a safeguard (rights, a review, a lock, a hash)"),
     ("hiding", _DECEIT, "it tells the model to deceive the user or hide something from them"),
     ("override", _ABOVE_THE_USER, "it puts another voice above the user's instructions"),
     ("install_redirect", _ELSEWHERE_INSTALL, "it points installs at another package index or lockfile"),
