@@ -255,8 +255,8 @@ _RESULT = re.compile(
     # Work handed over ("Changes pushed to feature/x").
     r"^\W*(?:the )?(?:changes?|fix(?:es)?|commits?|patch|branch|everything)\s+(?:is |are |has been |have been )?"
     r"(?:pushed|committed|merged|deployed|applied)(?:\s+(?:to|into|on)\s+\S+)?\W*$|"
-    r"^\W*(?:everything|it|all|this|that|the (?:build|app|code|page|project|test suite|suite))\s+(?:compiles|builds|"
-    r"works|passes|runs|renders|loads|starts)\b[^.]*\bnow\W*$)",
+    r"(?:^\W*|\b(?:and|so) )(?:everything|it|all|this|that|the (?:build|app|code|page|project|test suite|suite|tests))"
+    r"\s+(?:compiles|builds|works|passes|pass|runs|renders|loads|starts)\b[^.]*\bnow\W*$)",
     re.IGNORECASE,
 )
 # The first person after a clause ("..., so I'm calling it fixed"), judged as the noise rules judge a sentence that

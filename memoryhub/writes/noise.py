@@ -210,7 +210,8 @@ _INSTRUCTION = re.compile(
     r"^\W*(?:please\s+)?(?:use|prefer|avoid|never|always|keep|run|don't|do not|rotate|merge|invite|revoke|send|email|"
     r"ask|make sure|ensure|pin|deploy|notify|escalate|route|grant|restrict|encrypt|require|squash|rebase|prefix|"
     r"document|tag|name|store|write|put|follow|stick|mention|explain|tell|report|reply|respond|limit|schedule|"
-    r"cc|copy|forward|post|announce|backport|release|publish|sign|lock|never ever)\b(?!\s+(?:up|the tests? again)\b)"
+    r"cc|copy|forward|post|announce|backport|release|publish|sign|lock|never ever)\b"
+    r"(?!\s+(?:up|the tests? again|conflicts?|requests? #?\d)\b)"  # "Merge conflict in ...": a noun, no order
     r"(?![^:.]{0,30}:\s)",  # a heading ("Deploy to staging: in progress") is no instruction
     re.IGNORECASE,
 )
