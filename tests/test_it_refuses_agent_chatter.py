@@ -163,3 +163,27 @@ def test_what_an_agent_did_or_offers_in_its_turn_is_chatter_and_a_persons_state_
 )
 def test_what_holds_only_now_is_refused_and_what_stays_true_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # An assistant's errands and read-outs, in English and other languages: refused.
+        ("Booked! Your table at Osteria Luca is set for 7:30 tonight, party of four.", True),
+        ("So you want the bar chart in navy with no gridlines — got it.", True),
+        ("The tool returned an empty list, so nothing matched that filter.", True),
+        ("| region | revenue |\n|---|---|\n| EMEA | 1.2M |\n| APAC | 840k |", True),
+        ("Ahora mismo hay 23 grados en Sevilla y está soleado.", True),
+        ("Gerade laufen noch 12 Tests, das dauert einen Moment.", True),
+        ("Désolé, je me suis trompé de colonne.", True),
+        ("I'll leave the formatting as-is unless you say otherwise.", True),
+        # A person's long undertaking, a fact for future reference, a lesson opened by what was found: kept.
+        ("I'm trying to avoid caffeine after 2 pm.", False),
+        ("I'm learning Portuguese — European, not Brazilian.", False),
+        ("For future reference: I get motion sickness on small planes, so book trains where I can.", False),
+        ("Found the root cause of the slow startup: the plugin loader scanned node_modules.", False),
+        ("Merge only after CI is green.", False),
+    ],
+)
+def test_an_assistants_errands_are_refused_and_a_persons_facts_are_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

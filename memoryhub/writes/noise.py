@@ -20,7 +20,7 @@ from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
 from memoryhub.writes.chatter_head import reads_as_chatter, reads_as_fact
-from memoryhub.writes.vocabulary import FINITE_VERB
+from memoryhub.writes.vocabulary import FINITE_VERB, PERSONAL_GOAL
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -75,7 +75,10 @@ _SESSION_WORK = (
 _FIRST_PERSON_NARRATION = re.compile(
     r"^\W*i(?:'ve| have| had|'d)?\s+(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
     rf"(?:{_SESSION_WORK})\b|"
-    r"^\W*i(?:'m| am| was)\s+(?:(?:just|also|now|still|currently|about to|going to|trying to)\s+)?\w+ing\b"
+    # A person's own long undertaking ("I'm learning Portuguese", "I'm saving for a house", "I'm trying to avoid
+    # caffeine after 2 pm") is a fact about them, not a step of the session.
+    r"^\W*i(?:'m| am| was)\s+(?:(?:just|also|now|still|currently|about to|going to|trying to)\s+)?"
+    r"(?!(?:learning|studying|saving|training|expecting|fasting|commuting|renting)\b|" + PERSONAL_GOAL + r")\w+ing\b"
     r"(?!\s+(?:at|for|in|from|as)\b)|"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
     r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off)\b|"
     r"^\W*i\s+(?:just|then|now|first|next|finally)\b|"
@@ -106,7 +109,8 @@ _PROGRESS = re.compile(
 _GERUND_START = re.compile(
     r"^\W*(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
     r"retrying|rerunning|re-running|building|deploying|fixing|reviewing|committing|pushing|merging|refactoring|"
-    r"updating|cleaning up|setting up|installing|wrapping up|verifying)\b",
+    r"updating|cleaning up|setting up|installing|wrapping up|verifying|thinking|filtering|uploading|downloading|"
+    r"exporting|importing|calling|searching|applying|reformatting)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -133,7 +137,8 @@ _ACK = re.compile(
     r"understood|noted|hello|hi|hey|good (?:morning|afternoon|evening|night)|bye|"
     r"you'?re (?:absolutely |totally |completely |quite )?right|my (?:mistake|bad)|that works|makes sense|will do|"
     r"lgtm|agreed|sorry|(?:i |my )?apolog\w*|lol|haha\w*|wow|oh (?:nice|cool|great|wow|no)|that sounds|"
-    r"merci|danke|gracias|obrigad[oa]|listo|voil[aà]|fertig|perfecto|genial|"
+    r"merci|danke|gracias|obrigad[oa]|listo|voil[aà]|fertig|perfecto|genial|erledigt|pronto|fatto|klaar|feito|prima|"
+    r"d'accord|d[ée]sol[ée]e?|booked|totally understand|no rush|bear with me|c'est fait|"
     # "No, that's fine." answers; "No GPUs: everything fits on CPU." states that there are none.
     r"(?:yes|yep|yeah|no|nope)(?=\s*[,.!?;:]|\s*$|\s+(?:problem|worries|thanks|thank|way|idea|luck)\b))\b",
     re.IGNORECASE,
@@ -143,8 +148,8 @@ _THINKING = re.compile(
     r"(?:actually,? )?scratch that|ok(?:ay)?,? let me|"
     r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|looking at|"
     r"hold on|probably|possibly|might be|could be|my guess|i guess|i suspect|i bet|feels like|seems like|"
-    r"je pense|ich glaube|creo que|acho que)\b|"
-    r"(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
+    r"je pense|ich glaube|creo que|acho que|honestly|i'?m torn|first impressions?|let me think)\b|"
+    r"(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…:\u2014\u2013-]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
     r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
     re.IGNORECASE,
 )
@@ -152,11 +157,14 @@ _THINKING = re.compile(
 # today."): true now, gone tomorrow. A lesson of the day keeps it ("We found today that the iOS app caches the config
 # for 24h", "After this morning's alert storm, PagerDuty pages only for P1"): the day closes the sentence here.
 _RIGHT_NOW = re.compile(
-    r"\b(?:at the moment|right now|as we speak|for some reason|currently)\b|"
+    r"\b(?:at the moment|right now|as we speak|for some reason|currently|this minute|a (?:second|minute|moment) ago|"
+    r"one sec(?:ond)?|just a (?:sec|second|moment)|a few more minutes|\d+ (?:seconds|minutes|hours) from now|"
+    r"tonight(?!'s)|for tomorrow|tomorrow at \d|ahora mismo|en este momento|en ce moment|gerade|momenteel|"
+    r"agora|adesso|al momento|un momento|einen moment|um momento|só um momento)\b|"
     r"\b(?:today|tonight|this (?:morning|afternoon|evening))\W*$",
     re.IGNORECASE,
 )
-_UNSURE = re.compile(r"\bnot (?:100% )?sure\b|\bno idea\b", re.IGNORECASE)
+_UNSURE = re.compile(r"\bnot (?:100% )?sure\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b", re.IGNORECASE)
 _PLAN = re.compile(
     r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
     r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish)|"
@@ -170,8 +178,9 @@ _QUESTION_START = re.compile(
 )
 # A text that states something durable keeps its place even when it starts like chatter.
 _DURABLE_SIGNAL = re.compile(
-    r"\b(?:because|so that|otherwise|never|always|must|instead of|rather than|do not|don't|prefer|prefers|"
+    r"\b(?:because|so that|(?<!say )otherwise|never|always|must|instead of|rather than|do not|don't|prefer|prefers|"
     r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on)|"
+    r"for future (?:reference|sessions?)|going forward|from now on|"
     # A stated taste is a preference, not narration: "I like short commit messages".
     r"(?:i|we|the user|they) (?:really )?(?:like|dislike|hate|love|avoid))\b",
     re.IGNORECASE,
@@ -194,14 +203,18 @@ _LOG_LINE = re.compile(
     r"CRITICAL)\b\]?\s*(?:[:\[]|-(?!\w))|npm (?:WARN|ERR!)|(?:FAILED|PASSED|ERROR) [\w/.-]+::|=+ .*\b(?:passed|failed|"
     r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
     r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
-    r"(?:real|user|sys)\s+\d+m[\d.]+s$|"
+    r"(?:real|user|sys)\s+\d+m[\d.]+s$|commit [0-9a-f]{7,40}\b|"
     # An error as a compiler or a runtime prints it: "ModuleNotFoundError: No module named ...", "main.c:17:5:
     # warning: ...", "src/App.tsx(14,7): error TS2322: ..." ("KeyError: 'user' means the session expired" explains).
     r"(?![^\n]*\b(?:means|happens|when|if|because|caused by)\b)(?:[\w.]+(?:Error|Exception)\b:|"
     r"[\w./-]+(?::\d+){1,2}:\s*(?:error|warning|note)\b|[\w./-]+\(\d+,\d+\):\s*(?:error|warning)\b))",
     re.IGNORECASE,
 )
-_PROMPT = re.compile(r"^\s*(?:\$|>>>|PS [A-Z]:\\[^>]*>|[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S", re.MULTILINE)
+_PROMPT = re.compile(
+    r"^\s*(?:\$|>>>|>(?=\s+(?:curl|git|npm|pip|python3?|cargo|make|docker|kubectl|ls|cat)\b)|PS [A-Z]:\\[^>]*>|"
+    r"[\w.-]+@[\w.-]+:[^$#]*[$#])\s+\S",
+    re.MULTILINE,
+)
 _IMPERATIVE = re.compile(r"^\W*(?:use|prefer|avoid|never|always|no|keep|run|don't|do not)\b", re.IGNORECASE)
 # A person's standing instruction opens on the verb it asks for ("Rotate the staging keys after anyone leaves; I'll
 # tell you when", "Merge only after CI is green"): what follows it (a first-person clause, a status word) is the

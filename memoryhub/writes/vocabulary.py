@@ -21,12 +21,15 @@ _DONE_WORDS = (
     # Participles that also name things ("Fetched data is cached", "Sent emails are archived"): a step only with
     # what they acted on after them ("Fetched 500 records", "Sent the invite").
     r"(?:fetched|uploaded|submitted|requested|saved|sent|converted|reformatted|reinstalled|cleared|purged|retried|"
-    r"profiled|benchmarked|scanned|searched|skimmed)(?=\s+(?:the|a|an|all|my|your|our|it|them|some|\d+)\b)"
+    r"profiled|benchmarked|scanned|searched|skimmed|booked|downloaded|transferred|reordered|generated|drafted|counted|"
+    r"flagged|reserved|exported|printed|emailed|texted|ordered)(?=\s+(?:the|a|an|all|my|your|our|it|them|some|\d+)\b)"
 )
 _CHANGE_WORDS = (
     r"moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|extracted|wired|"
     r"hooked up|adjusted|restored|added|created|deployed|introduced|set up|started|began|deleted"
 )
+# What a person tries to do over months, not a step of the session: "I'm trying to avoid caffeine after 2 pm".
+PERSONAL_GOAL = r"trying to (?:avoid|cut|quit|stop|limit|reduce|eat|drink|sleep|save|lose|learn|walk|run|read)\b"
 DONE_VERB = re.compile(rf"^\W*(?:just )?(?:{_DONE_WORDS})\b", re.IGNORECASE)
 CHANGE_VERB = re.compile(rf"^\W*(?:just )?(?:{_CHANGE_WORDS})\b", re.IGNORECASE)
 CHANGE_VERBS = re.compile(rf"(?:{_CHANGE_WORDS})", re.IGNORECASE)  # the word alone, for fullmatch
