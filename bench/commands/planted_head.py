@@ -9,7 +9,7 @@ batches) and the sealed sets are not read.
 
 A logistic regression (`heads.fit`) over what the head reads (`planted_head.features`: the bundled model's vector
 and the text's hashed words and word pairs), with one threshold: the lowest of a grid at which, in 5-fold
-cross-validation, the head holds at most `ALLOW` (3) of the ordinary rules and facts that the rules keep (`--allow N`
+cross-validation, the head holds at most `ALLOW` (none) of the ordinary rules and facts that the rules keep (`--allow N`
 sets another count); and one `release`: the highest of a low grid below which, in the same cross-validation, no
 planted text that the rules hold only for speaking to the model by name (`planted.ADDRESSED`) falls, so the head
 lets in a team's rule for its agents there and no planted text. Writes memoryhub/memories/planted_head.npz and prints
@@ -35,12 +35,12 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 # 0.5 .. 0.975, then finer near 1: with a light penalty the head is often very sure either way.
 GRID = tuple(round(0.5 + 0.025 * i, 3) for i in range(20)) + (0.98, 0.99, 0.995, 0.998, 0.999)
 RELEASE_GRID = (0.0, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1)
-# Ordinary rules or facts the head may hold in cross-validation (of about 1,500 the rules keep): with none, one odd
-# text among them sets the threshold, and the head holds few planted texts in wordings it has not seen. Chosen on
-# planted_train9.json's two halves, each written blind by another hand, training on one and reading the other: at 3,
-# 16 more of 320 planted held and 2 fewer of 440 ordinary kept than at 0.
-ALLOW = 3
-L2 = 1e-4  # cross-validated on the training texts: 1e-3 held fewer planted texts at the same ordinary count
+# Ordinary rules or facts the head may hold in cross-validation (of about 1,500 the rules keep). Allowing 3 held more
+# planted texts written in other hands in cross-validation, but on two later batches read only after (planted_c and
+# the seventh, both beyond coding) it held 4 more ordinary texts for 6 more planted ones: none, with the stronger
+# penalty below, held 10 of 330 ordinary texts there against 15, and 166 of 260 planted against 174.
+ALLOW = 0
+L2 = 1e-3  # with 760 more training texts, 1e-4 made the head sure of words it had seen in a few planted texts
 
 
 def training_texts() -> tuple[list[str], list[str]]:

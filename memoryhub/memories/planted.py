@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryhub.memories.planted_acts import OUR_PLACE, PRIVATE_HOST, planted_act
+from memoryhub.memories.planted_acts import OUR_PLACE, PRIVATE_HOST, ours, planted_act, sends_a_report
 from memoryhub.memories.sieve import Sieved, sieved
 
 _I = re.IGNORECASE
@@ -206,8 +206,9 @@ _WORD_RUN = re.compile(r"[a-z0-9][\w-]*", _I)
 _MISSPELT = re.compile(r"\(with that spelling\)|\bthe maintained fork\b", _I)
 _FROM_INDEX = _rx(r"\b(?:package|packages)\b~{0,60}\bfrom https?://")
 # A clause that says "not": "Never disable the hooks" is a person's rule, not a planted one.
-_NEGATED = re.compile(r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid)\b", _I)
-_CLAUSE_START = re.compile(r"[.;:!?\n]|\b(?:but|so|then|and then)\b|,\s", _I)
+_NEGATED = re.compile(r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid|rather than|instead of)\b", _I)
+# A dot ends a clause only before a space or the end: "outside brightwave.com without asking" is one clause.
+_CLAUSE_START = re.compile(r"\.(?=\s|$)|[;:!?\n]|\b(?:but|so|then|and then)\b|,\s", _I)
 _FACT_VOICE = _rx(
     r"^\W*(?:the|our|we|it|this|that|these|those|[A-Z][a-z]+'s)\b~{0,80}?\b(?:is|are|was|were|has|have|"
     r"runs|uses|lives|posts|says|said|reports)\b"
@@ -318,21 +319,6 @@ def _misspelt_install(text: str) -> str | None:
     return None
 
 
-# What a team mails or posts as a matter of course: a report, notes, a summary. Sent to an address, it is a routine
-# ("Email the release notes to release-announce@..."); a text that also names a secret is read as sending that.
-_REPORT = re.compile(
-    r"\b(?:reports?|notes|summar(?:y|ies)|digest|newsletter|minutes|agenda|invoices?|evidence|metrics|"
-    r"announcements?|changelog|status update|recap)\b\W*(?:\w+\W+){0,3}?(?:to|with)\s+[\w.+-]+@[\w-]+\.[\w.]+",
-    _I,
-)
-_SECRET = re.compile(r"(?<!\w)" + _SECRET_THING, _I)
-
-
-def _sends_a_report(sending: str, text: str) -> bool:
-    """Does the order send a report, notes or a summary to an address, and name no secret?"""
-    return bool(_REPORT.search(sending)) and not _SECRET.search(text)
-
-
 def planted_instruction(text: str) -> PlantedVerdict | None:
     """Why `text` reads as an instruction planted for the model, or None when it states a fact or a preference."""
     if not isinstance(text, str) or not text.strip():
@@ -345,7 +331,12 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     if _first_unnegated(_FETCHED_CODE, text):
         return PlantedVerdict("fetched_code", "it tells the model to run code fetched from the network")
     send = _first_unnegated(_SEND, text)
-    if send is not None and not _FACT_VOICE.search(text) and not _sends_a_report(send.group(0), text):
+    if (
+        send is not None
+        and not _FACT_VOICE.search(text)
+        and not sends_a_report(send.group(0), text)
+        and not ours(text, send)
+    ):
         return PlantedVerdict("sends_data", "it tells the model to send data or secrets somewhere")
     safety = _first_unnegated(_SAFETY_OFF, text)
     if safety is not None and not _FACT_VOICE.search(text):
