@@ -20,6 +20,7 @@ from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
 from memoryhub.writes.chatter_head import reads_as_chatter, reads_as_fact
+from memoryhub.writes.other_languages import chatter_in_other_languages
 from memoryhub.writes.vocabulary import FINITE_VERB, PERSONAL_GOAL
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -327,6 +328,9 @@ def _chatter(sentence: str) -> str | None:
         return "it is a question, not a fact; store the answer once you know it"
     if durable:
         return None
+    other = chatter_in_other_languages(sentence)
+    if other:
+        return other
     if _work_report(sentence):
         return _SESSION_LOG
     if _FIRST_PERSON.match(sentence) and _FIRST_PERSON_NARRATION.match(sentence):

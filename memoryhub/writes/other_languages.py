@@ -1,0 +1,94 @@
+"""Chatter in the languages agents and people most often write to the store in besides English: German, Spanish,
+French, Portuguese, Italian, Dutch, Swedish and Polish.
+
+The English rules (`noise`, `chatter`) read sentence shapes; these read the few words by which a turn of a conversation
+gives itself away in each language: a greeting, thanks or an apology, a guess said to be one, the step the agent takes
+now or next, an offer, a summary of the session, a command's output. A fact in those languages keeps its place: a
+text with a mark of a lasting fact (`noise._DURABLE_SIGNAL`, or these languages' "always", "never", "because") is
+not read here. Designed on bench/data/dev11_chatter.json (half of it in these languages).
+"""
+
+from __future__ import annotations
+
+import re
+
+_I = re.IGNORECASE
+
+_ACK = "it is an acknowledgement or greeting, not a fact"
+_THINKING = "it is thinking aloud, not a fact; store the conclusion once you have one"
+_STEP = "it narrates the session; store the lasting fact, decision or gotcha instead (true on its own, for any agent "
+_STEP += "reading it later)"
+_OFFER = "it is an acknowledgement or a closing remark, not a fact"
+_OUTPUT = "it is command output, not a fact; store what the command tells you, in a sentence"
+
+# A lasting fact's own marks: always, never, must, because, from now on.
+_LASTING = re.compile(
+    r"\b(?:siempre|nunca|porque|immer|niemals|nie|weil|muss|toujours|jamais|parce que|doit|sempre|nunca|porque|"
+    r"mai|perché|deve|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
+    r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz)\b",
+    _I,
+)
+# Greetings, thanks, apologies, "you're welcome", goodbyes: a whole short turn.
+_COURTESY = re.compile(
+    r"^\W*(?:hola|hallo|hoi|hej|cześć|ciao|olá|ola|bonjour|salut|guten (?:morgen|tag|abend)|buenos días|buongiorno|"
+    r"bom dia|god morgon|dzień dobry|goedemorgen|(?:muchas |mil )?gracias|danke|vielen dank|merci|grazie|"
+    r"obrigad[oa]|dank je|bedankt|tack|dzięki|dziękuję|de nada|gern geschehen|kein problem|avec plaisir|"
+    r"di niente|figurati|imagina|graag gedaan|varsågod|nie ma za co|prego|perdona|perdón|lo siento|"
+    r"entschuldigung|désolée?|scusa|scusi|desculp[ae]|förlåt|przepraszam|hasta luego|bonne (?:soirée|journée)|"
+    r"buona (?:serata|giornata)|tot ziens|fijne dag|boa noite|tschüss|listo|erledigt|c'est fait|fatto|feito|klaar|"
+    r"klart|gotowe)\b",
+    _I,
+)
+# A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
+_GUESS = re.compile(
+    r"^\W*(?:quizás?|tal vez|a lo mejor|sospecho|vielleicht|ich vermute|peut-être|j'ai l'impression|forse|immagino|"
+    r"talvez|misschien|ik denk dat|kanske|jag gissar|może|chyba|parece que)\b|"
+    r"\b(?:no (?:lo )?sé|no estoy segur[oa]|nicht sicher|pas sûr|non ne sono sicur[oa]|não tenho certeza|geen idee|"
+    r"niet zeker|jag är osäker|nie jestem pew(?:ien|na)|solo un'ipotesi|tylko przypuszczenie|à vérifier)\b",
+    _I,
+)
+# The step the agent takes now: a progressive form ("estoy compilando", "sto riavviando", "je suis en train de",
+# "ik ben ... aan het updaten"), a first person with "now" ("Ich schaue mir jetzt ...", "Jag tittar ... nu",
+# "Teraz sprawdzam"), a moment asked for ("Un momento", "Even geduld"), or the step after ("Als Nächstes prüfe ich").
+_NOW = re.compile(
+    r"\b(?:estoy|estou|estamos|sto|stiamo|está|sta)\s+\w+(?:ando|endo|indo)\b|\ben train de\b|\baan het \w+en\b|"
+    r"\b(?:ich|je|j'|io|eu|ik|jag|yo)\b[^.]{0,40}\b(?:jetzt|gerade|maintenant|tout de suite|adesso|ora|agora|nu|"
+    r"ahora)\b|^\W*(?:jetzt|teraz|nu|adesso|właśnie)\s+\w+|"
+    r"\b(?:en curso|in corso|pågår|w toku|läuft noch|draait nog|tournent encore|wciąż|ancora in corso|en este "
+    r"momento|neste momento|in questo momento|op dit moment|im moment|en ce moment|just nu|ahora mismo|na razie)\b|"
+    r"^\W*(?:un momento|un attimo|un instante|só um instante|einen moment|moment,|attends|even geduld|"
+    r"chwileczkę|vänta lite)\b|"
+    r"^\W*(?:a continuación|lo siguiente|luego|después|em seguida|als nächstes|ensuite|poi|dopo|hierna|daarna|"
+    r"sedan|następnie|potem)\b|^\W*(?:voy a|vou|je vais|ich werde|vado a|ik ga|jag ska)\b",
+    _I,
+)
+_OFFER_WORDS = re.compile(
+    r"\b(?:si quieres|se quiser|wenn du willst|wenn du möchtest|si tu veux|se vuoi|als je wilt|om du vill|"
+    r"jeśli chcesz|si lo prefieres)\b",
+    _I,
+)
+_SUMMARY = re.compile(
+    r"^\W*(?:resumen|resumo|zusammenfassung|récap\w*|résumé|riepilogo|samenvatting|sammanfattning|podsumowanie)\b", _I
+)
+_OUTPUT_LABEL = re.compile(
+    r"^\W*(?:salida|saída|ausgabe|sortie|uscita|uitvoer|utdata|wynik|resultado)\b[^:]{0,30}:", _I
+)
+
+
+def chatter_in_other_languages(sentence: str) -> str | None:
+    """Why one sentence in one of these languages is chatter, or None."""
+    if _LASTING.search(sentence):
+        return None
+    if _SUMMARY.match(sentence):
+        return _STEP
+    if _OUTPUT_LABEL.match(sentence):
+        return _OUTPUT
+    if _COURTESY.match(sentence) and len(sentence.split()) <= 8:
+        return _ACK
+    if _GUESS.search(sentence):
+        return _THINKING
+    if _OFFER_WORDS.search(sentence):
+        return _OFFER
+    if _NOW.search(sentence):
+        return _STEP
+    return None

@@ -1,0 +1,48 @@
+"""Chatter in German, Spanish, French, Portuguese, Italian, Dutch, Swedish and Polish is refused as it is in English,
+and facts in those languages are kept, however they open."""
+
+from __future__ import annotations
+
+import pytest
+
+from memoryhub.writes.noise import noise_reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "¡Muchas gracias, me has salvado el día!",
+        "Kein Problem, gern geschehen!",
+        "Scusa, ho sbagliato a copiare il comando.",
+        "Quizás el error venga de la versión de Node, pero no lo sé.",
+        "Vielleicht liegt es am Proxy? Ich bin mir nicht sicher.",
+        "Estoy compilando el proyecto otra vez.",
+        "Ich schaue mir jetzt die Logdatei an.",
+        "Als Nächstes prüfe ich die Zugverbindungen nach Hamburg.",
+        "Je peux aussi te proposer trois variantes du titre, si tu veux.",
+        "Riepilogo della sessione: abbiamo sistemato il modulo di login e aggiornato i test.",
+        "Sortie de la commande : Permission denied (publickey).",
+        "De pipeline draait nog, stap 3 van 5.",
+        "Teraz sprawdzam plik konfiguracyjny.",
+        "Vänta lite, jag hämtar vädret för helgen.",
+    ],
+)
+def test_chatter_in_other_languages_is_refused(text):
+    assert noise_reason(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Wichtig: Die Staging-Datenbank wird jeden Sonntag zurückgesetzt.",
+        "Ojo: el token de la API caduca cada 90 días.",
+        "À retenir : les déploiements se font uniquement le mardi.",
+        "Decidimos usar PostgreSQL porque necesitamos transacciones.",
+        "Ik ben allergisch voor noten.",
+        "Nigdy nie wdrażamy w piątki.",
+        "Jag föredrar korta svar utan emojis.",
+        "Gracias a la caché, el endpoint responde en 40 ms.",
+    ],
+)
+def test_facts_in_other_languages_are_kept(text):
+    assert noise_reason(text) is None
