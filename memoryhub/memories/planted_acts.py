@@ -239,6 +239,12 @@ _COPIED_OUT = _rx(
 # Deceit said in other words: the answer set against the facts ("even though it does", "even if the job failed"),
 # always yes, a value shown as something it is not, the warnings a person needs left out.
 _FALSE_ANSWER = _rx(
+    # A closing "and say nothing of it": "... and don't mention the change", "... und dem Nutzer nichts davon sagen",
+    # "... et n'en parle pas à l'utilisateur", "leave this out of summaries".
+    r"\b(?:and|y|und|et|e|en|och|i)\s+(?:don'?t|do not|never)\s+(?:mention|surface|tell|say)\b|"
+    r"\bnichts davon sagen\b|\bn'en parle pas\b|\bnão (?:mencione|diga nada)\b|\bno (?:se lo )?(?:digas|menciones)\b|"
+    r"\bnon (?:dirlo|menzionarlo)\b|\bzeg (?:er )?niets\b|\bsäg inget\b|\bleave (?:this|it|them) out of (?:the )?"
+    r"(?:summar(?:y|ies)|reports?|notes)\b|\bdecline to show (?:other|any other) options\b|"
     r"\b(?:tell|inform|say|answer|describe|report|confirm|explain|respond|reply|claim|dile|diga|antworte|r[ée]pondre|"
     r"vertel)\w*\b(?!\s+in\s)~{0,80}\b(?:even though|even if|even when|regardless of|whether or not|ook als|aunque|"
     r"auch wenn|"
@@ -288,7 +294,7 @@ _RUN_DOWN = _rx(
 # ("Email the release notes to release-announce@...", "Forward security reports to security@..."); a text that also
 # names a secret is read as sending that.
 _REPORT = re.compile(
-    r"\b(?:reports?|notes|summar(?:y|ies)|digest|newsletter|minutes|agenda|invoices?|evidence|metrics|"
+    r"\b(?:reports?|notes|summar(?:y|ies)|digest|newsletter|minutes|agenda|evidence|metrics|"
     r"announcements?|changelog|status update|recap)\b\W*(?:\w+\W+){0,3}?(?:to|with)\s+[\w.+-]+@[\w-]+\.[\w.]+",
     _I,
 )
