@@ -20,7 +20,7 @@ from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
 from memoryhub.writes.chatter_head import reads_as_chatter, reads_as_fact
-from memoryhub.writes.other_languages import chatter_in_other_languages
+from memoryhub.writes.other_languages import READ_BY_ITS_WORDS, chatter_in_other_languages
 from memoryhub.writes.vocabulary import FINITE_VERB, PERSONAL_GOAL
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -262,8 +262,10 @@ _BY_FORM = ("code pasted", "stack trace", "command output", "log output", "times
 
 
 def head_may_overturn(reason: str) -> bool:
-    """May the chatter head keep a text the rules refused for `reason` (a guess about its phrasing)?"""
-    return not any(mark in reason for mark in _BY_FORM)
+    """May the chatter head keep a text the rules refused for `reason` (a guess about its phrasing)? Not a refusal by
+    form, nor one in another language: the head reads the English model's vectors, which say little of a German or a
+    Polish turn."""
+    return not any(mark in reason for mark in _BY_FORM) and READ_BY_ITS_WORDS not in reason
 
 
 def _with_head(verdict: tuple[str | None, bool], vector: np.ndarray | None, model_id: str) -> tuple[str | None, bool]:

@@ -14,12 +14,16 @@ import re
 
 _I = re.IGNORECASE
 
-_ACK = "it is an acknowledgement or greeting, not a fact"
-_THINKING = "it is thinking aloud, not a fact; store the conclusion once you have one"
-_STEP = "it narrates the session; store the lasting fact, decision or gotcha instead (true on its own, for any agent "
-_STEP += "reading it later)"
-_OFFER = "it is an acknowledgement or a closing remark, not a fact"
-_OUTPUT = "it is command output, not a fact; store what the command tells you, in a sentence"
+# Marks each reason given here: the chatter head reads the bundled English model's vectors and cannot overturn them.
+READ_BY_ITS_WORDS = "known by its words"
+_ACK = f"it is an acknowledgement or greeting, not a fact ({READ_BY_ITS_WORDS})"
+_THINKING = f"it is thinking aloud, not a fact ({READ_BY_ITS_WORDS}); store the conclusion once you have one"
+_STEP = (
+    f"it narrates the session ({READ_BY_ITS_WORDS}); store the lasting fact, decision or gotcha instead (true on its "
+    "own, for any agent reading it later)"
+)
+_OFFER = f"it is an acknowledgement or a closing remark, not a fact ({READ_BY_ITS_WORDS})"
+_OUTPUT = f"it is command output, not a fact ({READ_BY_ITS_WORDS}); store what the command tells you, in a sentence"
 
 # A lasting fact's own marks: always, never, must, because, from now on.
 _LASTING = re.compile(
