@@ -25,9 +25,10 @@ _STEP = (
 _OFFER = f"it is an acknowledgement or a closing remark, not a fact ({READ_BY_ITS_WORDS})"
 _OUTPUT = f"it is command output, not a fact ({READ_BY_ITS_WORDS}); store what the command tells you, in a sentence"
 
-# A lasting fact's own marks: always, never, must, because, from now on.
+# A lasting fact's own marks: always, never, must, because, from now on. (Not German "nie": in Polish it is "not", and
+# opens half its chatter: "Nie ma za co!", "Nie jestem pewien".)
 _LASTING = re.compile(
-    r"\b(?:siempre|nunca|porque|immer|niemals|nie|weil|muss|toujours|jamais|parce que|doit|sempre|nunca|porque|"
+    r"\b(?:siempre|nunca|porque|immer|niemals|weil|muss|toujours|jamais|parce que|doit|sempre|"
     r"mai|perché|deve|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
     r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz)\b",
     _I,
