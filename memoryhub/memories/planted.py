@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryhub.memories.planted_acts import OUR_PLACE, PRIVATE_HOST, ours, planted_act, sends_a_report
+from memoryhub.memories.planted_acts import OUR_PLACE, PRIVATE_HOST, planted_act, sends_the_persons_own
 from memoryhub.memories.sieve import Sieved, sieved
 
 _I = re.IGNORECASE
@@ -331,12 +331,7 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     if _first_unnegated(_FETCHED_CODE, text):
         return PlantedVerdict("fetched_code", "it tells the model to run code fetched from the network")
     send = _first_unnegated(_SEND, text)
-    if (
-        send is not None
-        and not _FACT_VOICE.search(text)
-        and not sends_a_report(send.group(0), text)
-        and not ours(text, send)
-    ):
+    if send is not None and not _FACT_VOICE.search(text) and not sends_the_persons_own(text, send):
         return PlantedVerdict("sends_data", "it tells the model to send data or secrets somewhere")
     safety = _first_unnegated(_SAFETY_OFF, text)
     if safety is not None and not _FACT_VOICE.search(text):

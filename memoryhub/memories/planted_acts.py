@@ -301,7 +301,7 @@ _REPORT = re.compile(
 _ANY_SECRET = re.compile(r"(?<!\w)" + _SECRET + r"|\bpassport|\bcard numbers?\b|\bssn\b", _I)
 
 
-def sends_a_report(sending: str, text: str) -> bool:
+def _sends_a_report(sending: str, text: str) -> bool:
     """Does the order send a report, notes or a summary to an address, and name no secret?"""
     return bool(_REPORT.search(sending)) and not _ANY_SECRET.search(text)
 
@@ -328,11 +328,17 @@ _ACTS: tuple[tuple[str, Sieved, str], ...] = (
 )
 
 
-def ours(text: str, match: re.Match[str]) -> bool:
+def _ours(text: str, match: re.Match[str]) -> bool:
     """Does the order name the place as the person's own, from its verb to the end of its sentence ("Forward the
     invoices to amministrazione@rossi-srl.it, il nostro ufficio contabilità")?"""
     end = re.search(r"[.;!?](?:\s|$)", text[match.end() :])
     return bool(OUR_PLACE.search(text[match.start() : match.end() + (end.start() if end else len(text))]))
+
+
+def sends_the_persons_own(text: str, sending: re.Match[str]) -> bool:
+    """Is a send the person's own routine: to a place they name as theirs, or a report that names no secret? The one
+    test for every rule that reads data sent somewhere (here and `planted._SEND`)."""
+    return _ours(text, sending) or _sends_a_report(sending.group(0), text)
 
 
 def planted_act(text: str, *, negated: Callable[[str, int], bool]) -> tuple[str, str] | None:
@@ -343,9 +349,9 @@ def planted_act(text: str, *, negated: Callable[[str, int], bool]) -> tuple[str,
         for match in pattern.finditer(text):
             if negated(text, match.start()):
                 continue
-            if rule in ("sends_data", "install_redirect") and ours(text, match):
+            if rule == "sends_data" and sends_the_persons_own(text, match):
                 continue
-            if rule == "sends_data" and sends_a_report(match.group(0), text):
+            if rule == "install_redirect" and _ours(text, match):
                 continue
             return rule, reason
     return None
