@@ -187,3 +187,26 @@ def test_what_holds_only_now_is_refused_and_what_stays_true_is_kept(text, chatte
 )
 def test_an_assistants_errands_are_refused_and_a_persons_facts_are_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # The session's work in the passive: refused. How things are, a change dated or placed in a release: kept.
+        ("The lockfile was regenerated and the suite re-run.", True),
+        ("Unit tests were added for the leap-year branch.", True),
+        ("The changelog draft was updated with the two new flags.", True),
+        ("Translations are generated from Weblate on every merge.", False),
+        ("The legacy importer was removed in 2024; use the CSV upload instead.", False),
+        ("The rounding bug was fixed in v3.4.2.", False),
+        ("Dark mode was added to the settings page behind the 'theme_v2' flag.", False),
+        # A live reading or the day's event by the clock: refused. A schedule: kept.
+        ("The queue depth is hovering around 3k messages.", True),
+        ("The simulator is stuck on the splash screen.", True),
+        ("Rollout is at 40%, two regions left.", True),
+        ("The import job kicked off at 10:40.", True),
+        ("The nightly export starts at 02:00 UTC.", False),
+    ],
+)
+def test_a_step_reported_in_the_passive_or_a_live_reading_is_refused(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -202,6 +202,24 @@ def session_step(sentence: str) -> bool:
     return bool(SESSION_WORK_OBJECT.search(sentence)) or len(sentence.split()) < 6
 
 
+# The session's work reported in the passive: "The branch was rebased onto main", "Tests were added for the empty
+# cart", "The PR description was updated with screenshots". How things are stays a fact: the present ("Coverage
+# reports are uploaded to Codecov"), a change word ("The bastion host was removed in 2023", "Webpack was replaced by
+# Vite") and a step dated or placed in a release ("The bug was fixed in v2.3.1").
+_REPORTED_DONE = re.compile(
+    r"^\W*(?:(?:the|your|my|all|both)?\s*(?:[\w./-]+\s+){0,4}?(?:was|were|has been|have been)\s+"
+    r"(?:just\s+|now\s+|also\s+)?"
+    r"(?:updated|edited|re-?generated|generated|rebased|re-?run|re-?ran|applied|pushed|committed|reviewed|tested|"
+    r"fixed|sent|uploaded|drafted|resolved|reformatted|re-?tried|retriggered|squashed|amended|stashed)|"
+    # "added" is a change to how things are ("iPad support was added behind a flag") but for the session's own
+    # scaffolding: tests, comments, prints.
+    r"(?:[\w./-]+\s+){0,2}?(?:tests?|specs?|comments?|prints?|print statements|logging|docstrings?|type hints) "
+    r"(?:was|were|has been|have been) added)\b"
+    r"(?![^.;]*\b(?:(?:19|20)\d\d|v?\d+\.\d+|since|because|so that|every|each|whenever|always|never|"
+    r"(?:in|on|by|from) (?:january|february|march|april|may|june|july|august|september|october|november|december)"
+    r")\b)",
+    re.IGNORECASE,
+)
 # The agent in the first person about its own work, not a person about themselves ("I'm allergic to penicillin",
 # "I have two daughters" are facts): "I've made the changes", "I couldn't find another caller", "I'm about to...".
 # A coding agent by name, reporting its step: "Claude refactored the auth module", "Aider applied the edit".
@@ -318,6 +336,8 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
     if _CLOSING_WORDS.match(sentence):
         return _CLOSING
     if session_step(rest) or _HANDED_OVER.search(rest) or _AGENT_I.match(rest) or _AGENT_NAMED.match(rest):
+        return _NARRATION
+    if _REPORTED_DONE.match(rest):
         return _NARRATION
     if _ING_LEAD.match(rest) and not FINITE_VERB.search(_SUBORDINATE.split(rest)[0]):
         return _NARRATION  # "Calling the search tool to find where the config is loaded": its verb is not its own

@@ -162,7 +162,15 @@ _RIGHT_NOW = re.compile(
     r"one sec(?:ond)?|just a (?:sec|second|moment)|a few more minutes|\d+ (?:seconds|minutes|hours) from now|"
     r"tonight(?!'s)|for tomorrow|tomorrow at \d|ahora mismo|en este momento|en ce moment|gerade|momenteel|"
     r"agora|adesso|al momento|un momento|einen moment|um momento|só um momento)\b|"
-    r"\b(?:today|tonight|this (?:morning|afternoon|evening))\W*$",
+    r"\b(?:today|tonight|this (?:morning|afternoon|evening))\W*$|"
+    # A live reading or an event of the day by the clock: "lag is sitting at 14k", "the emulator is stuck on the boot
+    # animation", "the deploy is at 60%", "kicked off at 14:05", "quiet since 9am". A schedule is said in the present
+    # ("the backup starts at 02:00").
+    r"\b(?:is|are|'s) (?:still |currently |now )?(?:sitting|hovering|stuck) (?:at|on|in|around)\b|"
+    r"\b(?:is|are) (?:now |only |already )?at (?:about |around )?\d+(?:\.\d+)?\s*%|"
+    r"\b(?:kicked off|started|finished|began|completed|failed|died|crashed|rebooted|went down|came back) "
+    r"(?:at|around) \d{1,2}(?::\d{2})?\s*(?:am|pm)?(?![\w:/-])|"
+    r"\bsince \d{1,2}(?::\d{2})?\s*(?:am|pm)\b",
     re.IGNORECASE,
 )
 _UNSURE = re.compile(r"\bnot (?:100% )?sure\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b", re.IGNORECASE)

@@ -67,6 +67,28 @@ _NOW = re.compile(
     r"sedan|następnie|potem)\b|^\W*(?:voy a|vou|je vais|ich werde|vado a|ik ga|jag ska)\b",
     _I,
 )
+# The agent's own step, reported done in the first person: "J'ai corrigé la faute de frappe", "He actualizado el
+# archivo", "Atualizei as dependências", "Ho riavviato il server", "Ich habe den Branch gepusht". Only the verbs of a
+# session's errands: "He cambiado de trabajo" or "Ich bin nach Berlin gezogen" is a person's fact.
+_DONE = re.compile(
+    r"^\W*(?:(?:j'ai|nous avons|on a) (?:\w+ )?(?:corrigé|mis à jour|ajouté|poussé|relancé|redémarré|vérifié|testé|"
+    r"fusionné|commité|rebasé|nettoyé|regénéré|régénéré|renommé|supprimé les?|lancé les? tests?)|"
+    r"(?:he|hemos) (?:\w+ )?(?:actualizado|corregido|añadido|agregado|subido|reiniciado|revisado|probado|"
+    r"fusionado|limpiado|regenerado|ejecutado|lanzado)|"
+    r"(?:actualicé|corregí|añadí|agregué|subí|reinicié|revisé|probé|ejecuté|limpié)|"
+    r"(?:atualizei|corrigi|adicionei|subi|reiniciei|revisei|testei|executei|limpei|fiz (?:o|um) (?:push|commit|"
+    r"deploy|merge|rebase))|"
+    r"(?:ho|abbiamo) (?:\w+ )?(?:aggiornato|corretto|aggiunto|caricato|riavviato|controllato|verificato|testato|"
+    r"sistemato|pushato|eseguito|ripulito|rigenerato)|"
+    r"(?:ich habe|ich hab|wir haben)\b[^.]{0,60}\b(?:aktualisiert|behoben|korrigiert|hinzugefügt|gepusht|neu gestartet|"
+    r"geprüft|überprüft|getestet|committet|gemergt|aufgeräumt|ausgeführt)|"
+    r"(?:ik heb|we hebben)\b[^.]{0,60}\b(?:bijgewerkt|opgelost|gecorrigeerd|toegevoegd|gepusht|herstart|gecontroleerd|"
+    r"getest|gecommit|gemerged|opgeschoond|uitgevoerd)|"
+    r"(?:jag har|vi har) (?:\w+ )?(?:uppdaterat|fixat|rättat|lagt till|pushat|startat om|kontrollerat|testat|kört)|"
+    r"(?:zaktualizował|poprawił|dodał|wypchnął|wypchnęł|zrestartował|sprawdził|przetestował|uruchomił)(?:em|am|am)"
+    r")\b",
+    _I,
+)
 _OFFER_WORDS = re.compile(
     r"\b(?:si quieres|se quiser|wenn du willst|wenn du möchtest|si tu veux|se vuoi|als je wilt|om du vill|"
     r"jeśli chcesz|si lo prefieres)\b",
@@ -94,6 +116,6 @@ def chatter_in_other_languages(sentence: str) -> str | None:
         return _THINKING
     if _OFFER_WORDS.search(sentence):
         return _OFFER
-    if _NOW.search(sentence):
+    if _NOW.search(sentence) or _DONE.match(sentence):
         return _STEP
     return None
