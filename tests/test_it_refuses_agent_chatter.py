@@ -210,3 +210,25 @@ def test_an_assistants_errands_are_refused_and_a_persons_facts_are_kept(text, ch
 )
 def test_a_step_reported_in_the_passive_or_a_live_reading_is_refused(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # A search's tally, time spent, a labelled current reading, something handed over, an errand done: refused.
+        ("Found 7 matches for 'invoice_id' in the exporters.", True),
+        ("Spent forty minutes chasing the flaky login test.", True),
+        ("Current queue length for the EU workers: 412 jobs.", True),
+        ("Here's the revised outline: intro, pricing, FAQ.", True),
+        ("Bear with me while I pull the quarterly numbers.", True),
+        ("Drafted two replies to the landlord; pick the one you like.", True),
+        ("I've moved the standup reminder to 9:45.", True),
+        ("Your flight with Dr. Okafor's team is confirmed for tomorrow at 7:10.", True),
+        # The same words in facts: kept.
+        ("I've moved to Rotterdam; bill me in euros from now on.", False),
+        ("Current customers keep their old price until renewal.", False),
+        ("Dr. Okafor is the user's GP; her surgery closes at 17:00 on Fridays.", False),
+    ],
+)
+def test_a_tally_an_errand_or_a_handover_is_refused_and_a_fact_with_its_words_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -134,7 +134,11 @@ _READOUT = re.compile(
     r"\b(?:tool|query|search|command|api|script|call|function) returned\b|^\W*(?:the )?(?:top|first) result\b|"
     r"\b(?:output|results?|log) (?:was )?truncated\b|^\W*(?:last|next|final|first) step\s*:|"
     r"^\W*(?:a )?(?:quick |short )?(?:recap|summary) of (?:this|the|our|today'?s)\b|"
-    r"\bon the last (?:\w+ )?attempts?\b|\.\.\.\s*\d+(?:\.\d+)?\s*%|^\W*quote [a-z]\s*:",
+    r"\bon the last (?:\w+ )?attempts?\b|\.\.\.\s*\d+(?:\.\d+)?\s*%|^\W*quote [a-z]\s*:|"
+    # A search's tally, time the session spent, a reading labelled as current.
+    r"^\W*found \d+ (?:matches|results|hits|occurrences|files|instances|references|usages|call ?sites|places)\b|"
+    r"^\W*spent (?:\d+|a few|ten|fifteen|twenty|thirty|forty|an|half an) (?:minutes|mins|hours|seconds|hour)\b|"
+    r"^\W*current [\w\s-]{0,40}:\s*[\d$\u20ac\u00a3]",
     re.IGNORECASE | re.MULTILINE,
 )
 # A sentence that points at the conversation it is said in ("this time", "during this run", "the demo you asked for",
@@ -229,7 +233,8 @@ _AGENT_NAMED = re.compile(
     re.IGNORECASE,
 )
 _AGENT_I = re.compile(
-    r"^\W*i(?:'ve| have| had)? (?:just |also |now )?(?:made the|added|changed|updated|fixed|finished|implemented|"
+    r"^\W*i(?:'ve| have| had)? (?:just |also |now )?(?:made the|moved (?:the|your|it|them)|added|changed|updated|fixed|"
+    r"finished|implemented|"
     r"pushed|created|removed|renamed|written|wrote|ran|applied|opened|merged|tried|checked|looked|searched|"
     r"reviewed|tested|verified|confirmed|set up|cleaned|gone through|went through)\b|"
     r"^\W*i (?:couldn'?t|could not|can'?t|cannot|didn'?t|did not|wasn'?t able to) (?:find|reproduce|see|get|figure|"
@@ -254,7 +259,10 @@ _CLOSING_WORDS = re.compile(
     r"thanks? (?:you )?for (?:the|your)|sorry for|should be good|good catch|nice catch|good point|fair point|"
     r"you'?re (?:right|correct)|that'?s exactly what|great (?:point|catch|question)|that'?s a great|"
     r"unless you say otherwise|(?:so,? )?(?:to restate:? )?you(?:'d)? (?:want|prefer|need)\b[^.]*\bgot it\W*$|"
-    r"ping me|shout if|reach out|all set|sorry about|"
+    r"ping me|shout if|reach out|all set|sorry about|bear with me|"
+    # Something made for the person, handed over: "Here's the draft email: ...", "Here's what the forecast says".
+    r"here(?:'s| is) (?:the|your|a|my) (?:\w+ )?(?:draft|summary|list|version|rewrite|outline|table|breakdown|"
+    r"comparison|options?|suggestions?|proposal|translation|snippet|output)\b|here(?:'s| is) what (?:the|it|this|i)\b|"
     r"nothing to worry about|no need to worry|looks like|seems like|it seems|it looks like|apparently|"
     r"nothing (?:else|more) to (?:report|add)|that was my (?:mistake|bad|fault)|"
     # An offer of more work: "If you'd like, I can split this PR", "I can add tests too if that helps".

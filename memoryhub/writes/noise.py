@@ -243,9 +243,15 @@ def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
 
 
+# A title or a Latin abbreviation ends with a dot and no sentence: "Your appointment with Dr. Patel is at 9:15".
+_TITLES = ("Dr.", "Mr.", "Ms.", "Mrs.", "Prof.", "St.", "vs.", "e.g.", "i.e.", "approx.")
+_ABBREVIATION = "".join(rf"(?<!\b{re.escape(word)})" for word in _TITLES)
+_SENTENCE_END = re.compile(rf"(?<=[.!?]){_ABBREVIATION}\s+|\n+")
+
+
 def _sentences(text: str) -> list[str]:
     # A run of emoji or marks after the last sentence ("Alright, thanks! 🙏") says nothing of its own.
-    return [s for s in re.split(r"(?<=[.!?])\s+|\n+", text.strip()) if _WORD.search(s)]
+    return [s for s in _SENTENCE_END.split(text.strip()) if _WORD.search(s)]
 
 
 def _is_question(text: str) -> bool:
