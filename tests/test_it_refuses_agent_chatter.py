@@ -232,3 +232,23 @@ def test_a_step_reported_in_the_passive_or_a_live_reading_is_refused(text, chatt
 )
 def test_a_tally_an_errand_or_a_handover_is_refused_and_a_fact_with_its_words_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # A person's commitments, limits, dislikes and a day's agreement: kept.
+        ("I'm taking a pottery class on Thursdays until June, so keep those evenings free.", False),
+        ("I can't work more than two Saturdays a month under my contract.", False),
+        ("The user hates emoji in commit messages.", False),
+        ("Today we agreed that invoices go out on the 1st, not the 28th.", False),
+        ("Known issue: the iOS widget shows yesterday's total after midnight, no ETA on a fix.", False),
+        ("Rota notes:\n- early: 07:00-15:00\n- late: 13:00-21:00\n- handover: 15 minutes", False),
+        # The session's own limits and lists: refused.
+        ("I can't reproduce the 500 on my machine.", True),
+        ("Changes made:\n- renamed the fixture\n- dropped the unused import", True),
+        ("Draft plan:\n- Monday: museums\n- Tuesday: the coast", True),
+    ],
+)
+def test_a_persons_commitments_and_notes_are_kept_and_the_sessions_lists_are_refused(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

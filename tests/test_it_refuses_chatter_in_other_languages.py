@@ -1,5 +1,5 @@
-"""Chatter in German, Spanish, French, Portuguese, Italian, Dutch, Swedish and Polish is refused as it is in English,
-and facts in those languages are kept, however they open."""
+"""Chatter in German, Spanish, French, Portuguese, Italian, Dutch, Swedish, Polish and Japanese is refused as it is
+in English, and facts in those languages are kept, however they open."""
 
 from __future__ import annotations
 
@@ -32,6 +32,11 @@ from memoryhub.writes.noise import noise_reason
         "Ho aggiornato le dipendenze del frontend.",
         "Ich habe die Konfiguration neu gestartet und geprüft.",
         "Ik heb de README bijgewerkt.",
+        # Japanese: courtesy, a guess, the step now, still waiting.
+        "承知しました。すぐに対応します。",
+        "たぶん設定ファイルの問題かもしれません。",
+        "今からログを確認します。",
+        "見積もりの件、まだ返事待ちです。",
     ],
 )
 def test_chatter_in_other_languages_is_refused(text):
@@ -51,6 +56,10 @@ def test_chatter_in_other_languages_is_refused(text):
         "Gracias a la caché, el endpoint responde en 40 ms.",
         "He cambiado de trabajo: ahora estoy en una consultora de Madrid.",
         "Ich habe zwei Kinder, beide in der Grundschule.",
+        # Japanese facts, however few spaces they hold.
+        "請求書は毎月末に送ること。",
+        "ユーザーはピーナッツアレルギーがあるので、店選びに注意。",
+        "本番環境へのデプロイは火曜日と木曜日だけです。",
     ],
 )
 def test_facts_in_other_languages_are_kept(text):

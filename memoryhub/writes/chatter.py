@@ -37,7 +37,6 @@ _CODE_LINE = re.compile(
     r"(?i:select|insert into|update \w+ set|delete from|alter table)\s|"
     r"(?:if|for|while|with)\b.*:\s*$)|"
     r"^\s{4,}\S|^\t+\S|"  # indented
-    r"^[+-](?![+-])\s*\S.*[^.]$|"  # a diff line (not a sentence in a bullet)
     r"^\s*[\w.\[\]'\"-]+\s*(?:[+\-*/]?=|=>)\s*[^=\s].*[^.]$|"  # an assignment
     r"^\s*[\w.-]+:\s*$|^\s*\[[\w.-]+\]\s*$|^(?:---|\+\+\+) (?:a/|b/|/dev/null)|"  # a YAML block's key, a TOML table
     r"^\s*[\w.]+\(.*\)\s*;?\s*$|"  # a bare call
@@ -50,8 +49,15 @@ _CODE_LINE = re.compile(
     r"tsc|eslint|prettier|jest|vitest|black|tox|nox|just)\s+[^\s.][^\n]*[^.:\n]$|"
     r"^\s*[a-z][\w.-]*(?:\s+\S+)*?\s+--?[a-zA-Z][\w-]*(?:[\s=]\S+)*\s*$|"  # any command with an option flag
     r"^\s*</?[A-Za-z][\w.-]*(?:\s[^>]*)?/?>|"  # markup
-    r"^\s*(?:- |\s+)[a-z_][\w.-]*:\s+[^\s.][^.]*[^.]$"  # a YAML key in a list or nested (`key: text` alone is prose)
+    r"^\s+[a-z_][\w.-]*:\s+[^\s.][^.]*[^.]$"  # a nested YAML key (`key: text` alone is prose)
 )
+# A diff's line and a YAML key in a list read as code among code: a list of "- " notes with nothing nested and no
+# "+" line is a person's notes ("- window: Tue/Thu 10:00-12:00", "- Mia (8): allergic to kiwi").
+_LISTED = re.compile(
+    r"^[+-](?![+-])\s*\S.*[^.]$|"  # a diff line (not a sentence in a bullet)
+    r"^\s*- [a-z_][\w.-]*:\s+[^\s.][^.]*[^.]$"  # a YAML key in a list
+)
+_NOTE = re.compile(r"^[-*\u2022] \S")
 _INTRO = re.compile(r"^[^\n]{0,60}:\s*$")  # "Here's the updated function:", "Updated code:"
 
 
@@ -76,8 +82,11 @@ def _pasted_code(text: str) -> bool:
         lines = lines[1:]
     # Beside a YAML block ("metadata:" over an indented line), "kind: Deployment" and "  replicas: 2" are YAML too.
     yaml = any(_YAML_BLOCK.match(a) and b[:1].isspace() for a, b in zip(lines, lines[1:], strict=False))
+    notes = all(_NOTE.match(line) for line in lines)
     return bool(lines) and all(
-        (_CODE_LINE.search(line) or (yaml and _YAML_PAIR.match(line))) and not _PROSE.match(line) for line in lines
+        (_CODE_LINE.search(line) or (not notes and _LISTED.search(line)) or (yaml and _YAML_PAIR.match(line)))
+        and not _PROSE.match(line)
+        for line in lines
     )
 
 
@@ -129,7 +138,7 @@ _READOUT = re.compile(
     r"minutes|seconds))\b|\bwith \d+ (?:failures|errors|warnings)\b|\b\d+ files? changed\b|\binsertions?\(\+\)|"
     r"\bno issues found\b|"
     # How far along: "About 60% through the migration script", "90% done with the rename".
-    r"\b\d+(?:\.\d+)?\s*% (?:done|through|complete|finished|of the way)\b|(?-i:\bETA\b)|"
+    r"\b\d+(?:\.\d+)?\s*% (?:done|through|complete|finished|of the way)\b|(?<!no )(?-i:\bETA\b)|"
     r"^\W*(?:summary|recap|wrap-up)\s*:|^\W*(?:done with|on to|moving on to)\b|"
     r"\b(?:tool|query|search|command|api|script|call|function) returned\b|^\W*(?:the )?(?:top|first) result\b|"
     r"\b(?:output|results?|log) (?:was )?truncated\b|^\W*(?:last|next|final|first) step\s*:|"

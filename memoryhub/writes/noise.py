@@ -37,7 +37,8 @@ _DIARY = re.compile(
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
     r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
     r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
-    r"(?:session (?:log|summary|notes)|summary of (?:what|(?:the|this|today's) session|today|my work|the changes)|"
+    r"(?:session (?:log|summary|notes)|summary of (?:what|(?:the|this|today's) session|today|my work|(?:the )?changes)|"
+    r"changes made(?=\s*:)|what (?:i|we) changed(?=\s*:)|"
     r"what i did|"
     r"here(?:'s| is) (?:the |a |my )?(?:summary|recap|update|overview|rundown)|dev ?log|"
     r"daily log|diary|progress update|work log)\b|"
@@ -80,7 +81,11 @@ _FIRST_PERSON_NARRATION = re.compile(
     # caffeine after 2 pm") is a fact about them, not a step of the session.
     r"^\W*i(?:'m| am| was)\s+(?:(?:just|also|now|still|currently|about to|going to|trying to)\s+)?"
     r"(?!(?:learning|studying|saving|training|expecting|fasting|commuting|renting)\b|" + PERSONAL_GOAL + r")\w+ing\b"
-    r"(?!\s+(?:at|for|in|from|as)\b)|"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
+    r"(?!\s+(?:at|for|in|from|as)\b)"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
+    # A commitment on the calendar: "I'm doing my prescribing course on Mondays until July".
+    r"(?![^.;]*\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|until (?:january|"
+    r"february|march|april|may|june|july|august|september|october|november|december|\d{4})|in (?:january|"
+    r"february|march|april|june|july|august|september|october|november|december))\b)|"
     r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off)\b|"
     r"^\W*i\s+(?:just|then|now|first|next|finally)\b|"
     # The present perfect reports the session's own work ("I've drafted the release notes", "I've stashed my
@@ -90,7 +95,10 @@ _FIRST_PERSON_NARRATION = re.compile(
     r"(?!(?:been|got|gotten|lived|had|known|moved|switched|worked|used|learn\w*|found|noticed|seen|heard|read|"
     r"always|never|decided|chosen|agreed|started|stopped|owned|relied|loved|liked|hated|preferred)\b)"
     r"(?:\w+ed|made|run|done|left|set|put|written|sent|built|kept|taken|given|split|begun|rewritten|re-?run)\b|"
-    r"^\W*i(?:'ll| will| would|'d| think| wonder| guess| suspect| believe| can't| cannot| don't know| need to| "
+    # "I can't find the config" is a step; "I can't do more than 3 nights in a row" a person's limit.
+    r"^\W*i (?:can't|cannot|can not) (?:find|see|reproduce|get|tell|access|open|run|figure|locate|load|connect|"
+    r"seem|reach|log|sign|make|remember|verify|confirm|decide|say)\b|"
+    r"^\W*i(?:'ll| will| would|'d| think| wonder| guess| suspect| believe| don't know| need to| "
     r"have to| had to| should| see| want to| plan to| hope)\b",
     re.IGNORECASE,
 )
@@ -191,7 +199,7 @@ _DURABLE_SIGNAL = re.compile(
     r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on)|"
     r"for future (?:reference|sessions?)|going forward|from now on|"
     # A stated taste is a preference, not narration: "I like short commit messages".
-    r"(?:i|we|the user|they) (?:really )?(?:like|dislike|hate|love|avoid))\b",
+    r"(?:i|we|the user|they|he|she) (?:really )?(?:likes?|dislikes?|hates?|loves?|avoids?))\b",
     re.IGNORECASE,
 )
 # What was tried and given up is a lesson for every later session, however it starts ("We tried SQLite for tests and
@@ -201,7 +209,9 @@ _LESSON = re.compile(
     r"back|moved back|rolled back|it (?:didn'?t|did not|never) work(?:ed)?)\b|"
     # What was weighed and chosen is a decision, however it starts ("We reviewed the options and picked cursor
     # pagination for the public API").
-    r"\b(?:and|then)\s+(?:picked|chose|settled on|went with|decided|agreed)\b",
+    r"\b(?:and|then)\s+(?:picked|chose|settled on|went with|decided|agreed)\b|"
+    # An agreement of the day is a decision: "Today we agreed: the app drops Android 8 in the next major".
+    r"\b(?:we|i|they|the team) (?:agreed|decided|chose|settled on)\b",
     re.IGNORECASE,
 )
 _STACK_LINE = re.compile(r"^\s+(?:at [\w.$<>/]+\s*\(.*\)|File \".*\", line \d+)", re.MULTILINE)
@@ -241,6 +251,15 @@ _INSTRUCTION = re.compile(
 
 def words(text: str) -> list[str]:
     return [w.lower() for w in _WORD.findall(text)]
+
+
+# Japanese, Chinese and Korean write a sentence with few or no spaces: "経費精算の締め切りは毎月25日です。" is one
+# run of letters. Two of their characters carry about what one English word does.
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+
+
+def word_count(text: str) -> int:
+    return len(words(text)) + len(_CJK.findall(text)) // 2
 
 
 # A title or a Latin abbreviation ends with a dot and no sentence: "Your appointment with Dr. Patel is at 9:15".
@@ -304,7 +323,7 @@ def noise_verdict(text: str) -> tuple[str | None, bool]:
     """(why it is noise or None, whether the rules are sure). Unsure: a soft refusal of a long text, or a kept
     text with nothing that marks it as durable and no category the gate can name."""
     reason = _rules(text)
-    count = len(words(text))
+    count = word_count(text)
     if reason is not None:
         return reason, not (any(mark in reason for mark in _SOFT) and count >= 14)
     return None, bool(_DURABLE_SIGNAL.search(text)) or bool(guess_category(text)) or count >= 14
@@ -387,7 +406,10 @@ def _rules(text: str) -> str | None:
         return "it is command output, not a fact; store what the command tells you, in a sentence"
     if _DIARY.search(stripped) and not _LESSON.search(stripped):
         return _SESSION_LOG
-    plan = r"^\W*(?:plan|todo|to-do|next steps?|here'?s (?:my plan|what i(?:'ll| will) do))\s*:"
+    plan = (
+        r"^\W*(?:(?:draft|rough|the|my|our) )?"
+        r"(?:plan|todo|to-do|next steps?|here'?s (?:my plan|what i(?:'ll| will) do))\s*:"
+    )
     if re.match(plan, stripped, re.IGNORECASE) and not durable:
         return _LATER_PLAN
     # Chatter is refused when every sentence is chatter: "Great question! Let me explain..." is; "Thanks! The
@@ -399,7 +421,7 @@ def _rules(text: str) -> str | None:
     reason = agent_chatter(stripped, durable=durable, judge=_chatter, sentences=_sentences)
     if reason:
         return reason
-    count = len(words(stripped))
+    count = word_count(stripped)
     short = len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS
     # "Use pnpm." is a whole preference: short imperatives and contrasts are kept.
     if short and not (count >= 2 and (_IMPERATIVE.match(stripped) or re.search(r"\bnot\b|,", stripped))):

@@ -1,5 +1,5 @@
 """Chatter in the languages agents and people most often write to the store in besides English: German, Spanish,
-French, Portuguese, Italian, Dutch, Swedish and Polish.
+French, Portuguese, Italian, Dutch, Swedish, Polish and Japanese.
 
 The English rules (`noise`, `chatter`) read sentence shapes; these read the few words by which a turn of a conversation
 gives itself away in each language: a greeting, thanks or an apology, a guess said to be one, the step the agent takes
@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 _I = re.IGNORECASE
+_JAPANESE = re.compile(r"[\u3040-\u30ff]")  # kana: Japanese, not Chinese
 
 # Marks each reason given here: the chatter head reads the bundled English model's vectors and cannot overturn them.
 READ_BY_ITS_WORDS = "known by its words"
@@ -102,8 +103,38 @@ _OUTPUT_LABEL = re.compile(
 )
 
 
+# Japanese: a turn's courtesy ("了解しました", "少々お待ちください"), a guess ("たぶん", "かもしれません"), the step
+# now or next ("今から", "次は", "作成中です", "調べています"), still waiting ("まだ返事待ち"), a summary
+# ("要約すると"). A fact's marks keep it: every (毎), always (必ず, いつも), because (ので, ため), a rule's
+# ending (こと).
+_JA_LASTING = re.compile(r"毎|必ず|いつも|絶対|ので|ため|こと。?$|禁止|べき")
+_JA_ACK = re.compile(
+    r"^\W*(?:了解(?:しました|です)?|承知(?:しました|いたしました)|かしこまりました|ありがとう|すみません|申し訳|お疲れ|"
+    r"おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました"
+)
+_JA_THINKING = re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか")
+_JA_STEP = re.compile(
+    r"^\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|(?:してい|調べてい|見てい|"
+    r"開いてい|待ってい)ます。?$|(?:確認|検討|対応)します。?$|まだ[^。]*(?:待ち|です|ません)|要約すると|まとめると"
+)
+
+
+def _japanese_chatter(sentence: str) -> str | None:
+    if _JA_LASTING.search(sentence):
+        return None
+    if _JA_ACK.search(sentence):
+        return _ACK
+    if _JA_THINKING.search(sentence):
+        return _THINKING
+    if _JA_STEP.search(sentence):
+        return _STEP
+    return None
+
+
 def chatter_in_other_languages(sentence: str) -> str | None:
     """Why one sentence in one of these languages is chatter, or None."""
+    if _JAPANESE.search(sentence):
+        return _japanese_chatter(sentence)
     if _LASTING.search(sentence):
         return None
     if _SUMMARY.match(sentence):
