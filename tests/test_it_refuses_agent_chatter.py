@@ -252,3 +252,30 @@ def test_a_tally_an_errand_or_a_handover_is_refused_and_a_fact_with_its_words_is
 )
 def test_a_persons_commitments_and_notes_are_kept_and_the_sessions_lists_are_refused(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # Still in the middle of something, not back yet, a step after a comma, a runtime's error line: refused.
+        ("The export job is still running.", True),
+        ("Still no word from the landlord about the deposit.", True),
+        ("The supplier hasn't replied yet.", True),
+        ("Your parcel is out for delivery.", True),
+        ("The thumbnails are being generated, about 3 min.", True),
+        ("Found two duplicate invoices, checking them one by one.", True),
+        ("thread 'worker' panicked at 'index out of bounds', src/queue.rs:88:9", True),
+        ("Epoch 7/40 - loss 0.233", True),
+        ("Word count so far: 1,870.", True),
+        ("Maybe the cache key misses the locale? Just a thought.", True),
+        ("Ugh, the vendor portal logged me out again.", True),
+        ("Next: reconcile the March statements.", True),
+        # What stays true, with the same words: kept.
+        ("The legacy billing API is still running on Python 2.7, so pin the client to 1.x.", False),
+        ("Access tokens expire in 15 minutes; refresh tokens last 30 days.", False),
+        ("The cron job rotates logs nightly, compressing anything older than 7 days.", False),
+        ("The vendor portal is only reachable from the office VPN.", False),
+    ],
+)
+def test_what_is_under_way_or_awaited_is_refused_and_a_standing_fact_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -147,14 +147,23 @@ _READOUT = re.compile(
     # A search's tally, time the session spent, a reading labelled as current.
     r"^\W*found \d+ (?:matches|results|hits|occurrences|files|instances|references|usages|call ?sites|places)\b|"
     r"^\W*spent (?:\d+|a few|ten|fifteen|twenty|thirty|forty|an|half an) (?:minutes|mins|hours|seconds|hour)\b|"
-    r"^\W*current [\w\s-]{0,40}:\s*[\d$\u20ac\u00a3]",
+    r"^\W*current [\w\s-]{0,40}:\s*[\d$\u20ac\u00a3]|"
+    # A count by its label, a plan's tally, an epoch or a page of many, a status code alone, an output's label.
+    r"^\W*(?:word count|row counts?|line count|count|total|tally|score)\b[^:\n]{0,20}:\s*[\d$\u20ac\u00a3]|"
+    r"\b\d+ to (?:add|change|destroy)\b|^\W*epoch \d+\s*/\s*\d+|"
+    r"\b(?:page|file|item|row|chapter|slide|record) \d+ (?:of|/) \d+\b|"
+    r"^\W*\d{3} (?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))*(?: again)?\W*(?:hmm\W*)?$|"
+    r"^\W*(?:[\w-]+ ){0,2}output\s*:|\b(?:done|finished) in \d+(?:\.\d+)?\s?(?:s|ms|min|m)\b|"
+    r"\b(?:confirmation|approval|review|response|reply|payment) pending\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # A sentence that points at the conversation it is said in ("this time", "during this run", "the demo you asked for",
 # "the prints I added earlier", "on the first try"): true of this session, not of the project.
 _THIS_SESSION = re.compile(
     r"\b(?:this|the current) (?:time|run|session|turn|attempt|pass|iteration|conversation|chat)\b|"
-    r"\bon the first (?:try|attempt|go)\b|\b(?:you|the user) asked (?:for|me)\b|\bas (?:you )?(?:asked|requested)\b|"
+    r"\bon the (?:first|second|third|next|last) (?:try|attempt|go|run)\b|"
+    r"\bmy (?:previous|last|earlier) (?:answer|reply|message|response|suggestion)\b|"
+    r"\b(?:you|the user) asked (?:for|me)\b|\bas (?:you )?(?:asked|requested)\b|"
     r"\b(?:i|we) (?:\w+ed|wrote|made|did|said|mentioned|saw) (?:\w+ )?earlier\b|\byour (?:side|end|questions?)\b",
     re.IGNORECASE,
 )
@@ -199,6 +208,7 @@ SESSION_WORK_OBJECT = re.compile(
     r"imports?|typos?|the (?:fix|patch|changes|diff|code|function|method|test file)|debug prints?|"
     r"in \d+ (?:places|files|spots|call ?sites|locations)|"
     r"(?:in|to|from) [\w./-]*\w\.(?:py|js|ts|tsx|jsx|rs|go|java|kt|rb|php|c|cpp|h|cs|swift|vue|css|scss|html)\b|"
+    r"the (?:file|script|module|folder|directory) [\w./-]+|"
     r"working on|looking (?:at|into)|and (?:then )?(?:pushed|merged|ran|reviewed|fixed|committed|re-?ran|restarted|"
     r"re-?generated|re-?installed|rebuilt|re-?deployed)|"
     r"then)\b",
@@ -268,10 +278,14 @@ _CLOSING_WORDS = re.compile(
     r"thanks? (?:you )?for (?:the|your)|sorry for|should be good|good catch|nice catch|good point|fair point|"
     r"you'?re (?:right|correct)|that'?s exactly what|great (?:point|catch|question)|that'?s a great|"
     r"unless you say otherwise|(?:so,? )?(?:to restate:? )?you(?:'d)? (?:want|prefer|need)\b[^.]*\bgot it\W*$|"
-    r"ping me|shout if|reach out|all set|sorry about|bear with me|"
+    r"ping me|shout if|reach out|all set|sorry about|bear with me|apologies for|"
+    r"sending (?:you|it|them|this|that|over)\b|pasting (?:the|it|them|this|below)\b|"
     # Something made for the person, handed over: "Here's the draft email: ...", "Here's what the forecast says".
     r"here(?:'s| is) (?:the|your|a|my) (?:\w+ )?(?:draft|summary|list|version|rewrite|outline|table|breakdown|"
-    r"comparison|options?|suggestions?|proposal|translation|snippet|output)\b|here(?:'s| is) what (?:the|it|this|i)\b|"
+    r"comparison|options?|suggestions?|proposal|translation|snippet|output|agenda|forecast|questions|alternative|"
+    r"opening|paragraph|chart|synopsis|trial balance|numbers|results|figures|plot|graph|preview|mockup|first pass|"
+    r"seating|possible)\b|here(?:'s| is) what (?:the|it|this|i)\b|here are (?:the |your |some |\w+ )?"
+    r"(?:questions|options|results|numbers|figures|ideas|suggestions)\b|"
     r"nothing to worry about|no need to worry|looks like|seems like|it seems|it looks like|apparently|"
     r"nothing (?:else|more) to (?:report|add)|that was my (?:mistake|bad|fault)|"
     # An offer of more work: "If you'd like, I can split this PR", "I can add tests too if that helps".

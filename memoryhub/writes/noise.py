@@ -43,7 +43,9 @@ _DIARY = re.compile(
     r"here(?:'s| is) (?:the |a |my )?(?:summary|recap|update|overview|rundown)|dev ?log|"
     r"daily log|diary|progress update|work log)\b|"
     # A standup as the heading of a report ("Standup: fixed the login bug"); "Standup is now at 10:00" is a fact.
-    r"(?:daily )?(?:standup|stand-up)(?: (?:notes?|update|summary|report))?\s*[:\-\u2013\u2014]"
+    r"(?:today'?s |this morning'?s )?(?:daily )?(?:standup|stand-up)(?: (?:notes?|update|summary|report))?"
+    r"\s*[:\-\u2013\u2014]|so far(?: today)?\s*:|summari[sz]ing (?:what|today|the session|our)\b|"
+    r"(?:recap|summary|wrap-up)(?=\W*(?:\n|$))"
     r")",
     re.IGNORECASE,
 )
@@ -72,7 +74,8 @@ _SESSION_WORK = (
     # ("I installed", "I configured", "I documented" may state a lasting set-up, and stay with the sentence rules).
     r"replied|scaled|emailed|published|pruned|filed|activated|generated|profiled|measured|counted|cleared|"
     r"re-?indexed|re-?seeded|re-?authenticated|re-?triggered|adjusted|drafted|stashed|archived|tagged|cherry-picked|"
-    r"squashed|amended|flushed|formatted|kicked off|resolved"
+    r"squashed|amended|flushed|formatted|kicked off|resolved|resized|saved|rearranged|converted|exported|"
+    r"uploaded|downloaded|compressed|cropped|sorted|scanned|printed|trimmed|shortened|reworded|rephrased|translated"
 )
 _FIRST_PERSON_NARRATION = re.compile(
     r"^\W*i(?:'ve| have| had|'d)?\s+(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
@@ -86,7 +89,8 @@ _FIRST_PERSON_NARRATION = re.compile(
     r"(?![^.;]*\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|until (?:january|"
     r"february|march|april|may|june|july|august|september|october|november|december|\d{4})|in (?:january|"
     r"february|march|april|june|july|august|september|october|november|december))\b)|"
-    r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off)\b|"
+    r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off|behind|"
+    r"(?:slightly |a bit |a little )?worried)\b|^\W*i might (?:try|switch|look|check|need|have to|go)\b|"
     r"^\W*i\s+(?:just|then|now|first|next|finally)\b|"
     # The present perfect reports the session's own work ("I've drafted the release notes", "I've stashed my
     # changes"); a person's lasting state ("I've been vegan since 2019", "I've moved to Berlin", "I've switched to
@@ -106,7 +110,7 @@ _PROGRESS = re.compile(
     # Away from the keyboard ("back from lunch", "off to lunch"); "Team lunch is on Fridays" is a fact.
     r"^\W*(?:back (?:from|to)\b|taking a break\b|brb\b|afk\b)|"
     r"\b(?:(?:going|gone|off|out|heading) (?:to|for) (?:lunch|a coffee|coffee|a break)|at lunch|"
-    r"(?:on|taking|having) (?:a )?(?:coffee )?break)\b|"
+    r"(?:on|taking|having) (?:a )?(?:coffee )?break|coffee break)\b|"
     r"^\W*(?:lunch|coffee break|a break)\W*$|\.\.\.\s*$|"
     r"^\W*(?:the )?(?:build|tests?|deploy(?:ment)?|pipeline|ci|job|run|pr|pull request|merge|release|lint|linter|"
     r"type ?check|typecheck|(?:dev )?server|container)\b[^.]{0,30}?"
@@ -148,6 +152,9 @@ _ACK = re.compile(
     r"lgtm|agreed|sorry|(?:i |my )?apolog\w*|lol|haha\w*|wow|oh (?:nice|cool|great|wow|no)|that sounds|"
     r"merci|danke|gracias|obrigad[oa]|listo|voil[aà]|fertig|perfecto|genial|erledigt|pronto|fatto|klaar|feito|prima|"
     r"d'accord|d[ée]sol[ée]e?|booked|totally understand|no rush|bear with me|c'est fait|"
+    r"that'?s (?:super |really |very |so )?(?:helpful|useful|weird|odd|strange|perfect|brilliant|amazing|awesome|"
+    r"lovely|wonderful|fantastic|a relief|a lot)|sounds like a plan|ready when you are|congrat\w*|"
+    r"hope you feel better|sorry to hear|glad (?:the|you|that)|nice job|well done|apologies|that sounds|"
     # "No, that's fine." answers; "No GPUs: everything fits on CPU." states that there are none.
     r"(?:yes|yep|yeah|no|nope)(?=\s*[,.!?;:]|\s*$|\s+(?:problem|worries|thanks|thank|way|idea|luck)\b))\b",
     re.IGNORECASE,
@@ -157,7 +164,10 @@ _THINKING = re.compile(
     r"(?:actually,? )?scratch that|ok(?:ay)?,? let me|"
     r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|looking at|"
     r"hold on|probably|possibly|might be|could be|my guess|i guess|i suspect|i bet|feels like|seems like|"
-    r"je pense|ich glaube|creo que|acho que|honestly|i'?m torn|first impressions?|let me think)\b|"
+    r"je pense|ich glaube|creo que|acho que|honestly|i'?m torn|first impressions?|let me think|"
+    r"just (?:a thought|an idea|brainstorming|flagging|thinking out loud|a suggestion)|"
+    r"need to (?:look|check|see|verify|confirm|dig|investigate)|worth (?:asking|checking|a look|trying)|"
+    r"hard to (?:say|tell)|ugh|yikes|oof|argh|meh|whoa)\b|\blet'?s see\W*$|"
     r"(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…:\u2014\u2013-]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
     r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
     re.IGNORECASE,
@@ -178,13 +188,34 @@ _RIGHT_NOW = re.compile(
     r"\b(?:is|are) (?:now |only |already )?at (?:about |around )?\d+(?:\.\d+)?\s*%|"
     r"\b(?:kicked off|started|finished|began|completed|failed|died|crashed|rebooted|went down|came back) "
     r"(?:at|around) \d{1,2}(?::\d{2})?\s*(?:am|pm)?(?![\w:/-])|"
-    r"\bsince \d{1,2}(?::\d{2})?\s*(?:am|pm)\b",
+    r"\bsince \d{1,2}(?::\d{2})?\s*(?:am|pm)\b|"
+    # Still in the middle of something, not back yet, on its way: "The DAG is still queued", "Still no reply from
+    # the notary", "The hotel hasn't confirmed yet", "out for delivery". ("The legacy API is still running on
+    # Python 2" says where it runs: the state must close its clause.)
+    r"\b(?:is|are|'s) still (?:queued|pending|processing|running|loading|building|uploading|compiling|indexing|"
+    r"syncing|importing|exporting|down|offline|in progress|in (?:a )?queued state|'processing')"
+    r"(?=\s*(?:$|[,.;!:\u2014\u2013-])|\s+\W)|"
+    r"^\W*still (?:no (?:reply|response|word|answer|news|luck)|seeing|getting|waiting)\b|"
+    r"\b(?:has|have|is|are)n[o']?t (?:yet )?(?:replied|responded|answered|confirmed|arrived|gotten back|got back|"
+    r"called back|come back|showed up|ready)\b(?:[^.;]*\byet\b)?|"
+    r"\b(?:out for delivery|in transit|as of today|give (?:it|me|us) a (?:minute|sec|second|moment|few minutes))\b|"
+    r"\b(?:leaves|departs|arrives|lands|boards|starts|begins|kicks off) in (?:\d+|a few|an|one|two|three) "
+    r"(?:hours?|minutes?|mins)\b|"
+    r"\b\d+ (?:more )?(?:minutes|mins|hours|seconds) (?:left|to go|more)\b|\b\d+ more (?:minutes|mins|hours)\b|"
+    r"\b(?:is|are) (?:now |currently )?showing\b|\b(?:is|are) (?:currently |still |now )?being (?:generated|"
+    r"processed|uploaded|built|exported|imported|indexed|deployed|rendered|transcribed|prepared|copied|synced|"
+    r"migrated)\b|\bit'?s (?:raining|snowing|pouring)\b|\b(?:is|are) (?:down|broken|offline|flaky) again\b|"
+    r"\bis at \d+ (?:unread|open|items|tickets|messages|emails)\b|"
+    # A step of the session after a comma: "..., restarting it", "..., triaging them one by one", "...; fixing."
+    r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
+    r"fixing|restarting|tracking)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down))*\W*$",
     re.IGNORECASE,
 )
 _UNSURE = re.compile(r"\bnot (?:100% )?sure\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b", re.IGNORECASE)
 _PLAN = re.compile(
     r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
-    r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish)|"
+    r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish|call|"
+    r"ask|email|text|follow up)|next(?=\s*:)|(?:right,? )?(?:so )?the plan for (?:today|now|this afternoon|tonight)\b|"
     r"(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
     re.IGNORECASE,
 )
@@ -226,6 +257,8 @@ _LOG_LINE = re.compile(
     # An error as a compiler or a runtime prints it: "ModuleNotFoundError: No module named ...", "main.c:17:5:
     # warning: ...", "src/App.tsx(14,7): error TS2322: ..." ("KeyError: 'user' means the session expired" explains).
     r"(?![^\n]*\b(?:means|happens|when|if|because|caused by)\b)(?:[\w.]+(?:Error|Exception)\b:|"
+    r"exception in thread\b|thread \d+: fatal error\b|thread '[^']*' panicked\b|error from server\b|"
+    r"database error in\b|hardfault at\b|segmentation fault\b|cuda out of memory\b|failed password for\b|"
     r"[\w./-]+(?::\d+){1,2}:\s*(?:error|warning|note)\b|[\w./-]+\(\d+,\d+\):\s*(?:error|warning)\b))",
     re.IGNORECASE,
 )

@@ -22,7 +22,7 @@ _DONE_WORDS = (
     # what they acted on after them ("Fetched 500 records", "Sent the invite").
     r"(?:fetched|uploaded|submitted|requested|saved|sent|converted|reformatted|reinstalled|cleared|purged|retried|"
     r"profiled|benchmarked|scanned|searched|skimmed|booked|downloaded|transferred|reordered|generated|drafted|counted|"
-    r"flagged|reserved|exported|printed|emailed|texted|ordered)(?=\s+(?:the|a|an|all|my|your|our|it|them|some|\d+|two|three|four|five|six|several|both)\b)"
+    r"flagged|reserved|exported|printed|emailed|texted|ordered|filed|acknowledged|escalated|triaged)(?=\s+(?:the|a|an|all|my|your|our|it|them|some|\d+|two|three|four|five|six|several|both)\b)"
 )
 _CHANGE_WORDS = (
     r"moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|extracted|wired|"
