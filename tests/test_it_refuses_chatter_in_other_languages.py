@@ -37,6 +37,17 @@ from memoryhub.writes.noise import noise_reason
         "たぶん設定ファイルの問題かもしれません。",
         "今からログを確認します。",
         "見積もりの件、まだ返事待ちです。",
+        # The step in the present, coming back later, still waiting, done in the passive, a short reaction.
+        "Je relance le build, ça prend cinq minutes.",
+        "Ich schicke dir gleich die Tabelle.",
+        "Even kijken waarom de export faalt.",
+        "Jag kör migreringen igen.",
+        "Sprawdzam, czy backup się wykonał.",
+        "Reviso el contrato y luego te aviso.",
+        "Ainda à espera do orçamento do pintor.",
+        "De planning is bijgewerkt voor morgen.",
+        "Perfetto, grazie!",
+        "Forse è colpa della cache? Non so.",
     ],
 )
 def test_chatter_in_other_languages_is_refused(text):
@@ -60,6 +71,9 @@ def test_chatter_in_other_languages_is_refused(text):
         "請求書は毎月末に送ること。",
         "ユーザーはピーナッツアレルギーがあるので、店選びに注意。",
         "本番環境へのデプロイは火曜日と木曜日だけです。",
+        "Die Preise wurden 2023 angepasst; alte Angebote gelten bis Jahresende.",
+        "El cliente todavía usa Windows 7 en la recepción.",
+        "Le serveur de build est en salle B, armoire 3.",
     ],
 )
 def test_facts_in_other_languages_are_kept(text):

@@ -42,15 +42,18 @@ _COURTESY = re.compile(
     r"di niente|figurati|imagina|graag gedaan|varsågod|nie ma za co|prego|perdona|perdón|lo siento|"
     r"entschuldigung|désolée?|scusa|scusi|desculp[ae]|förlåt|przepraszam|hasta luego|bonne (?:soirée|journée)|"
     r"buona (?:serata|giornata)|tot ziens|fijne dag|boa noite|tschüss|listo|erledigt|c'est fait|fatto|feito|klaar|"
-    r"klart|gotowe)\b",
+    r"klart|gotowe|perfetto|perfecto|parfait|perfeito|perfekt|super|génial|genial|qué buena|me alegro|que bom|"
+    r"wat een mooie|wat leuk|toll|klasse|świetnie|ça marche|va bene|de acuerdo|vale|okej|oké|prima)\b",
     _I,
 )
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
 _GUESS = re.compile(
-    r"^\W*(?:quizás?|tal vez|a lo mejor|sospecho|vielleicht|ich vermute|peut-être|j'ai l'impression|forse|immagino|"
+    r"^\W*(?:(?:m+|hm+|eh|ah|oh|uhm)\W+)?(?:quizás?|tal vez|a lo mejor|sospecho|vielleicht|ich vermute|peut-être|"
+    r"j'ai l'impression|forse|immagino|"
     r"talvez|misschien|ik denk dat|kanske|jag gissar|może|chyba|parece que)\b|"
     r"\b(?:no (?:lo )?sé|no estoy segur[oa]|nicht sicher|pas sûr|non ne sono sicur[oa]|não tenho certeza|geen idee|"
-    r"niet zeker|jag är osäker|nie jestem pew(?:ien|na)|solo un'ipotesi|tylko przypuszczenie|à vérifier)\b",
+    r"niet zeker|jag är osäker|nie jestem pew(?:ien|na)|solo un'ipotesi|tylko przypuszczenie|à vérifier|non so|"
+    r"je ne sais pas|ich weiß (?:es )?nicht|não sei|weet ik niet|vet inte|nie wiem)\b",
     _I,
 )
 # The step the agent takes now: a progressive form ("estoy compilando", "sto riavviando", "je suis en train de",
@@ -65,7 +68,25 @@ _NOW = re.compile(
     r"^\W*(?:un momento|un attimo|un instante|só um instante|einen moment|moment,|attends|even geduld|"
     r"chwileczkę|vänta lite)\b|"
     r"^\W*(?:a continuación|lo siguiente|luego|después|em seguida|als nächstes|ensuite|poi|dopo|hierna|daarna|"
-    r"sedan|następnie|potem)\b|^\W*(?:voy a|vou|je vais|ich werde|vado a|ik ga|jag ska)\b",
+    r"sedan|następnie|potem)\b|^\W*(?:voy a|vou|je vais|ich werde|vado a|ik ga|jag ska)\b|"
+    # The agent's step in the present, a word to say it will come back, still waiting for someone.
+    r"^\W*je (?:relance|vérifie|relis|regarde|lance|teste|cherche|prépare|m'occupe|passe à|corrige|mets à jour)\b|"
+    r"\bje reviens vers (?:toi|vous)\b|\b(?:est|sont) en cours\b|\ben cours d'\w+|\bj'attends\b|\ben attente d[ue]\b|"
+    r"\b(?:schaue|schicke|mache|prüfe|teste|starte|melde mich)\b[^.]{0,30}\bgleich\b|\b(?:laufen|läuft) noch\b|"
+    r"^\W*even (?:kijken|wachten|checken|geduld)\b|\b(?:loopt|lopen|draait|draaien) nog\b|"
+    r"^\W*jag (?:kör|kollar|tittar|testar|startar|skickar|fixar)\b|\båterkommer\b|\bväntar på (?:svar|besked)\b|"
+    r"\bfortfarande igång\b|\b(?:sprawdzam|testuję|uruchamiam|czekam|patrzę|poprawiam|wysyłam)\b|"
+    r"\b(?:te|le) aviso\b|\bluego te (?:digo|cuento)\b|\b(?:tô|estou) esperando\b|\bà espera d[aeo]s?\b|"
+    r"\bti (?:faccio sapere|aggiorno)\b|\bin attesa d[ie]\b|"
+    r"\b(?:todavía|aún) no ha (?:llegado|respondido|contestado|confirmado)\b|"
+    r"\bainda não (?:chegou|respondeu|confirmou)\b|\bnon ha ancora (?:risposto|confermato)\b|"
+    r"\bpas encore (?:répondu|confirmé|arrivé)\b|"
+    # Work reported done in the passive, undated: "De lijst is bijgewerkt", "Ya está subido", "Foi atualizado".
+    r"(?![^.]*\b(?:19|20)\d\d\b)(?:\b(?:is|zijn) (?:net )?(?:bijgewerkt|aangepast|verstuurd|geüpload)\b|"
+    r"\b(?:wurde|wurden|ist|sind) (?:gerade |eben )?(?:aktualisiert|angepasst|verschickt|hochgeladen|gepusht)\b|"
+    r"\b(?:a|ont) été (?:mis à jour|envoyée?s?|poussée?s?|corrigée?s?)\b|"
+    r"\b(?:ha|han) sido (?:actualizad|enviad|subid|corregid)\w*|\bya está (?:subido|hecho|listo|enviado)\b|"
+    r"\bfoi (?:atualizad|enviad|corrigid)\w*|\b(?:è|sono) stat[oaie] (?:aggiornat|inviat|caricat|corrett)\w*)",
     _I,
 )
 # The agent's own step, reported done in the first person: "J'ai corrigé la faute de frappe", "He actualizado el
@@ -81,7 +102,8 @@ _DONE = re.compile(
     r"deploy|merge|rebase))|"
     r"(?:ho|abbiamo) (?:\w+ )?(?:aggiornato|corretto|aggiunto|caricato|riavviato|controllato|verificato|testato|"
     r"sistemato|pushato|eseguito|ripulito|rigenerato)|"
-    r"(?:ich habe|ich hab|wir haben)\b[^.]{0,60}\b(?:aktualisiert|behoben|korrigiert|hinzugefügt|gepusht|neu gestartet|"
+    r"(?:ich habe|ich hab|hab|wir haben)\b[^.]{0,60}\b(?:aktualisiert|behoben|korrigiert|hinzugefügt|gepusht|"
+    r"angepasst|neu gestartet|"
     r"geprüft|überprüft|getestet|committet|gemergt|aufgeräumt|ausgeführt)|"
     r"(?:ik heb|we hebben)\b[^.]{0,60}\b(?:bijgewerkt|opgelost|gecorrigeerd|toegevoegd|gepusht|herstart|gecontroleerd|"
     r"getest|gecommit|gemerged|opgeschoond|uitgevoerd)|"
@@ -96,7 +118,9 @@ _OFFER_WORDS = re.compile(
     _I,
 )
 _SUMMARY = re.compile(
-    r"^\W*(?:resumen|resumo|zusammenfassung|récap\w*|résumé|riepilogo|samenvatting|sammanfattning|podsumowanie)\b", _I
+    r"^\W*(?:voici (?:le |la |un |une )?)?(?:resumen|resumo|zusammenfassung|récap\w*|résumé|riepilogo|samenvatting|"
+    r"sammanfattning|podsumowanie)\b|^\W*ich fasse (?:kurz )?zusammen\b",
+    _I,
 )
 _OUTPUT_LABEL = re.compile(
     r"^\W*(?:salida|saída|ausgabe|sortie|uscita|uitvoer|utdata|wynik|resultado)\b[^:]{0,30}:", _I
