@@ -1,7 +1,7 @@
-"""The chatter head: a linear reader over the write's own embedding, for chatter the sentence rules let through
-(memoryhub/writes/chatter_head.py, trained by `python -m bench heads`). The shipped weights belong to the bundled
-model, keep every labelled fact and instruction, and read a share of labelled chatter as chatter on their own; the
-gate asks it with the vector it stores, asks more of it for a text the rules mark as durable, and it stays silent
+"""The chatter head: a linear reader over the write's own embedding and its words, for chatter the sentence rules let
+through (memoryhub/writes/chatter_head.py, trained by `python -m bench heads`). The shipped weights belong to the
+bundled model, keep every labelled fact and instruction, and read a share of labelled chatter as chatter on their own;
+the gate asks it with the vector it stores, asks more of it for a text the rules mark as durable, and it stays silent
 for another model's vectors."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import pytest
 
 from bench import chatter_set, gate_set, planted_set
 from memoryhub.embeddings import get_embedder
+from memoryhub.embeddings.heads import SLOTS, word_slots
 from memoryhub.models import Proposal
 from memoryhub.writes import chatter_head
 from memoryhub.writes.chatter_head import Head, reads_as_chatter, reads_as_fact
@@ -25,7 +26,8 @@ def test_the_shipped_weights_belong_to_the_bundled_model():
     head = chatter_head._head()
     embedder = get_embedder()
     assert head is not None and head.model_id == embedder.model_id
-    assert len(head.weights) == embedder.dimensions and 0.5 <= head.threshold < 1.0
+    assert len(head.weights) == embedder.dimensions + SLOTS and head.vector_scale > 0
+    assert 0.5 <= head.threshold < 1.0
     assert head.threshold <= head.threshold_marked < 1.0
     assert 0.0 < head.threshold_fact < 0.5  # it keeps a fact the rules refuse only when it is sure
 
@@ -34,14 +36,17 @@ def test_it_keeps_every_labelled_fact_and_instruction():
     embedder = get_embedder()
     kept = chatter_set.FACTS_DEV + gate_set.DURABLE + planted_set.dev_half(planted_set.ORDINARY)
     vectors = embedder.embed(kept)
-    refused = [text for text, v in zip(kept, vectors, strict=True) if reads_as_chatter(v, model_id=embedder.model_id)]
+    refused = [t for t, v in zip(kept, vectors, strict=True) if reads_as_chatter(t, v, model_id=embedder.model_id)]
     assert refused == []
 
 
 def test_it_reads_a_share_of_labelled_chatter_as_chatter_on_its_own():
     embedder = get_embedder()
     vectors = embedder.embed(chatter_set.CHATTER_DEV)
-    read = sum(reads_as_chatter(v, model_id=embedder.model_id) for v in vectors)
+    read = sum(
+        reads_as_chatter(t, v, model_id=embedder.model_id)
+        for t, v in zip(chatter_set.CHATTER_DEV, vectors, strict=True)
+    )
     assert read / len(vectors) >= 0.4  # 99 of 163 when trained: it speaks only where no fact it saw sits near
 
 
@@ -67,8 +72,22 @@ def test_the_gate_refuses_what_the_head_reads_as_chatter(aimed_head, claude):
 
 def test_the_head_is_silent_for_another_models_vectors(aimed_head):
     vector = get_embedder().embed([CHATTER])[0]
-    assert reads_as_chatter(vector, model_id=get_embedder().model_id)
-    assert not reads_as_chatter(vector, model_id="openai:text-embedding-3-small")
+    assert reads_as_chatter(CHATTER, vector, model_id=get_embedder().model_id)
+    assert not reads_as_chatter(CHATTER, vector, model_id="openai:text-embedding-3-small")
+
+
+def test_the_head_reads_the_texts_words_beside_its_vector(monkeypatch):
+    """A head that weighs one word and not the vector reads the text with that word as chatter, whatever its vector."""
+    embedder = get_embedder()
+    weights = np.zeros(embedder.dimensions + SLOTS, dtype=np.float32)
+    weights[embedder.dimensions + np.array(word_slots("lol"))] = 30.0
+    monkeypatch.setattr(chatter_head, "_head", lambda: Head(weights=weights, bias=-15.0, threshold=0.5,
+                                                            model_id=embedder.model_id))  # fmt: skip
+    texts = ["The deploy went fine lol", "The deploy goes out on Tuesdays"]
+    read = [
+        reads_as_chatter(t, v, model_id=embedder.model_id) for t, v in zip(texts, embedder.embed(texts), strict=True)
+    ]
+    assert read == [True, False]
 
 
 MARKED = "Poked around the retry helper a bit more because the timeouts looked off."  # "because": the rules' mark
@@ -79,8 +98,8 @@ def test_a_text_the_rules_mark_as_durable_asks_more_of_the_head(monkeypatch, cla
     monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(MARKED, threshold_marked=0.999))
     vector = get_embedder().embed([MARKED])[0]
     model_id = get_embedder().model_id
-    assert reads_as_chatter(vector, model_id=model_id)
-    assert not reads_as_chatter(vector, model_id=model_id, marked_durable=True)
+    assert reads_as_chatter(MARKED, vector, model_id=model_id)
+    assert not reads_as_chatter(MARKED, vector, model_id=model_id, marked_durable=True)
     assert claude.store(MARKED, project="alpha").status_code == 201
 
 
@@ -109,14 +128,14 @@ def test_a_fact_the_rules_refuse_by_phrasing_is_kept_when_the_head_reads_it_as_a
     assert claude.store(PHRASED, project="alpha").status_code == 422
     monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_keeps(PHRASED))
     vector = get_embedder().embed([PHRASED])[0]
-    assert reads_as_fact(vector, model_id=get_embedder().model_id)
-    assert not reads_as_fact(vector, model_id="openai:text-embedding-3-small")
+    assert reads_as_fact(PHRASED, vector, model_id=get_embedder().model_id)
+    assert not reads_as_fact(PHRASED, vector, model_id="openai:text-embedding-3-small")
     assert claude.store(PHRASED, project="alpha").status_code == 201
 
 
 def test_a_refusal_by_form_stands_whatever_the_head_reads(monkeypatch, claude):
     monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_keeps(CODE))
-    assert reads_as_fact(get_embedder().embed([CODE])[0], model_id=get_embedder().model_id)
+    assert reads_as_fact(CODE, get_embedder().embed([CODE])[0], model_id=get_embedder().model_id)
     response = claude.store(CODE, project="alpha")
     assert response.status_code == 422, response.json()
     assert "code" in str(response.json())

@@ -22,39 +22,22 @@ decide.
 from __future__ import annotations
 
 import functools
-import re
-import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from memoryhub.embeddings.heads import read_head
+from memoryhub.embeddings import heads
+from memoryhub.embeddings.heads import SLOTS, read_head
 
 WEIGHTS = Path(__file__).with_name("planted_head.npz")
 REASON = "it reads like an instruction planted to work against the user (read as a whole, not by one rule)"
-SLOTS = 4096  # hashed word and word-pair slots: few enough for a small file, enough that few pairs share a slot
 VECTOR_SCALE = 3.0  # the vector's part, weighed against the word slots (0/1 each); chosen by cross-validation
-
-_LINK = re.compile(r"https?://\S+|\b[\w.-]+\.(?:io|com|net|dev|org|xyz|sh|co|ai|app|cn|ru|tools|cloud|store)\b\S*")
-_ADDRESS = re.compile(r"\S+@\S+")
-_WORD = re.compile(r"[a-z0-9']+")
-
-
-def words_and_pairs(text: str) -> set[str]:
-    """The lowercased words of `text` and each pair of neighbours; a link is the word `zlink`, an address `zmail`
-    (which host a text names is not what makes it planted)."""
-    lowered = _ADDRESS.sub(" zmail ", _LINK.sub(" zlink ", text.lower()))
-    found = _WORD.findall(lowered)
-    return set(found) | {f"{a} {b}" for a, b in zip(found, found[1:], strict=False)}
 
 
 def features(text: str, vector: np.ndarray) -> np.ndarray:
-    """What the head reads: the write's vector (scaled), then one slot per hashed word or word pair (0 or 1)."""
-    slots = np.zeros(SLOTS, dtype=np.float32)
-    for item in words_and_pairs(text):
-        slots[zlib.crc32(item.encode()) % SLOTS] = 1.0
-    return np.r_[np.asarray(vector, dtype=np.float32) * VECTOR_SCALE, slots]
+    """What the head reads (`heads.features`, the vector scaled by VECTOR_SCALE)."""
+    return heads.features(text, vector, vector_scale=VECTOR_SCALE)
 
 
 @dataclass(frozen=True)
@@ -65,18 +48,9 @@ class Head:
     model_id: str  # the embedding model the weights were trained on
     release: float = 0.0  # below this probability, a text only spoken to the model reads as a team's rule; 0: never
 
-    def planted_probability(self, read: np.ndarray) -> float:
-        """`read`: the text's `features`."""
-        return float(1.0 / (1.0 + np.exp(-(float(np.dot(read, self.weights)) + self.bias))))
-
     def probability_of(self, text: str, vector: np.ndarray) -> float:
-        """`planted_probability(features(text, vector))`, without building the features: the vector's part, then
-        the weights of the slots the text's words fill (each slot 0 or 1, so their weights add up)."""
-        dims = len(vector)
-        slots = sorted({zlib.crc32(item.encode()) % SLOTS for item in words_and_pairs(text)})
-        logit = float(np.dot(np.asarray(vector, dtype=np.float32), self.weights[:dims])) * VECTOR_SCALE
-        logit += float(self.weights[dims:][slots].sum()) + self.bias
-        return float(1.0 / (1.0 + np.exp(-logit)))
+        """The probability that `text` (whose embedding is `vector`) is planted."""
+        return heads.probability(self.weights, self.bias, text, vector, vector_scale=VECTOR_SCALE)
 
 
 @functools.cache

@@ -319,7 +319,7 @@ def _is_question(text: str) -> bool:
 def noise_reason(text: str, *, vector: np.ndarray | None = None, model_id: str = "") -> str | None:
     """Why `text` is not a fact worth keeping, or None: the rules, and the chatter head where the text's `vector` (of
     the model `model_id`) is at hand; no LLM."""
-    return _with_head(noise_verdict(text), vector, model_id)[0]
+    return _with_head(text, noise_verdict(text), vector, model_id)[0]
 
 
 # Refusals by what a text is (code, a trace, output, a question, a fragment), which no reading of its meaning
@@ -334,21 +334,22 @@ def head_may_overturn(reason: str) -> bool:
     return not any(mark in reason for mark in _BY_FORM) and READ_BY_ITS_WORDS not in reason
 
 
-def _with_head(verdict: tuple[str | None, bool], vector: np.ndarray | None, model_id: str) -> tuple[str | None, bool]:
+def _with_head(
+    text: str, verdict: tuple[str | None, bool], vector: np.ndarray | None, model_id: str
+) -> tuple[str | None, bool]:
     """The rules' (reason, sure), with the chatter head's reading where they guessed by phrasing: a text they keep
     and the head reads as chatter is refused, a text they refuse by phrasing and the head reads as a fact is kept;
     both unsurely. A text the rules are sure to keep (it carries a mark of a durable fact) asks more of the head."""
     reason, sure = verdict
     if vector is None:
         return verdict
-    if reason is None and reads_as_chatter(vector, model_id=model_id, marked_durable=sure):
+    if reason is None and reads_as_chatter(text, vector, model_id=model_id, marked_durable=sure):
         return chatter_head.REASON, False
-    if reason is not None and head_may_overturn(reason) and reads_as_fact(vector, model_id=model_id):
+    if reason is not None and head_may_overturn(reason) and reads_as_fact(text, vector, model_id=model_id):
         return None, False
     return verdict
 
 
-# Rules whose refusal is a guess about how the text is phrased: a long text they refuse may still carry a fact.
 _SOFT = ("narrates the session", "session log", "status or progress", "plan for later")
 
 
@@ -366,7 +367,7 @@ def judge_noise(text: str, *, vector: np.ndarray | None = None, model_id: str = 
     """The rules' verdict, with the configured LLM (when MEMORYHUB_GATE_LLM_JUDGE is on) deciding the cases the
     rules are unsure of. No answer from the judge leaves the rules' verdict standing. With the write's `vector`, a
     text the rules keep and the chatter head reads as chatter is refused, unless the LLM says it is durable."""
-    reason, sure = _with_head(noise_verdict(text), vector, model_id)
+    reason, sure = _with_head(text, noise_verdict(text), vector, model_id)
     if sure:
         return reason
     answer = ask_llm_about_noise(text)
