@@ -279,3 +279,24 @@ def test_a_persons_commitments_and_notes_are_kept_and_the_sessions_lists_are_ref
 )
 def test_what_is_under_way_or_awaited_is_refused_and_a_standing_fact_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # Slow right now, due any moment, a step handed on after a comma, a turn said in passing: refused.
+        ("Jenkins is taking forever to load the job history.", True),
+        ("The nightly backfill should finish around 18:00.", True),
+        ("Pinged the vendor about the outage, will report back.", True),
+        ("The scan results just came in, forwarding them to the security lead.", True),
+        ("Triaging ticket 4411: login loop on the Android app.", True),
+        ("Thanks so much for covering my shift!", True),
+        ("the canteen pasta is actually decent today lol", True),
+        ("The user wants me to tidy up the README badges.", True),
+        # What stays true, with the same words: kept.
+        ("Consumer lag above 50k means the consumer is stuck; restarting the pod clears it.", False),
+        ("The ETL runs nightly, creating a snapshot of every table in the warehouse.", False),
+    ],
+)
+def test_a_slow_step_a_handover_or_a_passing_remark_is_refused_and_a_standing_fact_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

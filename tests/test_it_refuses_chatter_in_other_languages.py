@@ -48,6 +48,12 @@ from memoryhub.writes.noise import noise_reason
         "De planning is bijgewerkt voor morgen.",
         "Perfetto, grazie!",
         "Forse è colpa della cache? Non so.",
+        "Ich starte gerade den Server im 3. Stock neu.",
+        "Le colis vient d'arriver, je vérifie le contenu.",
+        "Nog geen antwoord van de verhuurder.",
+        "Zaraz sprawdzę i dam znać.",
+        "Väntar fortfarande på fakturan.",
+        "明日の会議室を予約しましょうか？",
     ],
 )
 def test_chatter_in_other_languages_is_refused(text):

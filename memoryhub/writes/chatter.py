@@ -145,7 +145,10 @@ _READOUT = re.compile(
     r"^\W*(?:a )?(?:quick |short )?(?:recap|summary) of (?:this|the|our|today'?s)\b|"
     r"\bon the last (?:\w+ )?attempts?\b|\.\.\.\s*\d+(?:\.\d+)?\s*%|^\W*quote [a-z]\s*:|"
     # A search's tally, time the session spent, a reading labelled as current.
-    r"^\W*found \d+ (?:matches|results|hits|occurrences|files|instances|references|usages|call ?sites|places)\b|"
+    r"^\W*found \d+ (?:matches|results|hits|occurrences|files|instances|references|usages|call ?sites|places|"
+    r"options|flights|hotels|candidates|listings|alerts|tickets|emails|duplicates)\b|\bso far\s*:|"
+    r"\bstep \d+k? (?:of|/) \d+k?\b|"
+    r"^\W*(?:explain(?: analyze)?|the (?:profiler|trace|flame ?graph|dashboard|monitor|graph)) shows\b|"
     r"^\W*spent (?:\d+|a few|ten|fifteen|twenty|thirty|forty|an|half an) (?:minutes|mins|hours|seconds|hour)\b|"
     r"^\W*current [\w\s-]{0,40}:\s*[\d$\u20ac\u00a3]|"
     # A count by its label, a plan's tally, an epoch or a page of many, a status code alone, an output's label.

@@ -33,7 +33,7 @@ _DIARY = re.compile(
     r"^\W*(?:"
     r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
     r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
-    r"(?:the user|the team|someone|\w+) (?:asked|told) me to\b|"
+    r"(?:the user|the team|someone|\w+) (?:asked|told|wants|would like|needs) me to\b|"
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
     r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
     r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
@@ -123,7 +123,8 @@ _GERUND_START = re.compile(
     r"^\W*(?:trying|running|testing|checking|looking|working|continuing|debugging|investigating|waiting|"
     r"retrying|rerunning|re-running|building|deploying|fixing|reviewing|committing|pushing|merging|refactoring|"
     r"updating|cleaning up|setting up|installing|wrapping up|verifying|thinking|filtering|uploading|downloading|"
-    r"exporting|importing|calling|searching|applying|reformatting)\b",
+    r"exporting|importing|calling|searching|applying|reformatting|triaging|printing|forwarding|scanning|"
+    r"generating|drafting|re-?checking)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -137,7 +138,8 @@ _STATUS = re.compile(
     r"currently \w+ing|working on it|almost done|nearly done|"
     r"task (?:completed|done|finished)|all (?:tests|checks) (?:pass|are green|passed)|no luck|"
     r"step \d+ (?:done|complete|finished)|made (?:some |good |a bit of |little )?progress|ready to "
-    r"(?:continue|start|go|proceed|begin)|(?:checking|verifying|seeing|testing) (?:whether|if)|"
+    r"(?:continue|start|go|proceed|begin)|"
+    r"(?:checking|verifying|seeing|testing|looking up|finding out|figuring out) (?:whether|if)|"
     r"(?:reviewing|checking|looking at) (?:pr|pull request|the pr|the diff|#)\S*)\b)|"
     r"^\W*the build is (?:green|red|passing|failing)(?: again)?\W*$",
     re.IGNORECASE,
@@ -208,7 +210,19 @@ _RIGHT_NOW = re.compile(
     r"\bis at \d+ (?:unread|open|items|tickets|messages|emails)\b|"
     # A step of the session after a comma: "..., restarting it", "..., triaging them one by one", "...; fixing."
     r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
-    r"fixing|restarting|tracking)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down))*\W*$",
+    r"fixing|restarting|tracking)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down))*\W*$|"
+    r",\s*(?:trying|forwarding|processing|printing|waiting|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
+    # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
+    r"\b(?:taking forever|lagging like crazy|is lagging|stuck (?:at|on) \d)|\bshortly\W*$|"
+    r"\bshould (?:finish|be done|land|arrive|be ready|be back) (?:around|by|at|in|shortly|soon)\b|"
+    r"\b(?:will (?:report back|update you|let you know|circle back|get back to you)|once i hear back)\b",
+    re.IGNORECASE,
+)
+# A turn said in passing: "the weather here is gorgeous today lol", "Thanks so much for jumping in!".
+_CASUAL = re.compile(
+    r"\b(?:lol|lmao|rofl|haha\w*)\W*$|^\W*thanks? (?:so much|a lot|a ton) for\b|"
+    r"^\W*that'?s (?:so )?(?:frustrating|annoying|rough|tough|a shame)\b|^\W*(?:a |my )?(?:first|rough|quick) "
+    r"(?:pass|draft|cut|stab) at\b",
     re.IGNORECASE,
 )
 _UNSURE = re.compile(r"\bnot (?:100% )?sure\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b", re.IGNORECASE)
@@ -296,9 +310,10 @@ def word_count(text: str) -> int:
 
 
 # A title or a Latin abbreviation ends with a dot and no sentence: "Your appointment with Dr. Patel is at 9:15".
-_TITLES = ("Dr.", "Mr.", "Ms.", "Mrs.", "Prof.", "St.", "vs.", "e.g.", "i.e.", "approx.")
+_TITLES = ("Dr.", "Mr.", "Ms.", "Mrs.", "Prof.", "St.", "vs.", "e.g.", "i.e.", "approx.", "ca.", "Nr.", "bzw.", "z.B.")
 _ABBREVIATION = "".join(rf"(?<!\b{re.escape(word)})" for word in _TITLES)
-_SENTENCE_END = re.compile(rf"(?<=[.!?]){_ABBREVIATION}\s+|\n+")
+# "im 2. Stock", "am 3. Mai": a German ordinal ends no sentence either.
+_SENTENCE_END = re.compile(rf"(?<=[.!?]){_ABBREVIATION}(?<!\s\d\.)(?<!\s\d\d\.)\s+|\n+")
 
 
 def _sentences(text: str) -> list[str]:
@@ -412,7 +427,7 @@ def _chatter(sentence: str) -> str | None:
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"
     if _RIGHT_NOW.search(sentence):
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"
-    if _ACK.match(sentence) and len(words(sentence)) <= 8:
+    if (_ACK.match(sentence) and len(words(sentence)) <= 8) or _CASUAL.search(sentence):
         return "it is an acknowledgement or greeting, not a fact"
     if _THINKING.match(sentence) or _UNSURE.search(sentence):
         return "it is thinking aloud, not a fact; store the conclusion once you have one"

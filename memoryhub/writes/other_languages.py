@@ -53,7 +53,8 @@ _GUESS = re.compile(
     r"talvez|misschien|ik denk dat|kanske|jag gissar|może|chyba|parece que)\b|"
     r"\b(?:no (?:lo )?sé|no estoy segur[oa]|nicht sicher|pas sûr|non ne sono sicur[oa]|não tenho certeza|geen idee|"
     r"niet zeker|jag är osäker|nie jestem pew(?:ien|na)|solo un'ipotesi|tylko przypuszczenie|à vérifier|non so|"
-    r"je ne sais pas|ich weiß (?:es )?nicht|não sei|weet ik niet|vet inte|nie wiem)\b",
+    r"je ne sais pas|ich weiß (?:es )?nicht|não sei|weet ik niet|vet inte|nie wiem|svårt att säga|schwer zu sagen|"
+    r"difícil de decir|difficile à dire|difficile dirlo|moeilijk te zeggen|trudno powiedzieć|difícil dizer)\b",
     _I,
 )
 # The step the agent takes now: a progressive form ("estoy compilando", "sto riavviando", "je suis en train de",
@@ -66,11 +67,18 @@ _NOW = re.compile(
     r"\b(?:en curso|in corso|pågår|w toku|läuft noch|draait nog|tournent encore|wciąż|ancora in corso|en este "
     r"momento|neste momento|in questo momento|op dit moment|im moment|en ce moment|just nu|ahora mismo|na razie)\b|"
     r"^\W*(?:un momento|un attimo|un instante|só um instante|einen moment|moment,|attends|even geduld|"
-    r"chwileczkę|vänta lite)\b|"
+    r"chwileczkę|vänta lite)(?!\w)|"
     r"^\W*(?:a continuación|lo siguiente|luego|después|em seguida|als nächstes|ensuite|poi|dopo|hierna|daarna|"
     r"sedan|następnie|potem)\b|^\W*(?:voy a|vou|je vais|ich werde|vado a|ik ga|jag ska)\b|"
     # The agent's step in the present, a word to say it will come back, still waiting for someone.
-    r"^\W*je (?:relance|vérifie|relis|regarde|lance|teste|cherche|prépare|m'occupe|passe à|corrige|mets à jour)\b|"
+    r"(?:^\W*|[,;]\s*)je (?:relance|vérifie|relis|regarde|lance|teste|cherche|prépare|m'occupe|passe à|corrige|"
+    r"mets à jour)\b|\bvient d'arriver\b|\bon verra\b|"
+    r"\bzo (?:terug|meteen)\b|^\W*nog geen (?:bevestiging|antwoord|reactie|nieuws)\b|^\W*nog even\b|"
+    r"\b(?:amanhã|mañana|demain|morgen|domani|jutro|i morgon)\s+(?:às|a las|à|um|alle|om|o|kl\.?)\s*\d|"
+    r"\b(?:quase a acabar|casi termino|presque fini|fast fertig|quasi finito|bijna klaar|nästan klar|prawie gotowe|"
+    r"só faltam)\b|\b(?:schon wieder|znowu|encore une fois|otra vez|di nuovo)\b|"
+    r"\bich (?:teste|probiere|schaue|versuche|checke) (?:mal|kurz)\b|\bte (?:lo|la|los|las) (?:mando|envío|paso)\b|"
+    r"\b(?:robię|zaraz|dam znać)\b|\bväntar (?:fortfarande )?på\b|"
     r"\bje reviens vers (?:toi|vous)\b|\b(?:est|sont) en cours\b|\ben cours d'\w+|\bj'attends\b|\ben attente d[ue]\b|"
     r"\b(?:schaue|schicke|mache|prüfe|teste|starte|melde mich)\b[^.]{0,30}\bgleich\b|\b(?:laufen|läuft) noch\b|"
     r"^\W*even (?:kijken|wachten|checken|geduld)\b|\b(?:loopt|lopen|draait|draaien) nog\b|"
@@ -85,7 +93,8 @@ _NOW = re.compile(
     r"(?![^.]*\b(?:19|20)\d\d\b)(?:\b(?:is|zijn) (?:net )?(?:bijgewerkt|aangepast|verstuurd|geüpload)\b|"
     r"\b(?:wurde|wurden|ist|sind) (?:gerade |eben )?(?:aktualisiert|angepasst|verschickt|hochgeladen|gepusht)\b|"
     r"\b(?:a|ont) été (?:mis à jour|envoyée?s?|poussée?s?|corrigée?s?)\b|"
-    r"\b(?:ha|han) sido (?:actualizad|enviad|subid|corregid)\w*|\bya está (?:subido|hecho|listo|enviado)\b|"
+    r"\b(?:ha|han) sido (?:actualizad|enviad|subid|corregid)\w*|"
+    r"\bya está (?:subido|hecho|listo|enviado|actualizad[oa])\b|"
     r"\bfoi (?:atualizad|enviad|corrigid)\w*|\b(?:è|sono) stat[oaie] (?:aggiornat|inviat|caricat|corrett)\w*)",
     _I,
 )
@@ -101,12 +110,12 @@ _DONE = re.compile(
     r"(?:atualizei|corrigi|adicionei|subi|reiniciei|revisei|testei|executei|limpei|fiz (?:o|um) (?:push|commit|"
     r"deploy|merge|rebase))|"
     r"(?:ho|abbiamo) (?:\w+ )?(?:aggiornato|corretto|aggiunto|caricato|riavviato|controllato|verificato|testato|"
-    r"sistemato|pushato|eseguito|ripulito|rigenerato)|"
+    r"sistemato|pushato|eseguito|ripulito|rigenerato|mandato|inviato|spedito)|"
     r"(?:ich habe|ich hab|hab|wir haben)\b[^.]{0,60}\b(?:aktualisiert|behoben|korrigiert|hinzugefügt|gepusht|"
-    r"angepasst|neu gestartet|"
+    r"angepasst|neu gestartet|weitergeleitet|geschickt|verschickt|gesendet|"
     r"geprüft|überprüft|getestet|committet|gemergt|aufgeräumt|ausgeführt)|"
     r"(?:ik heb|we hebben)\b[^.]{0,60}\b(?:bijgewerkt|opgelost|gecorrigeerd|toegevoegd|gepusht|herstart|gecontroleerd|"
-    r"getest|gecommit|gemerged|opgeschoond|uitgevoerd)|"
+    r"getest|gecommit|gemerged|opgeschoond|uitgevoerd|ingescand|doorgestuurd|verstuurd|gestuurd)|"
     r"(?:jag har|vi har) (?:\w+ )?(?:uppdaterat|fixat|rättat|lagt till|pushat|startat om|kontrollerat|testat|kört)|"
     r"(?:zaktualizował|poprawił|dodał|wypchnął|wypchnęł|zrestartował|sprawdził|przetestował|uruchomił)(?:em|am|am)"
     r")\b",
@@ -136,7 +145,7 @@ _JA_ACK = re.compile(
     r"^\W*(?:了解(?:しました|です)?|承知(?:しました|いたしました)|かしこまりました|ありがとう|すみません|申し訳|お疲れ|"
     r"おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました"
 )
-_JA_THINKING = re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか")
+_JA_THINKING = re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか")
 _JA_STEP = re.compile(
     r"^\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|(?:してい|調べてい|見てい|"
     r"開いてい|待ってい)ます。?$|(?:確認|検討|対応)します。?$|まだ[^。]*(?:待ち|です|ません)|要約すると|まとめると"

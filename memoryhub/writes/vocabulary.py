@@ -17,12 +17,13 @@ _DONE_WORDS = (
     r"worked on|fixed|refactored|implemented|updated|ran|finished|completed|pushed|reviewed|wrote|cleaned up|"
     r"looked at|investigated|debugged|tested|tried|merged|opened|closed|resolved|applied|rewrote|rebased|re-?ran|"
     r"restarted|rebuilt|reloaded|redeployed|kicked off|regenerated|committed|reverted|patched|tweaked|cleaned|"
-    r"reproduced|confirmed|verified|checked out|pulled|flashed|"
+    r"reproduced|confirmed|verified|checked out|pulled|flashed|replied to|responded to|wrote back|escalated to|"
     # Participles that also name things ("Fetched data is cached", "Sent emails are archived"): a step only with
     # what they acted on after them ("Fetched 500 records", "Sent the invite").
     r"(?:fetched|uploaded|submitted|requested|saved|sent|converted|reformatted|reinstalled|cleared|purged|retried|"
     r"profiled|benchmarked|scanned|searched|skimmed|booked|downloaded|transferred|reordered|generated|drafted|counted|"
-    r"flagged|reserved|exported|printed|emailed|texted|ordered|filed|acknowledged|escalated|triaged)(?=\s+(?:the|a|an|all|my|your|our|it|them|some|\d+|two|three|four|five|six|several|both)\b)"
+    r"flagged|reserved|exported|printed|emailed|texted|ordered|filed|acknowledged|escalated|triaged|tagged|"
+    r"killed|forwarded)(?=\s+(?:the|a|an|all|my|your|our|it|them|some|\d+|two|three|four|five|six|several|both)\b)"
 )
 _CHANGE_WORDS = (
     r"moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|extracted|wired|"
