@@ -88,16 +88,21 @@ _NOW = re.compile(
     r"\bti (?:faccio sapere|aggiorno)\b|\bin attesa d[ie]\b|"
     r"\b(?:todavía|aún) no ha (?:llegado|respondido|contestado|confirmado)\b|"
     r"\bainda não (?:chegou|respondeu|confirmou)\b|\bnon ha ancora (?:risposto|confermato)\b|"
-    r"\bpas encore (?:répondu|confirmé|arrivé)\b|"
-    # Work reported done in the passive, undated: "De lijst is bijgewerkt", "Ya está subido", "Foi atualizado".
-    r"(?![^.]*\b(?:19|20)\d\d\b)(?:\b(?:is|zijn) (?:net )?(?:bijgewerkt|aangepast|verstuurd|geüpload)\b|"
+    r"\bpas encore (?:répondu|confirmé|arrivé)\b",
+    _I,
+)
+# Work reported done in the passive, undated: "De lijst is bijgewerkt", "Ya está subido", "Foi atualizado". ("Die
+# Preise wurden 2023 angepasst" is a fact: `_YEAR`.)
+_PASSIVE_DONE = re.compile(
+    r"\b(?:is|zijn) (?:net )?(?:bijgewerkt|aangepast|verstuurd|geüpload)\b|"
     r"\b(?:wurde|wurden|ist|sind) (?:gerade |eben )?(?:aktualisiert|angepasst|verschickt|hochgeladen|gepusht)\b|"
     r"\b(?:a|ont) été (?:mis à jour|envoyée?s?|poussée?s?|corrigée?s?)\b|"
     r"\b(?:ha|han) sido (?:actualizad|enviad|subid|corregid)\w*|"
     r"\bya está (?:subido|hecho|listo|enviado|actualizad[oa])\b|"
-    r"\bfoi (?:atualizad|enviad|corrigid)\w*|\b(?:è|sono) stat[oaie] (?:aggiornat|inviat|caricat|corrett)\w*)",
+    r"\bfoi (?:atualizad|enviad|corrigid)\w*|\b(?:è|sono) stat[oaie] (?:aggiornat|inviat|caricat|corrett)\w*",
     _I,
 )
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # The agent's own step, reported done in the first person: "J'ai corrigé la faute de frappe", "He actualizado el
 # archivo", "Atualizei as dependências", "Ho riavviato il server", "Ich habe den Branch gepusht". Only the verbs of a
 # session's errands: "He cambiado de trabajo" or "Ich bin nach Berlin gezogen" is a person's fact.
@@ -181,5 +186,7 @@ def chatter_in_other_languages(sentence: str) -> str | None:
     if _OFFER_WORDS.search(sentence):
         return _OFFER
     if _NOW.search(sentence) or _DONE.match(sentence):
+        return _STEP
+    if _PASSIVE_DONE.search(sentence) and not _YEAR.search(sentence):
         return _STEP
     return None
