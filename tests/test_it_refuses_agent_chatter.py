@@ -300,3 +300,16 @@ def test_what_is_under_way_or_awaited_is_refused_and_a_standing_fact_is_kept(tex
 )
 def test_a_slow_step_a_handover_or_a_passing_remark_is_refused_and_a_standing_fact_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # A fact between two turns of the session: kept, as is a note under a label of two words.
+        ("Thanks! The API listens on 8080. Let me know if you need more.", False),
+        ("return window: 30 days from delivery", False),
+        ("ssh bastion: bastion.prod.example.io, port 2222", False),
+    ],
+)
+def test_a_fact_between_two_turns_or_under_a_label_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -1,5 +1,5 @@
-"""Chatter in German, Spanish, French, Portuguese, Italian, Dutch, Swedish, Polish and Japanese is refused as it is
-in English, and facts in those languages are kept, however they open."""
+"""Chatter in German, Spanish, French, Portuguese, Italian, Dutch, Swedish, Polish, Turkish, Japanese, Korean, Russian
+and Chinese is refused as it is in English, and facts in those languages are kept, however they open."""
 
 from __future__ import annotations
 
@@ -54,6 +54,11 @@ from memoryhub.writes.noise import noise_reason
         "Zaraz sprawdzę i dam znać.",
         "Väntar fortfarande på fakturan.",
         "明日の会議室を予約しましょうか？",
+        # Korean, Russian, Chinese and Turkish turns.
+        "네, 지금 바로 로그 확인해볼게요.",
+        "Сейчас перезапускаю сервер, подождите минуту.",
+        "好的，我先看一下这个问题。",
+        "Testler hâlâ çalışıyor, bitince haber veririm.",
     ],
 )
 def test_chatter_in_other_languages_is_refused(text):
@@ -80,6 +85,10 @@ def test_chatter_in_other_languages_is_refused(text):
         "Die Preise wurden 2023 angepasst; alte Angebote gelten bis Jahresende.",
         "El cliente todavía usa Windows 7 en la recepción.",
         "Le serveur de build est en salle B, armoire 3.",
+        "배포는 항상 화요일 오전에 합니다.",
+        "Мы всегда деплоим по вторникам.",
+        "我们每周五下午发布新版本。",
+        "Müşteri verileri asla test ortamına kopyalanmaz.",
     ],
 )
 def test_facts_in_other_languages_are_kept(text):

@@ -58,6 +58,9 @@ _LISTED = re.compile(
     r"^\s*- [a-z_][\w.-]*:\s+[^\s.][^.]*[^.]$"  # a YAML key in a list
 )
 _NOTE = re.compile(r"^[-*\u2022] \S")
+# A note under a label of two or more words ("return window: 30 days", "ssh bastion: bastion.prod.acme.io, port
+# 2222") is a fact, whatever its first word is in some language (`return`, `ssh`); a YAML key has no space.
+_LABELLED = re.compile(r"^\s*[A-Za-z][A-Za-z]* [A-Za-z][A-Za-z ]{0,30}:\s+[^\s=(){};]")
 _INTRO = re.compile(r"^[^\n]{0,60}:\s*$")  # "Here's the updated function:", "Updated code:"
 
 
@@ -86,6 +89,7 @@ def _pasted_code(text: str) -> bool:
     return bool(lines) and all(
         (_CODE_LINE.search(line) or (not notes and _LISTED.search(line)) or (yaml and _YAML_PAIR.match(line)))
         and not _PROSE.match(line)
+        and not _LABELLED.match(line)
         for line in lines
     )
 
@@ -388,5 +392,8 @@ def agent_chatter(text: str, *, durable: bool, judge: Callable[[str], str | None
         return None
     if len(_MARKS.findall(text)) >= 2:
         return _STATUS
+    # Every sentence: a fact between two turns of the session ("Thanks! The API listens on 8080. Let me know if you
+    # need more.") is kept; reading a turn by how it opens and closes refused 25 more chatter on the development
+    # sets and would lose that fact.
     reasons = [_sentence_chatter(s, judge) for s in sentences(text)]
     return reasons[0] if reasons and all(reasons) else None

@@ -124,7 +124,7 @@ _GERUND_START = re.compile(
     r"retrying|rerunning|re-running|building|deploying|fixing|reviewing|committing|pushing|merging|refactoring|"
     r"updating|cleaning up|setting up|installing|wrapping up|verifying|thinking|filtering|uploading|downloading|"
     r"exporting|importing|calling|searching|applying|reformatting|triaging|printing|forwarding|scanning|"
-    r"generating|drafting|re-?checking)\b",
+    r"generating|drafting|re-?checking|fetching|pulling|syncing|ramping)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -213,7 +213,9 @@ _RIGHT_NOW = re.compile(
     r"fixing|restarting|tracking)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down))*\W*$|"
     r",\s*(?:trying|forwarding|processing|printing|waiting|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
     # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
-    r"\b(?:taking forever|lagging like crazy|is lagging|stuck (?:at|on) \d)|\bshortly\W*$|"
+    r"\b(?:taking forever|lagging like crazy|is lagging|stuck (?:at|on) \d|(?:is|are) ramping up)|\bshortly\W*$|"
+    r"\bongoing\W*$|^\W*(?:lint|tests?|build|ci|typecheck|mypy|ruff|eslint)\s+(?:ok|green|red|clean)\b|"
+    r"^\W*note to self\s*:\s*(?:check|look|ask|call|try|remember to)\b|^\W*timer set\b|"
     r"\bshould (?:finish|be done|land|arrive|be ready|be back) (?:around|by|at|in|shortly|soon)\b|"
     r"\b(?:will (?:report back|update you|let you know|circle back|get back to you)|once i hear back)\b",
     re.IGNORECASE,

@@ -1,5 +1,5 @@
 """Chatter in the languages agents and people most often write to the store in besides English: German, Spanish,
-French, Portuguese, Italian, Dutch, Swedish, Polish and Japanese.
+French, Portuguese, Italian, Dutch, Swedish, Polish and Turkish, and in Japanese, Korean, Russian and Chinese.
 
 The English rules (`noise`, `chatter`) read sentence shapes; these read the few words by which a turn of a conversation
 gives itself away in each language: a greeting, thanks or an apology, a guess said to be one, the step the agent takes
@@ -11,9 +11,9 @@ not read here. Designed on bench/data/dev11_chatter.json (half of it in these la
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 _I = re.IGNORECASE
-_JAPANESE = re.compile(r"[\u3040-\u30ff]")  # kana: Japanese, not Chinese
 
 # Marks each reason given here: the chatter head reads the bundled English model's vectors and cannot overturn them.
 READ_BY_ITS_WORDS = "known by its words"
@@ -31,7 +31,8 @@ _OUTPUT = f"it is command output, not a fact ({READ_BY_ITS_WORDS}); store what t
 _LASTING = re.compile(
     r"\b(?:siempre|nunca|porque|immer|niemals|weil|muss|toujours|jamais|parce que|doit|sempre|"
     r"mai|perché|deve|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
-    r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz)\b",
+    r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz|"
+    r"her zaman|asla|çünkü|mutlaka)\b",
     _I,
 )
 # Greetings, thanks, apologies, "you're welcome", goodbyes: a whole short turn.
@@ -43,7 +44,8 @@ _COURTESY = re.compile(
     r"entschuldigung|désolée?|scusa|scusi|desculp[ae]|förlåt|przepraszam|hasta luego|bonne (?:soirée|journée)|"
     r"buona (?:serata|giornata)|tot ziens|fijne dag|boa noite|tschüss|listo|erledigt|c'est fait|fatto|feito|klaar|"
     r"klart|gotowe|perfetto|perfecto|parfait|perfeito|perfekt|super|génial|genial|qué buena|me alegro|que bom|"
-    r"wat een mooie|wat leuk|toll|klasse|świetnie|ça marche|va bene|de acuerdo|vale|okej|oké|prima)\b",
+    r"wat een mooie|wat leuk|toll|klasse|świetnie|ça marche|va bene|de acuerdo|vale|okej|oké|prima|teşekkür\w*|"
+    r"sağ ol|tamam|kusura bakma\w*|c'est noté)\b",
     _I,
 )
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
@@ -78,7 +80,9 @@ _NOW = re.compile(
     r"\b(?:quase a acabar|casi termino|presque fini|fast fertig|quasi finito|bijna klaar|nästan klar|prawie gotowe|"
     r"só faltam)\b|\b(?:schon wieder|znowu|encore une fois|otra vez|di nuovo)\b|"
     r"\bich (?:teste|probiere|schaue|versuche|checke) (?:mal|kurz)\b|\bte (?:lo|la|los|las) (?:mando|envío|paso)\b|"
-    r"\b(?:robię|zaraz|dam znać)\b|\bväntar (?:fortfarande )?på\b|"
+    r"\b(?:robię|zaraz|dam znać)\b|\bväntar (?:fortfarande )?på\b|\b(?:hâlâ|şu an|birazdan|haber veririm|"
+    r"tekrar deneyeceğim|bakıyorum)\b|\bletar fortfarande\b|\bstehe gerade\b|"
+    r"^\W*(?:[\w-]+ ){0,2}(?:gestartet|erledigt|hochgeladen|verschickt|abgeschlossen)\W*$|"
     r"\bje reviens vers (?:toi|vous)\b|\b(?:est|sont) en cours\b|\ben cours d'\w+|\bj'attends\b|\ben attente d[ue]\b|"
     r"\b(?:schaue|schicke|mache|prüfe|teste|starte|melde mich)\b[^.]{0,30}\bgleich\b|\b(?:laufen|läuft) noch\b|"
     r"^\W*even (?:kijken|wachten|checken|geduld)\b|\b(?:loopt|lopen|draait|draaien) nog\b|"
@@ -141,38 +145,77 @@ _OUTPUT_LABEL = re.compile(
 )
 
 
-# Japanese: a turn's courtesy ("了解しました", "少々お待ちください"), a guess ("たぶん", "かもしれません"), the step
-# now or next ("今から", "次は", "作成中です", "調べています"), still waiting ("まだ返事待ち"), a summary
-# ("要約すると"). A fact's marks keep it: every (毎), always (必ず, いつも), because (ので, ため), a rule's
-# ending (こと).
-_JA_LASTING = re.compile(r"毎|必ず|いつも|絶対|ので|ため|こと。?$|禁止|べき")
-_JA_ACK = re.compile(
-    r"^\W*(?:了解(?:しました|です)?|承知(?:しました|いたしました)|かしこまりました|ありがとう|すみません|申し訳|お疲れ|"
-    r"おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました"
-)
-_JA_THINKING = re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか")
-_JA_STEP = re.compile(
-    r"^\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|(?:してい|調べてい|見てい|"
-    r"開いてい|待ってい)ます。?$|(?:確認|検討|対応)します。?$|まだ[^。]*(?:待ち|です|ません)|要約すると|まとめると"
-)
+@dataclass(frozen=True)
+class _Script:
+    """How a turn gives itself away in a language written in its own script, read over the whole text (these
+    scripts end a sentence with no space after it): a fact's marks keep it whatever else it holds."""
 
+    letters: re.Pattern[str]  # the script's own letters: the text is in this language
+    lasting: re.Pattern[str]  # every, always, never, because, must
+    ack: re.Pattern[str]  # courtesy, thanks, apologies, "please wait"
+    thinking: re.Pattern[str]  # a guess said to be one
+    step: re.Pattern[str]  # the step now or next, still waiting, a summary
 
-def _japanese_chatter(sentence: str) -> str | None:
-    if _JA_LASTING.search(sentence):
+    def chatter(self, text: str) -> str | None:
+        if self.lasting.search(text):
+            return None
+        if self.ack.search(text):
+            return _ACK
+        if self.thinking.search(text):
+            return _THINKING
+        if self.step.search(text):
+            return _STEP
         return None
-    if _JA_ACK.search(sentence):
-        return _ACK
-    if _JA_THINKING.search(sentence):
-        return _THINKING
-    if _JA_STEP.search(sentence):
-        return _STEP
-    return None
+
+
+_SCRIPTS = (
+    # Japanese (kana): "了解しました", "少々お待ちください", "たぶん", "今から", "次は", "作成中です", "まだ返事待ち".
+    _Script(
+        letters=re.compile(r"[\u3040-\u30ff]"),
+        lasting=re.compile(r"毎|必ず|いつも|絶対|ので|ため|こと。?$|禁止|べき"),
+        ack=re.compile(
+            r"^\W*(?:了解(?:しました|です)?|承知(?:しました|いたしました)|かしこまりました|ありがとう|すみません|申し訳|"
+            r"お疲れ|おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました"
+        ),
+        thinking=re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか"),
+        step=re.compile(
+            r"(?:^|。)\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|"
+            r"(?:してい|調べてい|見てい|開いてい|待ってい)ます。?$|(?:確認|検討|対応)します。?$|まだ[^。]*(?:待ち|です|ません)|"
+            r"要約すると|まとめると|ているところ"
+        ),
+    ),
+    # Korean (Hangul): "네, 지금 바로 확인해볼게요", "조금만 기다려 주세요", "아직 답이 없어요".
+    _Script(
+        letters=re.compile(r"[\uac00-\ud7af]"),
+        lasting=re.compile(r"항상|반드시|매주|매일|매달|매년|때문에|절대|금지|해야 합니다"),
+        ack=re.compile(r"^\W*(?:네|넵|알겠습니다|감사합니다|고마워요|죄송합니다)\b|기다려 주세요"),
+        thinking=re.compile(r"아마|것 같아요|모르겠어요"),
+        step=re.compile(r"지금|볼게요|할게요|을게요|드릴게요|하고 있어요|아직"),
+    ),
+    # Russian (Cyrillic): "Сейчас пересобираю контейнер", "подождите", "до сих пор падает", "Хорошо, сделаю".
+    _Script(
+        letters=re.compile(r"[\u0400-\u04ff]"),
+        lasting=re.compile(r"всегда|никогда|кажд|потому что|нельзя|обязательно|должн", re.IGNORECASE),
+        ack=re.compile(r"^\W*(?:спасибо|хорошо|ок|ладно|понял|поняла|отлично|извините|простите)\b", re.IGNORECASE),
+        thinking=re.compile(r"\b(?:может быть|наверное|кажется|не уверен)", re.IGNORECASE),
+        step=re.compile(r"\b(?:сейчас|подождите|до сих пор|смотрю|пришлю|ещё не|еще не|проверяю)", re.IGNORECASE),
+    ),
+    # Chinese (ideographs, no kana): "好的，我先看一下", "我正在比较", "稍后发给你".
+    _Script(
+        letters=re.compile(r"[\u4e00-\u9fff]"),
+        lasting=re.compile(r"总是|必须|每|因为|不要|永远|禁止|一定要"),
+        ack=re.compile(r"^\W*(?:好的|好|谢谢|收到|明白|没问题|不客气|抱歉|对不起)"),
+        thinking=re.compile(r"可能|也许|大概|不确定"),
+        step=re.compile(r"我先|正在|稍后|等一下|马上|一下"),
+    ),
+)
 
 
 def chatter_in_other_languages(sentence: str) -> str | None:
     """Why one sentence in one of these languages is chatter, or None."""
-    if _JAPANESE.search(sentence):
-        return _japanese_chatter(sentence)
+    for script in _SCRIPTS:  # the first script whose letters the text holds (kana before the ideographs they share)
+        if script.letters.search(sentence):
+            return script.chatter(sentence)
     if _LASTING.search(sentence):
         return None
     if _SUMMARY.match(sentence):
