@@ -313,3 +313,22 @@ def test_a_slow_step_a_handover_or_a_passing_remark_is_refused_and_a_standing_fa
 )
 def test_a_fact_between_two_turns_or_under_a_label_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # An estimate of the wait, a doubt said plainly, the user's words passed on, a greeting: refused.
+        ("Running the migration dry-run now, should take about five minutes.", True),
+        ("I don't know yet whether the cache is shared between workers; need to check.", True),
+        ("The user says hi and thanks for the quick fix.", True),
+        ("Happy birthday to your eldest! 🎂", True),
+        ("Your taxi is 6 minutes away.", True),
+        # A rule with "don't", a lesson learned the hard way, a settled choice: kept.
+        ("Don't run the seed script against staging; it wipes the fixtures.", False),
+        ("Learned the hard way: `docker system prune -a` also deletes the build cache.", False),
+        ("We're settled on pnpm for every frontend repo, that's final.", False),
+    ],
+)
+def test_a_wait_a_doubt_or_a_greeting_is_refused_and_a_settled_rule_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -161,7 +161,8 @@ _READOUT = re.compile(
     r"\b(?:page|file|item|row|chapter|slide|record) \d+ (?:of|/) \d+\b|"
     r"^\W*\d{3} (?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))*(?: again)?\W*(?:hmm\W*)?$|"
     r"^\W*(?:[\w-]+ ){0,2}output\s*:|\b(?:done|finished) in \d+(?:\.\d+)?\s?(?:s|ms|min|m)\b|"
-    r"\b(?:confirmation|approval|review|response|reply|payment) pending\b",
+    r"\b(?:confirmation|approval|review|response|reply|payment) pending\b|^\W*exit code \d+|"
+    r"[+]\d+ [\u2212-]\d+ across \d+ files?\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # A sentence that points at the conversation it is said in ("this time", "during this run", "the demo you asked for",

@@ -34,6 +34,8 @@ _DIARY = re.compile(
     r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
     r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
     r"(?:the user|the team|someone|\w+) (?:asked|told|wants|would like|needs) me to\b|"
+    r"(?:the )?(?:user|customer)(?: on [\w #]+)? (?:wants to know|says (?:hi|thanks)|pasted|is asking|asks whether)\b|"
+    r"\w+ log for today\s*:|restating what you said\b|"
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
     r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
     r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
@@ -214,7 +216,12 @@ _RIGHT_NOW = re.compile(
     r",\s*(?:trying|forwarding|processing|printing|waiting|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
     # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
     r"\b(?:taking forever|lagging like crazy|is lagging|stuck (?:at|on) \d|(?:is|are) ramping up)|\bshortly\W*$|"
-    r"\bongoing\W*$|^\W*(?:lint|tests?|build|ci|typecheck|mypy|ruff|eslint)\s+(?:ok|green|red|clean)\b|"
+    r"\bshould take (?:about |around |roughly )?(?:\w+ )?(?:minutes?|hours?|seconds?|a while)\b|\bafter lunch\W*$|"
+    r"\b\d+ (?:minutes?|mins?) away\b|^\W*(?:reminder|alarm) set\b|"
+    r"\b(?:is|are) (?:still )?(?:booting|rebooting|starting up|spinning up|warming up)\W*$|"
+    r"\b(?:got|was|is) (?:cancel+ed|postponed|rescheduled) (?:today|tonight|this (?:morning|afternoon|week))\b|"
+    r"\b(?:today|this morning|this afternoon|tonight)\b[^.]{0,40}\b(?:was|is|shows|reads|showed) (?:about |around )?"
+    r"\d|\bongoing\W*$|^\W*(?:lint|tests?|build|ci|typecheck|mypy|ruff|eslint)\s+(?:ok|green|red|clean)\b|"
     r"^\W*note to self\s*:\s*(?:check|look|ask|call|try|remember to)\b|^\W*timer set\b|"
     r"\bshould (?:finish|be done|land|arrive|be ready|be back) (?:around|by|at|in|shortly|soon)\b|"
     r"\b(?:will (?:report back|update you|let you know|circle back|get back to you)|once i hear back)\b",
@@ -223,11 +230,16 @@ _RIGHT_NOW = re.compile(
 # A turn said in passing: "the weather here is gorgeous today lol", "Thanks so much for jumping in!".
 _CASUAL = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*)\W*$|^\W*thanks? (?:so much|a lot|a ton) for\b|"
+    r"^\W*(?:happy birthday|congrat\w*|ahh?,? such a)\b|"
     r"^\W*that'?s (?:so )?(?:frustrating|annoying|rough|tough|a shame)\b|^\W*(?:a |my )?(?:first|rough|quick) "
     r"(?:pass|draft|cut|stab) at\b",
     re.IGNORECASE,
 )
-_UNSURE = re.compile(r"\bnot (?:100% )?sure\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b", re.IGNORECASE)
+_UNSURE = re.compile(
+    r"\bnot (?:100% )?sure\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b|\bidk\b|"
+    r"\b(?:don't|do not) know (?:yet )?(?:whether|if)\b|^\W*(?:odd|weird|strange|curious|huh)\W*$",
+    re.IGNORECASE,
+)
 _PLAN = re.compile(
     r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
     r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish|call|"
@@ -242,7 +254,9 @@ _QUESTION_START = re.compile(
 )
 # A text that states something durable keeps its place even when it starts like chatter.
 _DURABLE_SIGNAL = re.compile(
-    r"\b(?:because|so that|(?<!say )otherwise|never|always|must|instead of|rather than|do not|don't|prefer|prefers|"
+    # "don't" gives a rule ("don't force-push"), not a doubt ("I don't know yet whether the retries are idempotent").
+    r"\b(?:because|so that|(?<!say )otherwise|never|always|must|instead of|rather than|"
+    r"(?:do not|don't)(?!\s+(?:know|see|think|remember)\b)|prefer|prefers|the hard way|settled on|(?:that's|is) final|"
     r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on)|"
     r"for future (?:reference|sessions?)|going forward|from now on|"
     # A stated taste is a preference, not narration: "I like short commit messages".

@@ -45,7 +45,7 @@ _COURTESY = re.compile(
     r"buona (?:serata|giornata)|tot ziens|fijne dag|boa noite|tschüss|listo|erledigt|c'est fait|fatto|feito|klaar|"
     r"klart|gotowe|perfetto|perfecto|parfait|perfeito|perfekt|super|génial|genial|qué buena|me alegro|que bom|"
     r"wat een mooie|wat leuk|toll|klasse|świetnie|ça marche|va bene|de acuerdo|vale|okej|oké|prima|teşekkür\w*|"
-    r"sağ ol|tamam|kusura bakma\w*|c'est noté)\b",
+    r"sağ ol|tamam|kusura bakma\w*|c'est noté|qué bien|voilà)\b",
     _I,
 )
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
@@ -81,7 +81,9 @@ _NOW = re.compile(
     r"só faltam)\b|\b(?:schon wieder|znowu|encore une fois|otra vez|di nuovo)\b|"
     r"\bich (?:teste|probiere|schaue|versuche|checke) (?:mal|kurz)\b|\bte (?:lo|la|los|las) (?:mando|envío|paso)\b|"
     r"\b(?:robię|zaraz|dam znać)\b|\bväntar (?:fortfarande )?på\b|\b(?:hâlâ|şu an|birazdan|haber veririm|"
-    r"tekrar deneyeceğim|bakıyorum)\b|\bletar fortfarande\b|\bstehe gerade\b|"
+    r"tekrar deneyeceğim|bakıyorum)\b|\bletar fortfarande\b|\bstehe gerade\b|\b(?:sto ancora|aspettando)\b|"
+    r"\b(?:dans un instant|tout à l'heure|on attend|je vous envoie|je t'envoie)\b|\bstraks\b|\bestou a ver\b|"
+    r"\b(?:warte noch|ich warte)\b|"
     r"^\W*(?:[\w-]+ ){0,2}(?:gestartet|erledigt|hochgeladen|verschickt|abgeschlossen)\W*$|"
     r"\bje reviens vers (?:toi|vous)\b|\b(?:est|sont) en cours\b|\ben cours d'\w+|\bj'attends\b|\ben attente d[ue]\b|"
     r"\b(?:schaue|schicke|mache|prüfe|teste|starte|melde mich)\b[^.]{0,30}\bgleich\b|\b(?:laufen|läuft) noch\b|"
