@@ -213,8 +213,22 @@ _SCRIPTS = (
 )
 
 
+# Words only English uses among these languages: a sentence in plain ASCII holding two of them is English, and the
+# English rules judge it (these patterns cost more than the rest of the noise rules together on English text).
+_ENGLISH = frozenset(
+    "the and of you this that with are have has i'm i'll i've it's don't we're what which would should could been "
+    "their there they them your from".split()
+)
+
+
+def _english(sentence: str) -> bool:
+    return sentence.isascii() and len(_ENGLISH.intersection(sentence.lower().split())) >= 2
+
+
 def chatter_in_other_languages(sentence: str) -> str | None:
     """Why one sentence in one of these languages is chatter, or None."""
+    if _english(sentence):
+        return None
     for script in _SCRIPTS:  # the first script whose letters the text holds (kana before the ideographs they share)
         if script.letters.search(sentence):
             return script.chatter(sentence)
