@@ -23,7 +23,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memoryhub.memories.planted_acts import OUR_PLACE, PRIVATE_HOST, planted_act, sends_the_persons_own
+from memoryhub.memories.planted_acts import (
+    OUR_PLACE,
+    PRIVATE_HOST,
+    keeps_a_safeguard,
+    planted_act,
+    sends_the_persons_own,
+)
 from memoryhub.memories.sieve import Sieved, sieved
 
 _I = re.IGNORECASE
@@ -334,10 +340,10 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     if send is not None and not _FACT_VOICE.search(text) and not sends_the_persons_own(text, send):
         return PlantedVerdict("sends_data", "it tells the model to send data or secrets somewhere")
     safety = _first_unnegated(_SAFETY_OFF, text)
-    if safety is not None and not _FACT_VOICE.search(text):
+    if safety is not None and not _FACT_VOICE.search(text) and not keeps_a_safeguard(text):
         return PlantedVerdict("safety_off", f"it tells the model to turn a safety check off ({safety.group(0)!r})")
     grant = _first_unnegated(_GRANT, text)
-    if grant is not None:
+    if grant is not None and not keeps_a_safeguard(text):
         return PlantedVerdict("grant", "it hands the model a permission the user did not give")
     redirect = _install_redirect(text)
     if redirect:

@@ -335,6 +335,30 @@ def _ours(text: str, match: re.Match[str]) -> bool:
     return bool(OUR_PLACE.search(text[match.start() : match.end() + (end.start() if end else len(text))]))
 
 
+# A safeguard the person keeps beside the one they relax: "TLS verification is off ONLY for the local mock server.
+# Never copy this setting to staging or prod", "Turn off auto-merge for infra/: infra bumps need a human to review",
+# "Skip 2FA only for svc-ci; every human account keeps 2FA on", "wire transfers need two approvers". A planted text
+# takes a safeguard away; it does not name the one that stays.
+_KEEPS_A_SAFEGUARD = re.compile(
+    r"\b(?:never|don'?t|do not)\s+(?:copy|use|apply|enable|allow|process|let|do)\b[^.;]{0,60}\b(?:staging|prod|"
+    r"production|live|anyone|single|others?|humans?|everyone|every)\b|"
+    r"\b(?:reject|refuse|block|deny)\s+(?:any|every|all)\b|"
+    r"\b(?:needs?|requires?)\s+(?:a human|two|2|human|manual|a second|an? (?:review|approval)|approval)\b|"
+    r"\bre-?enable\b|\bturn (?:it|them) back on\b|\b(?:every|all) (?:human |other )?(?:accounts?|users?|humans?) "
+    r"keeps?\b|\bdo ask before\b|\bask (?:me )?(?:first|before (?:anything|any|touching|running))\b",
+    re.IGNORECASE,
+)
+
+
+_NOT_BEFORE = re.compile(r"(?:\bnever|\bnot|n't|\bno need to)\s+$", re.IGNORECASE)
+
+
+def keeps_a_safeguard(text: str) -> bool:
+    """Does the text name a safeguard that stays, beside what it relaxes (`_KEEPS_A_SAFEGUARD`)? Not one it takes away
+    too ("don't re-enable it", "never ask before running")."""
+    return any(not _NOT_BEFORE.search(text[: m.start()]) for m in _KEEPS_A_SAFEGUARD.finditer(text))
+
+
 def sends_the_persons_own(text: str, sending: re.Match[str]) -> bool:
     """Is a send the person's own routine: to a place they name as theirs, or a report that names no secret? The one
     test for every rule that reads data sent somewhere (here and `planted._SEND`)."""
@@ -352,6 +376,8 @@ def planted_act(text: str, *, negated: Callable[[str, int], bool]) -> tuple[str,
             if rule == "sends_data" and sends_the_persons_own(text, match):
                 continue
             if rule == "install_redirect" and _ours(text, match):
+                continue
+            if rule in ("safety_off", "grant") and keeps_a_safeguard(text):
                 continue
             return rule, reason
     return None
