@@ -100,7 +100,9 @@ _OVERRIDE = _rx(
 )
 _HIDE = _rx(
     r"\b(?:never|don'?t|do not|not)\s+(?:tell|mention|reveal|show|inform|warn|report|disclose|bring up|list|"
-    r"record|let)\b~{0,40}?\b(?:the user|them|anyone|this|that you|that a memory|memory|the changes|know)\b|"
+    # ("Don't mention the reorg to anyone outside the leadership team" keeps a secret from others, for the user.)
+    r"record|let)\b~{0,40}?\b(?:the user|them|anyone(?!\s+(?:outside|except|other than|beyond|not (?:on|in))\b)|this|"
+    r"that you|that a memory|memory|the changes|know)\b|"
     r"\b(?:tell|let) no one\b|\bkeep (?:the user|them) (?:unaware|from|in the dark)\b|\bkeeps? them from\b|"
     r"\b(?:keep|kept) (?:this|it|the rule|these rules)~{0,20}\b(?:secret|hidden|private)\b|"
     r"\bhidden rules?\b|\bpretend (?:you|that)\b|\bwhen the user is not looking\b|"
@@ -109,10 +111,12 @@ _HIDE = _rx(
     r"\bhide\b~{0,40}\bfrom\b|\bhides? which\b|\bdelete this memory\b|\bthis memory'?s? entry\b|"
     r"\b(?:deny|denies) (?:that )?(?:it|this|you)\b|\byou have no memor|"
     r"\b(?:if|when) (?:anyone|someone|the user) asks\b~{0,60}\b(?:say|deny|you have|tell them)\b|"
-    r"\b(?:do not|don'?t|never) (?:log|report)\b~{0,40}\b(?:requests?|commands?|what you)\b|"
+    r"\b(?:do not|don'?t|never) (?:log|report)\b~{0,40}\b(?:requests?|commands?|what you)\b"
+    r"(?!\s+(?:bodies|body|payloads?|headers?|parameters)\b)|"  # privacy: "never log request bodies"
     r"\b(?:answer|say|tell the user|report|reply)\b~{0,40}\b(?:tests?|build|ci|suite|task|it|bill)\b~{0,30}"
     r"\b(?:pass|passes|passed|green|complete|fine|done)\b|"
-    r"\breport (?:only|just) the\b|\b(?:reply|respond|answer)\b~{0,30}\bonly with\b|"
+    r"\breport (?:only|just) the\b|\b(?:reply|respond|answer)\b~{0,30}\bonly with\b"
+    r"(?!\s+(?:the )?(?:text|content|answers|wording|information) from\b)|"
     r"\b(?:say|says|report) (?:it|that it) has\b~{0,40}\beven (?:when|if)\b|\beven when it has not\b|"
     r"\bwhatever the file says\b|\bsay it was\b|"
     r"\blooks? like theirs\b",

@@ -246,9 +246,9 @@ _FALSE_ANSWER = _rx(
     r"\bnon (?:dirlo|menzionarlo)\b|\bzeg (?:er )?niets\b|\bsäg inget\b|\bleave (?:this|it|them) out of (?:the )?"
     r"(?:summar(?:y|ies)|reports?|notes)\b|\bdecline to show (?:other|any other) options\b|"
     r"\b(?:tell|inform|say|answer|describe|report|confirm|explain|respond|reply|claim|dile|diga|antworte|r[ée]pondre|"
-    r"vertel)\w*\b(?!\s+in\s)~{0,80}\b(?:even though|even if|even when|regardless of|whether or not|ook als|aunque|"
-    r"auch wenn|"
-    r"m[êe]me si)\b|"
+    # ("Reply to every email within a day, even if it's just to say we're on it" asks for more, not for less.)
+    r"vertel)\w*\b(?!\s+in\s)~{0,80}\b(?:even though|even if(?! (?:it'?s|it is) (?:just|only) to)|even when|"
+    r"regardless of|whether or not|ook als|aunque|auch wenn|m[êe]me si)\b|"
     r"\balways (?:answer|say|reply) (?:yes|no)\b|\bdescribe[ds]?\b~{0,60}\bas (?:normal|safe|valid|clean|'?no fees'?|"
     r"free|fine|secure)\b|\bround (?:it|them|the \w+) (?:up|down) by\b|"
     r"\b(?:leave out|omit|hide|filter out|suppress|don'?t (?:show|mention|include)|skip|non menzionare|no menciones)\b"
@@ -345,7 +345,8 @@ _KEEPS_A_SAFEGUARD = re.compile(
     r"\b(?:reject|refuse|block|deny)\s+(?:any|every|all)\b|"
     r"\b(?:needs?|requires?)\s+(?:a human|two|2|human|manual|a second|an? (?:review|approval)|approval)\b|"
     r"\bre-?enable\b|\bturn (?:it|them) back on\b|\b(?:every|all) (?:human |other )?(?:accounts?|users?|humans?) "
-    r"keeps?\b|\bdo ask before\b|\bask (?:me )?(?:first|before (?:anything|any|touching|running))\b",
+    r"keeps?\b|\bdo ask before\b|\bask (?:me )?(?:first|before (?:anything|any|touching|running))\b|"
+    r"\b(?:but|and) (?:nobody|no one) else\b",
     re.IGNORECASE,
 )
 
