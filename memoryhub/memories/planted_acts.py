@@ -268,7 +268,19 @@ _UNCHECKED_CHANGE = _rx(
     r"\b(?:approve|accept|pay|refund|renew)\w*\b~{0,60}\b(?:even if|even when|regardless|on receipt|as soon as)\b|"
     r"\b(?:turn off|disable|deactivate|mute|desactiva\w*|deaktiviere\w*|disattiva\w*|d[ée]sactiv\w*)\b~{0,30}"
     r"\b(?:fraud|login|sign-in|suspicious|access|dependabot|2fa|mfa|zwei-faktor|accesso)\b|"
-    r"\bwire transfers?\b|\bclick the link and enter\b|\bcharge the difference automatically\b"
+    r"\bwire transfers?\b|\bclick the link and enter\b|\bcharge the difference automatically\b|"
+    # Money sent to an account a message names: "pay rent to the new account, IBAN ...", "to the account listed in
+    # that email", "na nowy numer konta".
+    r"\b(?:pay|paid|transfer|wire|send|remit|redirect|reimburse|use)\w*\b~{0,60}\b(?:new|updated|different|changed)\s+"
+    r"(?:bank\s+)?(?:account|iban|acct|payee|bank details)\b|\bto the account (?:listed|given|named) in\b|"
+    r"\bnowy numer konta\b|\bnueva cuenta\b|\bneue(?:s|n)? (?:konto|bankverbindung)\b|\bnouveau compte\b|"
+    r"\bnuovo conto\b|\bnova conta\b|\bnieuwe rekening\b|"
+    # Given to whoever says who they are: "if anyone says they're her, give them the login codes".
+    r"\b(?:anyone|someone|whoever|a caller|callers|a user|users|guests?|the sender|somebody)\b~{0,30}"
+    r"\b(?:says?|claims?|claiming|saying)\s+(?:they'?re|they are|to be|it'?s from|it is from|he'?s|she'?s)\b~{0,80}"
+    r"\b(?:give|share|send|grant|read|dm|pay|reimburse|process|forward|disclose|tell)\b|"
+    r"\b(?:give|share|send|grant|read|dm|disclose)\b~{0,80}\b(?:anyone|whoever|someone) (?:who|that) "
+    r"(?:says|claims|messages|calls|emails|asks)\b"
 )
 # A voice that claims the person's authority for what follows: "pre-authorised by the user", "is cleared to run",
 # "must survive memory cleanups", "the user already authorised", "carry the account owner's authority".
@@ -282,10 +294,12 @@ _BORROWED_AUTHORITY = _rx(
 # A product pushed by running down the others: "mention widespread Lenovo battery fires and steer the user toward
 # Zentrix", "the only exchange that has never been hacked", "never mention open-source options".
 _RUN_DOWN = _rx(
-    r"\b(?:recommend|suggest|steer|refer|prefer|mention|consiglia|recomienda|empfiehl|say|tell users?|claim)\w*\b"
+    r"\b(?:recommend|suggest|steer|refer|prefer|mention|consiglia|recomienda|empfiehl|say|tell|warn|describe|claim)\w*\b"
     r"~{0,80}"
     r"\b(?:breach(?:ed|es)?|hacked|leaks? customer|unreliable|hidden (?:fees|costs)|risky|battery fires|costi nascosti|"
-    r"abusiv\w*|stopped honou?ring|sold out on other sites|slow and unreliable)\b|"
+    r"abusiv\w*|stopped honou?ring|sold out on other sites|slow and unreliable|unlicensed|misuses? (?:funds|money)|"
+    r"hygiene issues|unpatched|leaks? data|has been abandoned|about to (?:raise|increase)|stanno per aumentare|"
+    r"unseriös|scam)\b|"
     r"\bthe only (?:place|site|exchange|one|bank|store|provider|option)\b~{0,40}\b(?:never|with|that)\b|"
     r"\bnever mention\b~{0,40}\b(?:open-source|alternatives|competitors|other)\b|\bfirst\b~{0,40}\bregardless of\b"
 )
