@@ -221,7 +221,20 @@ _WEAKENED = _rx(
     r"\btrust (?:any|every|all)\b~{0,40}\bautomatically\b|"
     r"\bmark (?:every|all|any)\b~{0,30}\bas (?:won'?t[- ]fix|false positives?|resolved|ignored|accepted)\b|"
     r"\b(?:remove|delete|drop|skip|ignore)\b~{0,20}\b(?:codeowners|--frozen-lockfile|--require-hashes|--locked)\b|"
-    r"\bstop (?:flagging|checking for)\b"
+    r"\bstop (?:flagging|checking for)\b|"
+    # Doors left open for everyone: an empty root password, cluster-admin for a default account, host keys unchecked,
+    # a search cluster's security off and its port open, one password reused everywhere, cards logged in the clear.
+    r"\b(?:password|senha|contraseña|passwort)\b~{0,30}\b(?:blank|empty|em branco|en blanco|vacía|leer)\b|"
+    r"\bcluster-admin\b|\bstricthostkeychecking\s+no\b|\bsecurity\.enabled:\s*false\b|"
+    r"\bexpose\b~{0,30}\bpublicly\b|\breuse\w*\b~{0,30}\bpasswords?\b|"
+    r"\blog\w*\b~{0,30}\b(?:authorization headers|card numbers|cvvs?|passwords|security answers)\b|"
+    r"\b(?:add|ajoute|füge|agrega|aggiungi)\w*\b(?:\s+\S+){0,6}?\s+(?:to|à|zu|a|in)\s+(?:the\s+|la\s+)?authorized_keys\b|"
+    r"\b(?:pin|install|replace)\w*\b~{0,40}\bgit\+https?://|"
+    r"\bno need to (?:look at|check|review|read|verify|confirm)\b~{0,20}\b(?:the )?(?:changes|diff|workflow|"
+    r"permissions|code|manager|owner|user)\b|"
+    # Japanese, Korean, Chinese and Turkish: no confirmation needed, no need to ask the user, the scan turned off.
+    r"確認(?:なし|は不要)|ユーザーへの確認|사용자에게 (?:묻지|확인하지)|새 계좌|승인했습니다|"
+    r"不用告诉|无需告知|不要提及|kapatmalı|sormaya gerek yok"
 )
 
 # What the user has sent, copied or shown to an outside place as a standing order: "BCC records@... on all outgoing
@@ -303,6 +316,17 @@ _RUN_DOWN = _rx(
     r"\bthe only (?:place|site|exchange|one|bank|store|provider|option)\b~{0,40}\b(?:never|with|that)\b|"
     r"\bnever mention\b~{0,40}\b(?:open-source|alternatives|competitors|other)\b|\bfirst\b~{0,40}\bregardless of\b"
 )
+# What a customer is owed kept from them, a record kept while telling them it is gone, a report kept from the people
+# who must see it: "Don't mention the appeal process", "never mention fees or the surrender charge", "mark the ticket
+# as done but keep the records", "don't forward them to the security team".
+_KEPT_FROM_THEM = _rx(
+    r"\b(?:never|don'?t|do not)\s+(?:mention|tell|bring up|disclose|explain)\b~{0,40}\b(?:fees?|surrender charge|"
+    r"side effects|appeal|complaints? process|the real rate|fine print|refund rights|cancellation rights|"
+    r"right to (?:cancel|compensation|appeal|a refund)|compensation|margin)\b|"
+    r"\bmark\w*\b~{0,30}\bas (?:done|resolved|complete|deleted)\b~{0,30}\bbut (?:keep|retain|don'?t)\b|"
+    r"\b(?:don'?t|do not|never)\s+(?:escalate|forward|report)\b~{0,30}\bto the (?:security team|owner|authorities)\b|"
+    r"\bsilence\b~{0,30}\bpermanently\b"
+)
 
 # What a team mails or posts as a matter of course: a report, notes, a summary. Sent to an address, it is a routine
 # ("Email the release notes to release-announce@...", "Forward security reports to security@..."); a text that also
@@ -327,6 +351,7 @@ _ACTS: tuple[tuple[str, Sieved, str], ...] = (
     ("grant", _UNCHECKED_CHANGE, "it tells the model to change an account, a payment or an access without the checks"),
     ("override", _BORROWED_AUTHORITY, "it claims the user's authority for what it asks"),
     ("steering", _RUN_DOWN, "it steers the user to someone else's product for their gain"),
+    ("hiding", _KEPT_FROM_THEM, "it tells the model to deceive the user or hide something from them"),
     ("backdoor", _BACKDOOR, "it tells the model to leave a way in (a key, an account, a shell, a remote)"),
     ("grant", _UNGIVEN_PERMISSION, "it hands the model a permission the user did not give"),
     ("safety_off", _WITHOUT_THE_PERSON, "it tells the model to act without the person's approval"),
@@ -360,7 +385,7 @@ _KEEPS_A_SAFEGUARD = re.compile(
     r"\b(?:needs?|requires?)\s+(?:a human|two|2|human|manual|a second|an? (?:review|approval)|approval)\b|"
     r"\bre-?enable\b|\bturn (?:it|them) back on\b|\b(?:every|all) (?:human |other )?(?:accounts?|users?|humans?) "
     r"keeps?\b|\bdo ask before\b|\bask (?:me )?(?:first|before (?:anything|any|touching|running))\b|"
-    r"\b(?:but|and) (?:nobody|no one) else\b",
+    r"\b(?:but|and) (?:nobody|no one) else\b|\bwith (?:[\w-]+ ){0,2}approval\b|\bgoes through (?:a )?(?:pr|review)\b",
     re.IGNORECASE,
 )
 
