@@ -332,3 +332,19 @@ def test_a_fact_between_two_turns_or_under_a_label_is_kept(text, chatter):
 )
 def test_a_wait_a_doubt_or_a_greeting_is_refused_and_a_settled_rule_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        ("So to recap: you want the invoices grouped by client. Got it.", True),
+        ("Rebasing onto origin/main now, expecting a conflict in the lockfile.", True),
+        ("Copied settings.example.toml to settings.toml for the local run.", True),
+        ("lunch break, back in 20", True),
+        ("Today's fuel came to €61.40.", True),
+        ("That's a fair point. Let me reconsider.", True),
+        ("Copied files keep their original timestamps on the NAS.", False),
+    ],
+)
+def test_a_recap_a_step_or_a_break_is_refused(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

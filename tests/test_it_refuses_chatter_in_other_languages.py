@@ -59,6 +59,10 @@ from memoryhub.writes.noise import noise_reason
         "Сейчас перезапускаю сервер, подождите минуту.",
         "好的，我先看一下这个问题。",
         "Testler hâlâ çalışıyor, bitince haber veririm.",
+        "Ich rufe gleich beim Vermieter an.",
+        "Ik bel zo even de garage.",
+        "Beleza, vou abrir o chamado daqui a pouco.",
+        "Sì, perfetto, grazie mille!",
     ],
 )
 def test_chatter_in_other_languages_is_refused(text):

@@ -35,7 +35,8 @@ _DIARY = re.compile(
     r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
     r"(?:the user|the team|someone|\w+) (?:asked|told|wants|would like|needs) me to\b|"
     r"(?:the )?(?:user|customer)(?: on [\w #]+)? (?:wants to know|says (?:hi|thanks)|pasted|is asking|asks whether)\b|"
-    r"\w+ log for today\s*:|restating what you said\b|"
+    r"\w+ log for today\s*:|restating what you said\b|so to recap\b|let me restate\b|quick recap of\b|"
+    r"(?:so )?the gist of (?:his|her|their|the) (?:email|message|call)\b|"
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
     r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
     r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
@@ -77,7 +78,8 @@ _SESSION_WORK = (
     r"replied|scaled|emailed|published|pruned|filed|activated|generated|profiled|measured|counted|cleared|"
     r"re-?indexed|re-?seeded|re-?authenticated|re-?triggered|adjusted|drafted|stashed|archived|tagged|cherry-picked|"
     r"squashed|amended|flushed|formatted|kicked off|resolved|resized|saved|rearranged|converted|exported|"
-    r"uploaded|downloaded|compressed|cropped|sorted|scanned|printed|trimmed|shortened|reworded|rephrased|translated"
+    r"uploaded|downloaded|compressed|cropped|sorted|scanned|printed|trimmed|shortened|reworded|rephrased|translated|"
+    r"pulled"
 )
 _FIRST_PERSON_NARRATION = re.compile(
     r"^\W*i(?:'ve| have| had|'d)?\s+(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
@@ -126,7 +128,7 @@ _GERUND_START = re.compile(
     r"retrying|rerunning|re-running|building|deploying|fixing|reviewing|committing|pushing|merging|refactoring|"
     r"updating|cleaning up|setting up|installing|wrapping up|verifying|thinking|filtering|uploading|downloading|"
     r"exporting|importing|calling|searching|applying|reformatting|triaging|printing|forwarding|scanning|"
-    r"generating|drafting|re-?checking|fetching|pulling|syncing|ramping)\b",
+    r"generating|drafting|re-?checking|fetching|pulling|syncing|ramping|rebasing|reading up|reading through)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -159,6 +161,7 @@ _ACK = re.compile(
     r"that'?s (?:super |really |very |so )?(?:helpful|useful|weird|odd|strange|perfect|brilliant|amazing|awesome|"
     r"lovely|wonderful|fantastic|a relief|a lot)|sounds like a plan|ready when you are|congrat\w*|"
     r"hope you feel better|sorry to hear|glad (?:the|you|that)|nice job|well done|apologies|that sounds|"
+    r"that'?s a (?:fair|good|great|valid) point|"
     # "No, that's fine." answers; "No GPUs: everything fits on CPU." states that there are none.
     r"(?:yes|yep|yeah|no|nope)(?=\s*[,.!?;:]|\s*$|\s+(?:problem|worries|thanks|thank|way|idea|luck)\b))\b",
     re.IGNORECASE,
@@ -213,15 +216,17 @@ _RIGHT_NOW = re.compile(
     # A step of the session after a comma: "..., restarting it", "..., triaging them one by one", "...; fixing."
     r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
     r"fixing|restarting|tracking)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down))*\W*$|"
-    r",\s*(?:trying|forwarding|processing|printing|waiting|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
+    r",\s*(?:trying|forwarding|processing|printing|waiting|testing|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
+    r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|"
     # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
     r"\b(?:taking forever|lagging like crazy|is lagging|stuck (?:at|on) \d|(?:is|are) ramping up)|\bshortly\W*$|"
     r"\bshould take (?:about |around |roughly )?(?:\w+ )?(?:minutes?|hours?|seconds?|a while)\b|\bafter lunch\W*$|"
     r"\b\d+ (?:minutes?|mins?) away\b|^\W*(?:reminder|alarm) set\b|"
     r"\b(?:is|are) (?:still )?(?:booting|rebooting|starting up|spinning up|warming up)\W*$|"
     r"\b(?:got|was|is) (?:cancel+ed|postponed|rescheduled) (?:today|tonight|this (?:morning|afternoon|week))\b|"
-    r"\b(?:today|this morning|this afternoon|tonight)\b[^.]{0,40}\b(?:was|is|shows|reads|showed) (?:about |around )?"
-    r"\d|\bongoing\W*$|^\W*(?:lint|tests?|build|ci|typecheck|mypy|ruff|eslint)\s+(?:ok|green|red|clean)\b|"
+    r"\b(?:today|this morning|this afternoon|tonight)\b[^.]{0,40}\b(?:was|is|shows|reads|showed|came to|comes to|"
+    r"totall?ed) (?:about |around )?"
+    r"[$\u20ac\u00a3]?\d|\bongoing\W*$|^\W*(?:lint|tests?|build|ci|typecheck|mypy|ruff|eslint)\s+(?:ok|green|red|clean)\b|"
     r"^\W*note to self\s*:\s*(?:check|look|ask|call|try|remember to)\b|^\W*timer set\b|"
     r"\bshould (?:finish|be done|land|arrive|be ready|be back) (?:around|by|at|in|shortly|soon)\b|"
     r"\b(?:will (?:report back|update you|let you know|circle back|get back to you)|once i hear back)\b",

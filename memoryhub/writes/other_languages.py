@@ -37,7 +37,8 @@ _LASTING = re.compile(
 )
 # Greetings, thanks, apologies, "you're welcome", goodbyes: a whole short turn.
 _COURTESY = re.compile(
-    r"^\W*(?:hola|hallo|hoi|hej|cześć|ciao|olá|ola|bonjour|salut|guten (?:morgen|tag|abend)|buenos días|buongiorno|"
+    r"^\W*(?:(?:sì|sí|si|ja|oui|tak|sim)\W+)?"
+    r"(?:hola|hallo|hoi|hej|cześć|ciao|olá|ola|bonjour|salut|guten (?:morgen|tag|abend)|buenos días|buongiorno|"
     r"bom dia|god morgon|dzień dobry|goedemorgen|(?:muchas |mil )?gracias|danke|vielen dank|merci|grazie|"
     r"obrigad[oa]|dank je|bedankt|tack|dzięki|dziękuję|de nada|gern geschehen|kein problem|avec plaisir|"
     r"di niente|figurati|imagina|graag gedaan|varsågod|nie ma za co|prego|perdona|perdón|lo siento|"
@@ -51,7 +52,7 @@ _COURTESY = re.compile(
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
 _GUESS = re.compile(
     r"^\W*(?:(?:m+|hm+|eh|ah|oh|uhm)\W+)?(?:quizás?|tal vez|a lo mejor|sospecho|vielleicht|ich vermute|peut-être|"
-    r"j'ai l'impression|forse|immagino|"
+    r"j'ai l'impression|forse|immagino|boh|"
     r"talvez|misschien|ik denk dat|kanske|jag gissar|może|chyba|parece que)\b|"
     r"\b(?:no (?:lo )?sé|no estoy segur[oa]|nicht sicher|pas sûr|non ne sono sicur[oa]|não tenho certeza|geen idee|"
     r"niet zeker|jag är osäker|nie jestem pew(?:ien|na)|solo un'ipotesi|tylko przypuszczenie|à vérifier|non so|"
@@ -83,7 +84,11 @@ _NOW = re.compile(
     r"\b(?:robię|zaraz|dam znać)\b|\bväntar (?:fortfarande )?på\b|\b(?:hâlâ|şu an|birazdan|haber veririm|"
     r"tekrar deneyeceğim|bakıyorum)\b|\bletar fortfarande\b|\bstehe gerade\b|\b(?:sto ancora|aspettando)\b|"
     r"\b(?:dans un instant|tout à l'heure|on attend|je vous envoie|je t'envoie)\b|\bstraks\b|\bestou a ver\b|"
-    r"\b(?:warte noch|ich warte)\b|"
+    r"\b(?:warte noch|ich warte)\b|\b(?:rufe|schreibe) (?:dir |ich )?gleich\b|\bmache ich (?:morgen |später )?"
+    r"(?:mit \w+ \w+ )?weiter\b|\bzo even\b|\bover een (?:uurtje|minuutje|kwartier)\b|\bstaat nog\b|"
+    r"^\W*kollar\b|\bbir saniye\b|\bjeszcze raz\b|\b(?:zrobione|wrzuciłam|wrzuciłem)\b|"
+    r"\bte (?:digo algo|confirmo)\b|\bahora lo (?:corrijo|arreglo|miro)\b|\bainda esperando\b|"
+    r"\bdaqui a pouco\b|(?:^|,\s*)vou \w+r\b|\bjá (?:reservei|enviei|fiz|mandei)\b|"
     r"^\W*(?:[\w-]+ ){0,2}(?:gestartet|erledigt|hochgeladen|verschickt|abgeschlossen)\W*$|"
     r"\bje reviens vers (?:toi|vous)\b|\b(?:est|sont) en cours\b|\ben cours d'\w+|\bj'attends\b|\ben attente d[ue]\b|"
     r"\b(?:schaue|schicke|mache|prüfe|teste|starte|melde mich)\b[^.]{0,30}\bgleich\b|\b(?:laufen|läuft) noch\b|"
@@ -179,7 +184,7 @@ _SCRIPTS = (
             r"^\W*(?:了解(?:しました|です)?|承知(?:しました|いたしました)|かしこまりました|ありがとう|すみません|申し訳|"
             r"お疲れ|おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました"
         ),
-        thinking=re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか"),
+        thinking=re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか|と思います"),
         step=re.compile(
             r"(?:^|。)\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|"
             r"(?:してい|調べてい|見てい|開いてい|待ってい)ます。?$|(?:確認|検討|対応)します。?$|まだ[^。]*(?:待ち|です|ません)|"
