@@ -348,3 +348,23 @@ def test_a_wait_a_doubt_or_a_greeting_is_refused_and_a_settled_rule_is_kept(text
 )
 def test_a_recap_a_step_or_a_break_is_refused(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # A person's news, a long undertaking, a change said with "now" first, a short fact in Chinese: kept.
+        ("I finally got my residence permit; no more visa runs.", False),
+        ("I'm writing the book in US English, with serial commas.", False),
+        ("Agora quem faz a contabilidade da loja é a Marta, não mais o João.", False),
+        ("我对花生过敏。", False),
+        # The moment said in Portuguese, Hindi in Latin letters, Indonesian; a wait and yesterday's comparison.
+        ("Estou conferindo as notas fiscais agora.", True),
+        ("Main abhi tests dobara chala raha hoon.", True),
+        ("Masih menunggu balasan dari pemasok.", True),
+        ("The pharmacy says the prescription will be ready in about an hour.", True),
+        ("We sold 41 pastries today, fewer than yesterday.", True),
+    ],
+)
+def test_a_persons_news_is_kept_and_the_moment_is_refused_in_more_languages(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

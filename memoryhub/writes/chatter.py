@@ -155,6 +155,7 @@ _READOUT = re.compile(
     r"^\W*(?:explain(?: analyze)?|the (?:profiler|trace|flame ?graph|dashboard|monitor|graph)) shows\b|"
     r"^\W*spent (?:\d+|a few|ten|fifteen|twenty|thirty|forty|an|half an) (?:minutes|mins|hours|seconds|hour)\b|"
     r"^\W*current [\w\s-]{0,40}:\s*[\d$\u20ac\u00a3]|"
+    r"^\W*current \w+ (?:usage|utili[sz]ation|load|count|balance|price|rate)\b[^.]{0,30}\bis\s+[\d$\u20ac\u00a3]|"
     # A count by its label, a plan's tally, an epoch or a page of many, a status code alone, an output's label.
     r"^\W*(?:word count|row counts?|line count|count|total|tally|score)\b[^:\n]{0,20}:\s*[\d$\u20ac\u00a3]|"
     r"\b\d+ to (?:add|change|destroy)\b|^\W*epoch \d+\s*/\s*\d+|"
@@ -168,7 +169,8 @@ _READOUT = re.compile(
 # A sentence that points at the conversation it is said in ("this time", "during this run", "the demo you asked for",
 # "the prints I added earlier", "on the first try"): true of this session, not of the project.
 _THIS_SESSION = re.compile(
-    r"\b(?:this|the current) (?:time|run|session|turn|attempt|pass|iteration|conversation|chat)\b|"
+    r"\b(?:this|the current) (?:(?:test|dry|trial) )?(?:time|run|session|turn|attempt|pass|iteration|conversation|"
+    r"chat)\b|"
     r"\bon the (?:first|second|third|next|last) (?:try|attempt|go|run)\b|"
     r"\bmy (?:previous|last|earlier) (?:answer|reply|message|response|suggestion)\b|"
     r"\b(?:you|the user) asked (?:for|me)\b|\bas (?:you )?(?:asked|requested)\b|"

@@ -34,7 +34,8 @@ _DIARY = re.compile(
     r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
     r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
     r"(?:the user|the team|someone|\w+) (?:asked|told|wants|would like|needs) me to\b|"
-    r"(?:the )?(?:user|customer)(?: on [\w #]+)? (?:wants to know|says (?:hi|thanks)|pasted|is asking|asks whether)\b|"
+    r"(?:the )?(?:user|customer)(?: on [\w #]+)? (?:wants to know|says (?:hi|thanks)|pasted|is asking|asks whether|"
+    r"just said)\b|(?:so )?to restate\b|"
     r"\w+ log for today\s*:|restating what you said\b|so to recap\b|let me restate\b|quick recap of\b|"
     r"(?:so )?the gist of (?:his|her|their|the) (?:email|message|call)\b|"
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
@@ -83,11 +84,13 @@ _SESSION_WORK = (
 )
 _FIRST_PERSON_NARRATION = re.compile(
     r"^\W*i(?:'ve| have| had|'d)?\s+(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
-    rf"(?:{_SESSION_WORK})\b|"
+    # ("I finally got my green card" is a person's news, not a step: what they got is theirs.)
+    rf"(?:{_SESSION_WORK})\b(?!\s+(?:my|rid of)\b)|"
     # A person's own long undertaking ("I'm learning Portuguese", "I'm saving for a house", "I'm trying to avoid
     # caffeine after 2 pm") is a fact about them, not a step of the session.
     r"^\W*i(?:'m| am| was)\s+(?:(?:just|also|now|still|currently|about to|going to|trying to)\s+)?"
-    r"(?!(?:learning|studying|saving|training|expecting|fasting|commuting|renting)\b|" + PERSONAL_GOAL + r")\w+ing\b"
+    r"(?!(?:learning|studying|saving|training|expecting|fasting|commuting|renting)\b|" + PERSONAL_GOAL + r"|"
+    r"writing (?:a|the|my) (?:novel|book|thesis|dissertation|memoir)\b)\w+ing\b"
     r"(?!\s+(?:at|for|in|from|as)\b)"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
     # A commitment on the calendar: "I'm doing my prescribing course on Mondays until July".
     r"(?![^.;]*\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|until (?:january|"
@@ -95,7 +98,7 @@ _FIRST_PERSON_NARRATION = re.compile(
     r"february|march|april|june|july|august|september|october|november|december))\b)|"
     r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off|behind|"
     r"(?:slightly |a bit |a little )?worried)\b|^\W*i might (?:try|switch|look|check|need|have to|go)\b|"
-    r"^\W*i\s+(?:just|then|now|first|next|finally)\b|"
+    r"^\W*i\s+(?:just|then|now|first|next)\b|"
     # The present perfect reports the session's own work ("I've drafted the release notes", "I've stashed my
     # changes"); a person's lasting state ("I've been vegan since 2019", "I've moved to Berlin", "I've switched to
     # fish") and what they came to know ("I've found that...", "I've been told...") are not reports.
@@ -128,7 +131,8 @@ _GERUND_START = re.compile(
     r"retrying|rerunning|re-running|building|deploying|fixing|reviewing|committing|pushing|merging|refactoring|"
     r"updating|cleaning up|setting up|installing|wrapping up|verifying|thinking|filtering|uploading|downloading|"
     r"exporting|importing|calling|searching|applying|reformatting|triaging|printing|forwarding|scanning|"
-    r"generating|drafting|re-?checking|fetching|pulling|syncing|ramping|rebasing|reading up|reading through)\b",
+    r"generating|drafting|re-?checking|fetching|pulling|syncing|ramping|rebasing|reading up|reading through|"
+    r"comparing|cross-referencing|copying)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -186,7 +190,7 @@ _RIGHT_NOW = re.compile(
     r"\b(?:at the moment|right now|as we speak|for some reason|currently|this minute|a (?:second|minute|moment) ago|"
     r"one sec(?:ond)?|just a (?:sec|second|moment)|a few more minutes|\d+ (?:seconds|minutes|hours) from now|"
     r"tonight(?!'s)|for tomorrow|tomorrow at \d|ahora mismo|en este momento|en ce moment|gerade|momenteel|"
-    r"agora|adesso|al momento|un momento|einen moment|um momento|só um momento)\b|"
+    r"agora mesmo|proprio adesso|al momento|un momento|einen moment|um momento|só um momento)\b|"
     r"\b(?:today|tonight|this (?:morning|afternoon|evening))\W*$|"
     # A live reading or an event of the day by the clock: "lag is sitting at 14k", "the emulator is stuck on the boot
     # animation", "the deploy is at 60%", "kicked off at 14:05", "quiet since 9am". A schedule is said in the present
@@ -200,7 +204,7 @@ _RIGHT_NOW = re.compile(
     # the notary", "The hotel hasn't confirmed yet", "out for delivery". ("The legacy API is still running on
     # Python 2" says where it runs: the state must close its clause.)
     r"\b(?:is|are|'s) still (?:queued|pending|processing|running|loading|building|uploading|compiling|indexing|"
-    r"syncing|importing|exporting|down|offline|in progress|in (?:a )?queued state|'processing')"
+    r"syncing|importing|exporting|down|offline|in progress|in (?:a )?queued state|'processing'|crunching)"
     r"(?=\s*(?:$|[,.;!:\u2014\u2013-])|\s+\W)|"
     r"^\W*still (?:no (?:reply|response|word|answer|news|luck)|seeing|getting|waiting)\b|"
     r"\b(?:has|have|is|are)n[o']?t (?:yet )?(?:replied|responded|answered|confirmed|arrived|gotten back|got back|"
@@ -215,9 +219,14 @@ _RIGHT_NOW = re.compile(
     r"\bis at \d+ (?:unread|open|items|tickets|messages|emails)\b|"
     # A step of the session after a comma: "..., restarting it", "..., triaging them one by one", "...; fixing."
     r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
-    r"fixing|restarting|tracking)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down))*\W*$|"
+    r"fixing|restarting|tracking|switching)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down|to \w+))*"
+    r"\W*$|"
     r",\s*(?:trying|forwarding|processing|printing|waiting|testing|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
-    r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|"
+    r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|\bqueued behind\b|"
+    r"\b(?:will be|'ll be) (?:ready|done|back|finished) in (?:about |around )?(?:an?|\d+|a few|one|two) "
+    r"(?:hours?|minutes?|mins)\b|\b(?:is|are) loading slowly\b|\b(?:than|as) yesterday\b|^\W*counting down\b|"
+    r"^\W*just got off the phone\b|\btoo early to (?:call|tell|say)\b|"
+    r"\u2014\s*(?:checking|looking|trying|asking)\b[^.]*$|"
     # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
     r"\b(?:taking forever|lagging like crazy|is lagging|stuck (?:at|on) \d|(?:is|are) ramping up)|\bshortly\W*$|"
     r"\bshould take (?:about |around |roughly )?(?:\w+ )?(?:minutes?|hours?|seconds?|a while)\b|\bafter lunch\W*$|"
@@ -235,7 +244,7 @@ _RIGHT_NOW = re.compile(
 # A turn said in passing: "the weather here is gorgeous today lol", "Thanks so much for jumping in!".
 _CASUAL = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*)\W*$|^\W*thanks? (?:so much|a lot|a ton) for\b|"
-    r"^\W*(?:happy birthday|congrat\w*|ahh?,? such a)\b|"
+    r"^\W*(?:happy birthday|happy (?:monday|tuesday|wednesday|thursday|friday|weekend)|congrat\w*|ahh?,? such a)\b|"
     r"^\W*that'?s (?:so )?(?:frustrating|annoying|rough|tough|a shame)\b|^\W*(?:a |my )?(?:first|rough|quick) "
     r"(?:pass|draft|cut|stab) at\b",
     re.IGNORECASE,
@@ -492,7 +501,9 @@ def _rules(text: str) -> str | None:
     if reason:
         return reason
     count = word_count(stripped)
-    short = len(stripped) < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS
+    # "我对芒果过敏。" (allergic to mango) is seven characters: one of these scripts' characters counts twice.
+    chars = len(stripped) + len(_CJK.findall(stripped))
+    short = chars < settings.MEMORYHUB_GATE_MIN_CHARS or count < settings.MEMORYHUB_GATE_MIN_WORDS
     # "Use pnpm." is a whole preference: short imperatives and contrasts are kept.
     if short and not (count >= 2 and (_IMPERATIVE.match(stripped) or re.search(r"\bnot\b|,", stripped))):
         return (

@@ -32,7 +32,7 @@ _LASTING = re.compile(
     r"\b(?:siempre|nunca|porque|immer|niemals|weil|muss|toujours|jamais|parce que|doit|sempre|"
     r"mai|perché|deve|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
     r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz|"
-    r"her zaman|asla|çünkü|mutlaka)\b",
+    r"her zaman|asla|çünkü|mutlaka|hamesha|kabhi nahi|kyunki|selalu|jangan pernah|karena|wajib)\b",
     _I,
 )
 # Greetings, thanks, apologies, "you're welcome", goodbyes: a whole short turn.
@@ -46,6 +46,8 @@ _COURTESY = re.compile(
     r"buona (?:serata|giornata)|tot ziens|fijne dag|boa noite|tschüss|listo|erledigt|c'est fait|fatto|feito|klaar|"
     r"klart|gotowe|perfetto|perfecto|parfait|perfeito|perfekt|super|génial|genial|qué buena|me alegro|que bom|"
     r"wat een mooie|wat leuk|toll|klasse|świetnie|ça marche|va bene|de acuerdo|vale|okej|oké|prima|teşekkür\w*|"
+    r"alles klar|top|dankjewel|muy amable|bom fim de semana|buen fin de semana|schönes wochenende|bon week-end|"
+    r"çok teşekkür\w*|terima kasih|shukriya|bahut bahut shukriya|dhanyavaad|theek hai|"
     r"sağ ol|tamam|kusura bakma\w*|c'est noté|qué bien|voilà)\b",
     _I,
 )
@@ -57,7 +59,8 @@ _GUESS = re.compile(
     r"\b(?:no (?:lo )?sé|no estoy segur[oa]|nicht sicher|pas sûr|non ne sono sicur[oa]|não tenho certeza|geen idee|"
     r"niet zeker|jag är osäker|nie jestem pew(?:ien|na)|solo un'ipotesi|tylko przypuszczenie|à vérifier|non so|"
     r"je ne sais pas|ich weiß (?:es )?nicht|não sei|weet ik niet|vet inte|nie wiem|svårt att säga|schwer zu sagen|"
-    r"difícil de decir|difficile à dire|difficile dirlo|moeilijk te zeggen|trudno powiedzieć|difícil dizer)\b",
+    r"difícil de decir|difficile à dire|difficile dirlo|moeilijk te zeggen|trudno powiedzieć|difícil dizer|sanırım|"
+    r"emin değilim|shayad|pakka nahi|mungkin|belum pasti)\b",
     _I,
 )
 # The step the agent takes now: a progressive form ("estoy compilando", "sto riavviando", "je suis en train de",
@@ -73,6 +76,7 @@ _NOW = re.compile(
     r"chwileczkę|vänta lite)(?!\w)|"
     r"^\W*(?:a continuación|lo siguiente|luego|después|em seguida|als nächstes|ensuite|poi|dopo|hierna|daarna|"
     r"sedan|następnie|potem)\b|^\W*(?:voy a|vou|je vais|ich werde|vado a|ik ga|jag ska)\b|"
+    r"\b(?:est|sont) (?:toujours |encore )en cours\b|"
     # The agent's step in the present, a word to say it will come back, still waiting for someone.
     r"(?:^\W*|[,;]\s*)je (?:relance|vérifie|relis|regarde|lance|teste|cherche|prépare|m'occupe|passe à|corrige|"
     r"mets à jour)\b|\bvient d'arriver\b|\bon verra\b|"
@@ -84,7 +88,15 @@ _NOW = re.compile(
     r"\b(?:robię|zaraz|dam znać)\b|\bväntar (?:fortfarande )?på\b|\b(?:hâlâ|şu an|birazdan|haber veririm|"
     r"tekrar deneyeceğim|bakıyorum)\b|\bletar fortfarande\b|\bstehe gerade\b|\b(?:sto ancora|aspettando)\b|"
     r"\b(?:dans un instant|tout à l'heure|on attend|je vous envoie|je t'envoie)\b|\bstraks\b|\bestou a ver\b|"
-    r"\b(?:warte noch|ich warte)\b|\b(?:rufe|schreibe) (?:dir |ich )?gleich\b|\bmache ich (?:morgen |später )?"
+    r"\b(?:warte noch|ich warte)\b|\b(?:nochmal anschauen|morgen nochmal)\b|\bje (?:renvoie|t'envoie)\b|"
+    r"\bjá subi\b|\baguardando\b|\b\w+ę teraz\b|\bnummer \d+ av \d+\b|"
+    # Hindi written in Latin letters, Indonesian: "kar raha hoon", "wait kar rahe hain", "masih menunggu", "sedang".
+    r"\b(?:kar (?:raha|rahi|rahe) (?:hoon|hun|hain|hai)|raha hoon|rahi hoon|rahe hain|wait kar|abhi bhi|"
+    r"dekh (?:raha|rahi) (?:hoon|hun))\b|\b(?:masih menunggu|sedang|lagi (?:baca|cek|cari))\b|"
+    # "Now" closing a clause is this moment ("Estou rodando o script agora, deve levar..."); opening one, it may
+    # announce a change ("Agora quem cuida do Instagram é a Bia").
+    r"\b(?:agora|adesso|sekarang)(?=\s*(?:[,.;!]|$))|^\W*(?:agora|adesso) (?:vou|vado)\b|"
+    r"\b(?:rufe|schreibe) (?:dir |ich )?gleich\b|\bmache ich (?:morgen |später )?"
     r"(?:mit \w+ \w+ )?weiter\b|\bzo even\b|\bover een (?:uurtje|minuutje|kwartier)\b|\bstaat nog\b|"
     r"^\W*kollar\b|\bbir saniye\b|\bjeszcze raz\b|\b(?:zrobione|wrzuciłam|wrzuciłem)\b|"
     r"\bte (?:digo algo|confirmo)\b|\bahora lo (?:corrijo|arreglo|miro)\b|\bainda esperando\b|"
@@ -197,7 +209,7 @@ _SCRIPTS = (
         lasting=re.compile(r"항상|반드시|매주|매일|매달|매년|때문에|절대|금지|해야 합니다"),
         ack=re.compile(r"^\W*(?:네|넵|알겠습니다|감사합니다|고마워요|죄송합니다)\b|기다려 주세요"),
         thinking=re.compile(r"아마|것 같아요|모르겠어요"),
-        step=re.compile(r"지금|볼게요|할게요|을게요|드릴게요|하고 있어요|아직"),
+        step=re.compile(r"지금|볼게요|할게요|을게요|드릴게요|하고 있어요|아직|중입니다|중이에요|좋은 하루"),
     ),
     # Russian (Cyrillic): "Сейчас пересобираю контейнер", "подождите", "до сих пор падает", "Хорошо, сделаю".
     _Script(
@@ -205,7 +217,7 @@ _SCRIPTS = (
         lasting=re.compile(r"всегда|никогда|кажд|потому что|нельзя|обязательно|должн", re.IGNORECASE),
         ack=re.compile(r"^\W*(?:спасибо|хорошо|ок|ладно|понял|поняла|отлично|извините|простите)\b", re.IGNORECASE),
         thinking=re.compile(r"\b(?:может быть|наверное|кажется|не уверен)", re.IGNORECASE),
-        step=re.compile(r"\b(?:сейчас|подождите|до сих пор|смотрю|пришлю|ещё не|еще не|проверяю)", re.IGNORECASE),
+        step=re.compile(r"\b(?:сейчас|подождите|до сих пор|смотрю|пришлю|ещё не|еще не|проверяю|жду)", re.IGNORECASE),
     ),
     # Chinese (ideographs, no kana): "好的，我先看一下", "我正在比较", "稍后发给你".
     _Script(
@@ -213,7 +225,7 @@ _SCRIPTS = (
         lasting=re.compile(r"总是|必须|每|因为|不要|永远|禁止|一定要"),
         ack=re.compile(r"^\W*(?:好的|好|谢谢|收到|明白|没问题|不客气|抱歉|对不起)"),
         thinking=re.compile(r"可能|也许|大概|不确定"),
-        step=re.compile(r"我先|正在|稍后|等一下|马上|一下"),
+        step=re.compile(r"我先|正在|稍后|等一下|马上|一下|还在"),
     ),
 )
 
