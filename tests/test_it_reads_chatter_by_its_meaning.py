@@ -165,3 +165,17 @@ def test_a_dry_run_says_what_the_gate_would_do_with_such_a_change(monkeypatch, c
     monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(CHANGED_FONT))
     assert preview_write(content=CHANGED_FONT, project="alpha", seen=set()).outcome == "created"
     assert preview_write(content=CHANGED_FONT, project="beta", seen=set()).outcome == "rejected"
+
+
+JAPANESE_FACT = "ユーザーはエビとカニのアレルギーがあります。"
+
+
+def test_the_head_is_silent_for_a_text_in_a_script_of_its_own(monkeypatch):
+    """The head reads the bundled English model's vectors; a Japanese, Korean, Russian or Chinese text is left to
+    that language's own rules, even by a head aimed at it."""
+    from memoryhub.writes.noise import judge_noise
+
+    monkeypatch.setattr(chatter_head, "_head", lambda: _head_that_refuses(JAPANESE_FACT))
+    vector = get_embedder().embed([JAPANESE_FACT])[0]
+    assert reads_as_chatter(JAPANESE_FACT, vector, model_id=get_embedder().model_id)
+    assert judge_noise(JAPANESE_FACT, vector=vector, model_id=get_embedder().model_id) is None

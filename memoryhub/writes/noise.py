@@ -20,7 +20,7 @@ from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
 from memoryhub.writes.chatter_head import reads_as_chatter, reads_as_fact
-from memoryhub.writes.other_languages import READ_BY_ITS_WORDS, chatter_in_other_languages
+from memoryhub.writes.other_languages import READ_BY_ITS_WORDS, chatter_in_other_languages, in_its_own_script
 from memoryhub.writes.vocabulary import FINITE_VERB, PERSONAL_GOAL
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -386,7 +386,7 @@ def _with_head(
     and the head reads as chatter is refused, a text they refuse by phrasing and the head reads as a fact is kept;
     both unsurely. A text the rules are sure to keep (it carries a mark of a durable fact) asks more of the head."""
     reason, sure = verdict
-    if vector is None:
+    if vector is None or in_its_own_script(text):
         return verdict
     if reason is None and reads_as_chatter(text, vector, model_id=model_id, marked_durable=sure):
         return chatter_head.REASON, False

@@ -242,6 +242,14 @@ def _english(sentence: str) -> bool:
     return sentence.isascii() and len(_ENGLISH.intersection(sentence.lower().split())) >= 2
 
 
+def in_its_own_script(text: str) -> bool:
+    """Is the text written mostly in one of `_SCRIPTS` (Japanese, Korean, Russian, Chinese)? The chatter head reads the
+    bundled English model's vectors, which say little of such a text."""
+    letters = sum(ch.isalpha() for ch in text)
+    own = max(len(script.letters.findall(text)) for script in _SCRIPTS)
+    return letters > 0 and own * 2 >= letters
+
+
 def chatter_in_other_languages(sentence: str) -> str | None:
     """Why one sentence in one of these languages is chatter, or None."""
     if _english(sentence):
