@@ -36,9 +36,9 @@ GRID = tuple(round(0.5 + 0.01 * i, 2) for i in range(50))
 FACT_BUDGET = 0.0025
 FACT_GRID = (0.3, 0.25, 0.2, 0.15, 0.1, 0.05)  # highest first: keeping a fact the rules refuse is worth the most
 # A lost fact costs more than a stored line of chatter: keeping the facts the rules refuse by phrasing may cost up to
-# one point of the labelled chatter refused (at 0.2, cross-validated: 8 of 1106 chatter let through, 17 of the 29
-# facts the rules refuse kept).
-CHATTER_BUDGET = 0.01
+# half a point of the labelled chatter refused. (One point, with the 9,000 texts of dev9-dev19 among the training
+# texts, rose to 0.25 and let the gate's own labelled noise through: "Blocked on code review from the platform team.")
+CHATTER_BUDGET = 0.005
 L2 = 1e-3  # chosen on train6 halves held out from the rest: weaker made the thresholds jump, stronger read less
 # The vector's part, weighed against the word slots (0/1 each): 6 against 3 held the same facts on dev14 and refused
 # 9 more of its chatter at the same threshold.
