@@ -163,7 +163,7 @@ _ACK = re.compile(
     r"merci|danke|gracias|obrigad[oa]|listo|voil[aà]|fertig|perfecto|genial|erledigt|pronto|fatto|klaar|feito|prima|"
     r"d'accord|d[ée]sol[ée]e?|booked|totally understand|no rush|bear with me|c'est fait|"
     r"that'?s (?:super |really |very |so )?(?:helpful|useful|weird|odd|strange|perfect|brilliant|amazing|awesome|"
-    r"lovely|wonderful|fantastic|a relief|a lot)|sounds like a plan|ready when you are|congrat\w*|"
+    r"lovely|wonderful|fantastic|a relief|a lot)|sounds like a plan|ready when you are|"
     r"hope you feel better|sorry to hear|glad (?:the|you|that)|nice job|well done|apologies|that sounds|"
     r"that'?s a (?:fair|good|great|valid) point|"
     # "No, that's fine." answers; "No GPUs: everything fits on CPU." states that there are none.
