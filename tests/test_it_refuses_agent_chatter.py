@@ -368,3 +368,27 @@ def test_a_recap_a_step_or_a_break_is_refused(text, chatter):
 )
 def test_a_persons_news_is_kept_and_the_moment_is_refused_in_more_languages(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # The request said back, what a tool just printed, an event by the clock, a step after a semicolon: refused.
+        ("So you'd like the report split by region instead of by month, got it.", True),
+        ("Got it, you want the signup form to remember the last email used.", True),
+        ("npm audit just printed: 6 vulnerabilities (2 low, 4 high)", True),
+        ("The refund was approved about an hour ago.", True),
+        ("The CSV has 830 rows; sorting them by date.", True),
+        ("NAME      STATUS    AGE\nworker-1  Ready     12d", True),
+        ("Which layout do you prefer for the landing page, grid or list?", True),
+        ("I'm so sorry to hear about the flight delay.", True),
+        # Said to be worth keeping, news about the person, a standing arrangement, a schedule under a label: kept.
+        ("I think it's worth remembering: the garage door code resets after a power cut.", False),
+        ("I just found out I'm allergic to ibuprofen, so suggest paracetamol instead.", False),
+        ("I've got a standing call with the accountant every Monday at 9.", False),
+        ("Clinic hours: Mon-Fri 8:00-17:00, closed weekends.", False),
+        ("My preferred seat is an aisle seat, but a window is fine on night flights.", False),
+    ],
+)
+def test_a_request_said_back_or_a_tools_output_is_refused_and_a_fact_said_to_be_worth_keeping_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -63,6 +63,12 @@ from memoryhub.writes.noise import noise_reason
         "Ik bel zo even de garage.",
         "Beleza, vou abrir o chamado daqui a pouco.",
         "Sì, perfetto, grazie mille!",
+        # Still under way ("toujours" is "still" here, not "always"), an apology whatever follows, the day's work.
+        "La sauvegarde est toujours en cours.",
+        "Lo siento, no pude confirmar la cita con el dentista.",
+        "Hoje organizamos as fotos da viagem e apagamos as repetidas.",
+        "Ich habe die settings.json angepasst und teste gleich nochmal.",
+        "デプロイが完了しました！",
     ],
 )
 def test_chatter_in_other_languages_is_refused(text):

@@ -163,7 +163,11 @@ _READOUT = re.compile(
     r"^\W*\d{3} (?-i:[A-Z][a-z]+)(?: (?-i:[A-Z][a-z]+))*(?: again)?\W*(?:hmm\W*)?$|"
     r"^\W*(?:[\w-]+ ){0,2}output\s*:|\b(?:done|finished) in \d+(?:\.\d+)?\s?(?:s|ms|min|m)\b|"
     r"\b(?:confirmation|approval|review|response|reply|payment) pending\b|^\W*exit code \d+|"
-    r"[+]\d+ [\u2212-]\d+ across \d+ files?\b",
+    r"[+]\d+ [\u2212-]\d+ across \d+ files?\b|"
+    # What a tool just said: "git status shows 4 modified files", "npm audit just printed: 14 vulnerabilities".
+    r"^\W*(?:git (?:status|log|diff)|npm (?:audit|ls|outdated)|pip (?:list|freeze|check)|docker ps|kubectl get \S+|"
+    r"df -h|du -sh|(?:the )?linter)\b[^.]{0,20}\b(?:showed|said|printed|reported|listed|returned|is complaining|"
+    r"(?:shows|says) \d+)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # A sentence that points at the conversation it is said in ("this time", "during this run", "the demo you asked for",
@@ -173,7 +177,9 @@ _THIS_SESSION = re.compile(
     r"chat)\b|"
     r"\bon the (?:first|second|third|next|last) (?:try|attempt|go|run)\b|"
     r"\bmy (?:previous|last|earlier) (?:answer|reply|message|response|suggestion)\b|"
-    r"\b(?:you|the user) asked (?:for|me)\b|\bas (?:you )?(?:asked|requested)\b|"
+    r"\b(?:you|the user) asked (?:for|me)\b|\b(?:as|like) (?:you )?(?:asked|requested)\b|"
+    # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
+    r"\b(?:we|you and i) (?:talked|spoke) about\W*$|"
     r"\b(?:i|we) (?:\w+ed|wrote|made|did|said|mentioned|saw) (?:\w+ )?earlier\b|\byour (?:side|end|questions?)\b",
     re.IGNORECASE,
 )
@@ -192,11 +198,11 @@ _MARKER = re.compile(
 # The -ing word is a verb with its object ("Calling the tool", "Reading src/app.ts", "Wrapping up"), not a noun as the
 # subject ("Staging deploys from main", "Logging: use structlog").
 _ING_LEAD = re.compile(
-    r"^\W*(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
+    r"^\W*(?:re-)?(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
     r"according|regarding|including|depending|concerning|following|assuming|notwithstanding|"
     r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing"
     r"(?:\s+(?:the|a|an|this|that|these|those|my|your|our|its|some|all|any|every|each|for|through|up|out|over|on|into|"
-    r"to|with|it|them|back|across|around|in|from|off|step|phase|part|task|round|stage|work|review)\b|"
+    r"to|with|it|them|back|across|around|in|from|off|onto|step|phase|part|task|round|stage|work|review)\b|"
     r"\s+(?:(?-i:[A-Z]{2,})\b|\S*[/._]\S*))",
     re.IGNORECASE,
 )
@@ -338,17 +344,20 @@ _LIVE = re.compile(
     re.IGNORECASE,
 )
 # N of M with work done: "Tackled 4 out of 5 review comments", "21 of 34 points closed".
+_WEEKDAY = re.compile(r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b|\bweekdays?\b", re.IGNORECASE)
 _TALLY_DONE = re.compile(r"\b\d+\s+(?:out\s+)?of\s+\d+\b[^.]*\b\w+ed\b|\b\w+ed\b[^.]*\b\d+\s+(?:out\s+)?of\s+\d+\b")
 
 
 def _reading(sentence: str) -> bool:
-    """A short line of numbers with a live word and no verb: a reading, not a sentence about how things are."""
+    """A short line of numbers with a live word and no verb: a reading, not a sentence about how things are. Days of
+    the week make it a schedule ("Store hours: Tue-Sat 10:00-18:00, closed Sunday and Monday")."""
     short = len(sentence.split()) <= 10
     return (
         short
         and len(_NUMBER.findall(sentence)) >= 2
         and bool(_LIVE.search(sentence))
         and not FINITE_VERB.search(sentence)
+        and not _WEEKDAY.search(sentence)
     )
 
 

@@ -38,13 +38,18 @@ _DIARY = re.compile(
     r"just said)\b|(?:so )?to restate\b|"
     r"\w+ log for today\s*:|restating what you said\b|so to recap\b|let me restate\b|quick recap of\b|"
     r"(?:so )?the gist of (?:his|her|their|the) (?:email|message|call)\b|"
+    # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
+    r"(?:(?:ok(?:ay)?|right|alright|got it|sure)\W+)*so,? you(?:'d| would) like\b|"
+    r"(?:(?:ok(?:ay)?|right|alright|got it|sure)\W+)*so,? you(?:'re| are) (?:asking|looking) for\b|"
+    r"got it\W+(?:so,? )?you (?:want|need|mean|'d like)\b|just restating\b|"
     r"(?:i|we)(?:'ve| have)? (?:just )?(?:worked on|am working on|was working on|were working on|spent|"
     r"started working|looked into|am going to|will now|am now|'m now|'m going to|continued|finished|fixed|"
     r"refactored|implemented|updated|added|pushed|ran|tried|reviewed|merged)\b|"
     r"(?:session (?:log|summary|notes)|summary of (?:what|(?:the|this|today's) session|today|my work|(?:the )?changes)|"
     r"changes made(?=\s*:)|what (?:i|we) changed(?=\s*:)|"
     r"what i did|"
-    r"here(?:'s| is) (?:the |a |my )?(?:summary|recap|update|overview|rundown)|dev ?log|"
+    r"here(?:'s| is) (?:the |a |my )?(?:quick |short |brief )?(?:summary|recap|update|overview|rundown)|dev ?log|"
+    r"(?:today|this week)'?s (?:summary|recap)|here(?:'s| is) the output of|"
     r"daily log|diary|progress update|work log)\b|"
     # A standup as the heading of a report ("Standup: fixed the login bug"); "Standup is now at 10:00" is a fact.
     r"(?:today'?s |this morning'?s )?(?:daily )?(?:standup|stand-up)(?: (?:notes?|update|summary|report))?"
@@ -69,7 +74,7 @@ def _work_report(sentence: str) -> bool:
 _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i then)\b", re.IGNORECASE)
 _SESSION_WORK = (
     # "I found the bug" is a step; "I found that the worker ignores SIGTERM" a lesson.
-    r"checked|ran|re-?ran|tried|looked|found(?!\s+(?:out\s+)?that\b)|fixed|noticed|saw|updated|added|pushed|wrote|"
+    r"checked|ran|re-?ran|tried|looked|found(?!\s+(?:out|that)\b)|fixed|noticed|saw|updated|added|pushed|wrote|"
     r"rewrote|finished|"
     r"opened|closed|merged|tested|debugged|investigated|reviewed|cleaned|refactored|changed|modified|got|did|"
     r"removed|deleted|reverted|restarted|rebuilt|reinstalled|dug|spent|went through|worked on|traced|confirmed|"
@@ -96,9 +101,10 @@ _FIRST_PERSON_NARRATION = re.compile(
     r"(?![^.;]*\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|until (?:january|"
     r"february|march|april|may|june|july|august|september|october|november|december|\d{4})|in (?:january|"
     r"february|march|april|june|july|august|september|october|november|december))\b)|"
-    r"^\W*i(?:'m| am)\s+(?:done|stuck|back|here|ready|confused|not sure|unsure|lost|blocked|finished|off|behind|"
-    r"(?:slightly |a bit |a little )?worried)\b|^\W*i might (?:try|switch|look|check|need|have to|go)\b|"
-    r"^\W*i\s+(?:just|then|now|first|next)\b|"
+    r"^\W*i(?:'m| am)\s+(?:(?:slightly|a bit|a little|kind of|kinda|so|totally) )?(?:done|stuck|back|here|ready|"
+    r"confused|not sure|unsure|lost|blocked|finished|off|behind|worried)\b|"
+    r"^\W*i might (?:try|switch|look|check|need|have to|go)\b|"
+    r"^\W*i\s+(?:just|then|now|first|next)\b(?!\s+(?:found out|learned|learnt|discovered|heard|became|turned)\b)|"
     # The present perfect reports the session's own work ("I've drafted the release notes", "I've stashed my
     # changes"); a person's lasting state ("I've been vegan since 2019", "I've moved to Berlin", "I've switched to
     # fish") and what they came to know ("I've found that...", "I've been told...") are not reports.
@@ -132,7 +138,7 @@ _GERUND_START = re.compile(
     r"updating|cleaning up|setting up|installing|wrapping up|verifying|thinking|filtering|uploading|downloading|"
     r"exporting|importing|calling|searching|applying|reformatting|triaging|printing|forwarding|scanning|"
     r"generating|drafting|re-?checking|fetching|pulling|syncing|ramping|rebasing|reading up|reading through|"
-    r"comparing|cross-referencing|copying)\b",
+    r"comparing|cross-referencing|copying|estimating)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -176,7 +182,7 @@ _THINKING = re.compile(
     r"i(?:'ll| will) now|ok(?:ay)?,? (?:now|let's|so)|i think|i wonder|i'?m not sure|not sure|looking at|"
     r"hold on|probably|possibly|might be|could be|my guess|i guess|i suspect|i bet|feels like|seems like|"
     r"je pense|ich glaube|creo que|acho que|honestly|i'?m torn|first impressions?|let me think|"
-    r"just (?:a thought|an idea|brainstorming|flagging|thinking out loud|a suggestion)|"
+    r"just (?:a thought|an idea|brainstorming|flagging|thinking out loud|a suggestion)|thinking (?:out loud|aloud)|"
     r"need to (?:look|check|see|verify|confirm|dig|investigate)|worth (?:asking|checking|a look|trying)|"
     r"hard to (?:say|tell)|ugh|yikes|oof|argh|meh|whoa)\b|\blet'?s see\W*$|"
     r"(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…:\u2014\u2013-]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
@@ -221,16 +227,24 @@ _RIGHT_NOW = re.compile(
     r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
     r"fixing|restarting|tracking|switching)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down|to \w+))*"
     r"\W*$|"
-    r",\s*(?:trying|forwarding|processing|printing|waiting|testing|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
+    r"[,;]\s*(?:trying|forwarding|processing|printing|waiting|testing|reading|sorting|cleaning|merging|monitoring|"
+    r"looking (?:at|into)|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
     r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|\bqueued behind\b|"
     r"\b(?:will be|'ll be) (?:ready|done|back|finished) in (?:about |around )?(?:an?|\d+|a few|one|two) "
     r"(?:hours?|minutes?|mins)\b|\b(?:is|are) loading slowly\b|\b(?:than|as) yesterday\b|^\W*counting down\b|"
     r"^\W*just got off the phone\b|\btoo early to (?:call|tell|say)\b|"
-    r"\u2014\s*(?:checking|looking|trying|asking)\b[^.]*$|"
+    r"\u2014\s*(?:checking|looking|trying|asking)\b[^.]*\.?\s*$|"
     # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
     r"\b(?:taking forever|lagging like crazy|is lagging|stuck (?:at|on) \d|(?:is|are) ramping up)|\bshortly\W*$|"
     r"\bshould take (?:about |around |roughly )?(?:\w+ )?(?:minutes?|hours?|seconds?|a while)\b|\bafter lunch\W*$|"
-    r"\b\d+ (?:minutes?|mins?) away\b|^\W*(?:reminder|alarm) set\b|"
+    r"\b\d+ (?:minutes?|mins?|stops?) (?:away|late|wait)\b|^\W*(?:reminder|alarm) set\b|"
+    # Just happened, said by the clock or by someone: "escalated to tier 2 about an hour ago", "Azure says about 4
+    # minutes", "Still 3 jobs ahead of ours", "stage 3 of 7", "for the next 30 min", "merging in a sec".
+    r"\b(?:an?|\d+|a few|a couple of) (?:minutes?|mins?|hours?) ago\b|"
+    r"\b(?:says|said) (?:about |around |maybe |roughly )?\d+ (?:more )?(?:minutes?|mins?)\b|^\W*still \d+\b|"
+    r"\bstage \d+ (?:of|/) \d+\b|\bfor the next (?:\d+|few|couple of) (?:min|mins|minutes|hours?)\b|\bin a sec\b|"
+    r"\b(?:this (?:week|month|year)|today) so far\b|\blocal(?:ly)?\b[^.]{0,30}\bfor testing\W*$|"
+    r"\bweather\b[^.]{0,40}\b(?:today|tomorrow|tonight|this (?:morning|afternoon|evening|weekend))\b|"
     r"\b(?:is|are) (?:still )?(?:booting|rebooting|starting up|spinning up|warming up)\W*$|"
     r"\b(?:got|was|is) (?:cancel+ed|postponed|rescheduled) (?:today|tonight|this (?:morning|afternoon|week))\b|"
     r"\b(?:today|this morning|this afternoon|tonight)\b[^.]{0,40}\b(?:was|is|shows|reads|showed|came to|comes to|"
@@ -246,11 +260,15 @@ _CASUAL = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*)\W*$|^\W*thanks? (?:so much|a lot|a ton) for\b|"
     r"^\W*(?:happy birthday|happy (?:monday|tuesday|wednesday|thursday|friday|weekend)|congrat\w*|ahh?,? such a)\b|"
     r"^\W*that'?s (?:so )?(?:frustrating|annoying|rough|tough|a shame)\b|^\W*(?:a |my )?(?:first|rough|quick) "
-    r"(?:pass|draft|cut|stab) at\b",
+    r"(?:pass|draft|cut|stab) at\b|\bsorry (?:to hear|you(?:'re| are) (?:dealing|going through))\b|"
+    r"^\W*have (?:fun|a (?:great|good|nice|lovely|safe|wonderful) (?:time|trip|day|evening|weekend|flight|holiday))\b|"
+    r"^\W*that'?s (?:a |such a )?(?:really |very )?(?:great|good|thoughtful|nice|lovely|clever|smart|sweet) "
+    r"(?:idea|question|point|choice|plan|gift(?: idea)?|pick)\b|\bif you(?:'re| are) interested\W*$",
     re.IGNORECASE,
 )
 _UNSURE = re.compile(
-    r"\bnot (?:100% )?sure\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b|\bidk\b|"
+    r"\bnot (?:100% )?(?:sure|certain)\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b|\bidk\b|"
+    r"\b(?:perhaps|maybe) not\b|\beither (?:could|would|one would|one could) work\b|"
     r"\b(?:don't|do not) know (?:yet )?(?:whether|if)\b|^\W*(?:odd|weird|strange|curious|huh)\W*$",
     re.IGNORECASE,
 )
@@ -259,6 +277,11 @@ _PLAN = re.compile(
     r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish|call|"
     r"ask|email|text|follow up)|next(?=\s*:)|(?:right,? )?(?:so )?the plan for (?:today|now|this afternoon|tonight)\b|"
     r"(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
+    re.IGNORECASE,
+)
+# Asking which the person prefers is a question, not their preference: "Which color do you prefer, sage or cream?".
+_ASKS_THEIR_CHOICE = re.compile(
+    r"^\W*(?:(?:which|what) (?:\w+ )?(?:do|would|should) you|(?:do|would) you (?:prefer|like|want|rather))\b",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -270,7 +293,14 @@ _QUESTION_START = re.compile(
 _DURABLE_SIGNAL = re.compile(
     # "don't" gives a rule ("don't force-push"), not a doubt ("I don't know yet whether the retries are idempotent").
     r"\b(?:because|so that|(?<!say )otherwise|never|always|must|instead of|rather than|"
-    r"(?:do not|don't)(?!\s+(?:know|see|think|remember)\b)|prefer|prefers|the hard way|settled on|(?:that's|is) final|"
+    r"(?:do not|don't)(?!\s+(?:know|see|think|remember|hear|match|seem)\b)|prefer|prefers|preferred|the hard way|"
+    r"settled on|"
+    # A standing arrangement: "a standing tennis game with Ben every Wednesday at 7am".
+    r"every (?:day|week|month|year|morning|evening|night|weekday|weekend|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|standing (?:meeting|game|appointment|order|call|reservation)|"
+    r"(?:that's|is) final|"
+    # Said to be worth keeping: "I think it's worth remembering: ...", "I should mention: ...", "For the record, ...".
+    r"worth (?:remembering|knowing|noting|mentioning)|(?:should|want to|wanted to) mention|for the record|"
     r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on)|"
     r"for future (?:reference|sessions?)|going forward|from now on|"
     # A stated taste is a preference, not narration: "I like short commit messages".
@@ -298,6 +328,11 @@ _LOG_LINE = re.compile(
     r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
     r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
     r"(?:real|user|sys)\s+\d+m[\d.]+s$|commit [0-9a-f]{7,40}\b|"
+    # A test runner's and a tool's own lines: " PASS  src/Button.test.tsx", "[INFO] 2024-06-02 ...", "psql: error: ...".
+    r"(?-i:PASS|FAIL)\s+\S+\.[a-z]{2,4}\b|\[(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL)\]\s|"
+    r"[\w.-]+: (?:error|fatal|warning): |\d+ packages? (?:is|are) looking for funding|"
+    # A table's header row: "NAME   READY   STATUS   RESTARTS   AGE".
+    r"(?-i:[A-Z][A-Z_-]+(?: {2,}[A-Z][A-Z_-]+){2,})\s*$|"
     # An error as a compiler or a runtime prints it: "ModuleNotFoundError: No module named ...", "main.c:17:5:
     # warning: ...", "src/App.tsx(14,7): error TS2322: ..." ("KeyError: 'user' means the session expired" explains).
     r"(?![^\n]*\b(?:means|happens|when|if|because|caused by)\b)(?:[\w.]+(?:Error|Exception)\b:|"
@@ -438,7 +473,7 @@ def _chatter(sentence: str) -> str | None:
     """Why one sentence is chatter (narration, status, acknowledgement, thinking aloud, a question, a plan), or
     None when it states something."""
     durable = bool(_DURABLE_SIGNAL.search(sentence) or _INSTRUCTION.match(sentence))
-    if sentence.rstrip().endswith("?") and not durable:
+    if sentence.rstrip().endswith("?") and (not durable or _ASKS_THEIR_CHOICE.match(sentence)):
         return "it is a question, not a fact; store the answer once you know it"
     if durable:
         return None

@@ -29,7 +29,9 @@ _OUTPUT = f"it is command output, not a fact ({READ_BY_ITS_WORDS}); store what t
 # A lasting fact's own marks: always, never, must, because, from now on. (Not German "nie": in Polish it is "not", and
 # opens half its chatter: "Nie ma za co!", "Nie jestem pewien".)
 _LASTING = re.compile(
-    r"\b(?:siempre|nunca|porque|immer|niemals|weil|muss|toujours|jamais|parce que|doit|sempre|"
+    # ("Toujours en cours" is "still under way", not "always".)
+    r"\b(?:siempre|nunca|porque|immer|niemals|weil|muss|toujours(?! (?:en cours|pas|en attente))|jamais|parce que|doit|"
+    r"sempre|"
     r"mai|perché|deve|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
     r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz|"
     r"her zaman|asla|çünkü|mutlaka|hamesha|kabhi nahi|kyunki|selalu|jangan pernah|karena|wajib)\b",
@@ -48,10 +50,17 @@ _COURTESY = re.compile(
     r"wat een mooie|wat leuk|toll|klasse|świetnie|ça marche|va bene|de acuerdo|vale|okej|oké|prima|teşekkür\w*|"
     r"alles klar|top|dankjewel|muy amable|bom fim de semana|buen fin de semana|schönes wochenende|bon week-end|"
     r"çok teşekkür\w*|terima kasih|shukriya|bahut bahut shukriya|dhanyavaad|theek hai|"
-    r"sağ ol|tamam|kusura bakma\w*|c'est noté|qué bien|voilà)\b",
+    r"sağ ol|tamam|kusura bakma\w*|c'est noté|qué bien|voilà|que tengas (?:un )?buen día|me alegra|vi hörs|"
+    r"momentje)\b",
     _I,
 )
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
+# An apology opens a turn whatever follows it: "Lo siento, no encontré la factura en tu correo".
+_APOLOGY = re.compile(
+    r"^\W*(?:lo siento|perdón|perdona|désolée?|scusa(?:mi)?|mi dispiace|entschuldigung|przepraszam|desculp[ae]|"
+    r"förlåt|sorry)\b",
+    _I,
+)
 _GUESS = re.compile(
     r"^\W*(?:(?:m+|hm+|eh|ah|oh|uhm)\W+)?(?:quizás?|tal vez|a lo mejor|sospecho|vielleicht|ich vermute|peut-être|"
     r"j'ai l'impression|forse|immagino|boh|"
@@ -60,7 +69,8 @@ _GUESS = re.compile(
     r"niet zeker|jag är osäker|nie jestem pew(?:ien|na)|solo un'ipotesi|tylko przypuszczenie|à vérifier|non so|"
     r"je ne sais pas|ich weiß (?:es )?nicht|não sei|weet ik niet|vet inte|nie wiem|svårt att säga|schwer zu sagen|"
     r"difícil de decir|difficile à dire|difficile dirlo|moeilijk te zeggen|trudno powiedzieć|difícil dizer|sanırım|"
-    r"emin değilim|shayad|pakka nahi|mungkin|belum pasti)\b",
+    r"emin değilim|shayad|pakka nahi|mungkin|belum pasti|keine ahnung|mal sehen|vediamo come va|vamos a ver|"
+    r"we zien wel|vi får se|zobaczymy)\b|^\W*à voir\W*$",
     _I,
 )
 # The step the agent takes now: a progressive form ("estoy compilando", "sto riavviando", "je suis en train de",
@@ -111,7 +121,11 @@ _NOW = re.compile(
     r"\bti (?:faccio sapere|aggiorno)\b|\bin attesa d[ie]\b|"
     r"\b(?:todavía|aún) no ha (?:llegado|respondido|contestado|confirmado)\b|"
     r"\bainda não (?:chegou|respondeu|confirmou)\b|\bnon ha ancora (?:risposto|confermato)\b|"
-    r"\bpas encore (?:répondu|confirmé|arrivé)\b",
+    r"\bpas encore (?:répondu|confirmé|arrivé)\b|\bdauert noch\b|\bya lo (?:corrijo|arreglo|miro|reviso)\b|"
+    r"\bik (?:zoek|kijk|check|test) even\b|\b(?:laadt|wacht|wachten) nog\b|\bstrax\b|\bw połowie\b|"
+    r"\bho appena\b|"
+    # The day's work in the first person plural: "Hoje revisamos os capítulos 1 e 2", "Hoy cerramos el ticket".
+    r"^\W*(?:hoy|hoje|oggi)\b[^.]{0,15}\b\w+(?:amos|imos|emos|iamo)\b",
     _I,
 )
 # Work reported done in the passive, undated: "De lijst is bijgewerkt", "Ya está subido", "Foi atualizado". ("Die
@@ -130,7 +144,8 @@ _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 # archivo", "Atualizei as dependências", "Ho riavviato il server", "Ich habe den Branch gepusht". Only the verbs of a
 # session's errands: "He cambiado de trabajo" or "Ich bin nach Berlin gezogen" is a person's fact.
 _DONE = re.compile(
-    r"^\W*(?:(?:j'ai|nous avons|on a) (?:\w+ )?(?:corrigé|mis à jour|ajouté|poussé|relancé|redémarré|vérifié|testé|"
+    r"^\W*(?:(?:vale|ok|okay|bueno|listo|alors|allora|ecco|also|gut|oké|nou)\W+)?(?:ya |déjà |già |schon |al )?"
+    r"(?:(?:j'ai|nous avons|on a) (?:\w+ )?(?:corrigé|mis à jour|ajouté|poussé|relancé|redémarré|vérifié|testé|"
     r"fusionné|commité|rebasé|nettoyé|regénéré|régénéré|renommé|supprimé les?|lancé les? tests?)|"
     r"(?:he|hemos) (?:\w+ )?(?:actualizado|corregido|añadido|agregado|subido|reiniciado|revisado|probado|"
     r"fusionado|limpiado|regenerado|ejecutado|lanzado)|"
@@ -138,11 +153,14 @@ _DONE = re.compile(
     r"(?:atualizei|corrigi|adicionei|subi|reiniciei|revisei|testei|executei|limpei|fiz (?:o|um) (?:push|commit|"
     r"deploy|merge|rebase))|"
     r"(?:ho|abbiamo) (?:\w+ )?(?:aggiornato|corretto|aggiunto|caricato|riavviato|controllato|verificato|testato|"
-    r"sistemato|pushato|eseguito|ripulito|rigenerato|mandato|inviato|spedito)|"
-    r"(?:ich habe|ich hab|hab|wir haben)\b[^.]{0,60}\b(?:aktualisiert|behoben|korrigiert|hinzugefügt|gepusht|"
-    r"angepasst|neu gestartet|weitergeleitet|geschickt|verschickt|gesendet|"
+    r"sistemato|pushato|eseguito|ripulito|rigenerato|mandato|inviato|spedito|lanciato|"
+    r"fatto (?:il |un )?(?:push|commit|merge|deploy|rebase))|"
+    # (A file's name may hold a dot: "Ich habe die config.yaml ... gespeichert".)
+    r"(?:ich habe|ich hab|hab|wir haben)\b(?:[^.]|\.\w){0,60}\b(?:aktualisiert|behoben|korrigiert|hinzugefügt|gepusht|"
+    r"angepasst|neu gestartet|weitergeleitet|geschickt|verschickt|gesendet|gespeichert|"
     r"geprüft|überprüft|getestet|committet|gemergt|aufgeräumt|ausgeführt)|"
-    r"(?:ik heb|we hebben)\b[^.]{0,60}\b(?:bijgewerkt|opgelost|gecorrigeerd|toegevoegd|gepusht|herstart|gecontroleerd|"
+    r"(?:ik heb|we hebben)\b(?:[^.]|\.\w){0,60}\b(?:bijgewerkt|opgelost|gecorrigeerd|toegevoegd|gepusht|herstart|"
+    r"gecontroleerd|"
     r"getest|gecommit|gemerged|opgeschoond|uitgevoerd|ingescand|doorgestuurd|verstuurd|gestuurd)|"
     r"(?:jag har|vi har) (?:\w+ )?(?:uppdaterat|fixat|rättat|lagt till|pushat|startat om|kontrollerat|testat|kört)|"
     r"(?:zaktualizował|poprawił|dodał|wypchnął|wypchnęł|zrestartował|sprawdził|przetestował|uruchomił)(?:em|am|am)"
@@ -151,7 +169,8 @@ _DONE = re.compile(
 )
 _OFFER_WORDS = re.compile(
     r"\b(?:si quieres|se quiser|wenn du willst|wenn du möchtest|si tu veux|se vuoi|als je wilt|om du vill|"
-    r"jeśli chcesz|si lo prefieres)\b",
+    r"jeśli chcesz|si lo prefieres|fais-moi signe|faites-moi signe|sag bescheid|avísame|fammi sapere|laat maar weten|"
+    r"hör av dig|daj znać)\b",
     _I,
 )
 _SUMMARY = re.compile(
@@ -194,13 +213,14 @@ _SCRIPTS = (
         lasting=re.compile(r"毎|必ず|いつも|絶対|ので|ため|こと。?$|禁止|べき"),
         ack=re.compile(
             r"^\W*(?:了解(?:しました|です)?|承知(?:しました|いたしました)|かしこまりました|ありがとう|すみません|申し訳|"
-            r"お疲れ|おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました"
+            r"お疲れ|おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました|"
+            r"いいアイデア|いいですね|素敵ですね"
         ),
         thinking=re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか|と思います"),
         step=re.compile(
             r"(?:^|。)\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|"
-            r"(?:してい|調べてい|見てい|開いてい|待ってい)ます。?$|(?:確認|検討|対応)します。?$|まだ[^。]*(?:待ち|です|ません)|"
-            r"要約すると|まとめると|ているところ"
+            r"(?:してい|調べてい|見てい|開いてい|待ってい)ます[。…!！\s]*$|(?:確認|検討|対応)します[。…!！\s]*$|"
+            r"まだ[^。]*(?:待ち|です|ません)|要約すると|まとめると|ているところ|完了しました|終わりました"
         ),
     ),
     # Korean (Hangul): "네, 지금 바로 확인해볼게요", "조금만 기다려 주세요", "아직 답이 없어요".
@@ -263,7 +283,7 @@ def chatter_in_other_languages(sentence: str) -> str | None:
         return _STEP
     if _OUTPUT_LABEL.match(sentence):
         return _OUTPUT
-    if _COURTESY.match(sentence) and len(sentence.split()) <= 8:
+    if (_COURTESY.match(sentence) and len(sentence.split()) <= 8) or _APOLOGY.match(sentence):
         return _ACK
     if _GUESS.search(sentence):
         return _THINKING
