@@ -392,3 +392,24 @@ def test_a_persons_news_is_kept_and_the_moment_is_refused_in_more_languages(text
 )
 def test_a_request_said_back_or_a_tools_output_is_refused_and_a_fact_said_to_be_worth_keeping_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # A reply drafted in the session, a customer's words passed on, a step into a question, an ETA: refused.
+        ("Dear Ms. Patel,\n\nThank you for your message. I am checking the order status and will reply today.", True),
+        ("Ticket #881: customer says the invoice PDF is empty. Investigating.", True),
+        ("Looking into why the nightly export is slow.", True),
+        ("The shuttle arrives in about 12 minutes.", True),
+        ("ngl that migration was painful", True),
+        ("Could you tell me which of the two venues you preferred?", True),
+        # A rule for any such report, a standing habit, a condition that makes a clause a preference: kept.
+        ("When a customer says the page is blank, it is almost always an ad blocker.", False),
+        ("The landlord pays the plumber late every single time, so get a written quote first.", False),
+        ("My usual gym is the one on Elm St, but I'll go to the Main St one if it's closer to a meeting.", False),
+        ("I'm trying to keep takeaway spending under €150 a month, flag anything over.", False),
+    ],
+)
+def test_a_drafted_reply_or_a_report_passed_on_is_refused_and_a_standing_habit_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -69,6 +69,9 @@ from memoryhub.writes.noise import noise_reason
         "Hoje organizamos as fotos da viagem e apagamos as repetidas.",
         "Ich habe die settings.json angepasst und teste gleich nochmal.",
         "デプロイが完了しました！",
+        "Estou rodando o backup agora, deve levar uns 20 minutos.",
+        "Сборка всё ещё идёт, осталось минут десять.",
+        "他に何か質問はありますか？",
     ],
 )
 def test_chatter_in_other_languages_is_refused(text):

@@ -179,7 +179,11 @@ _THIS_SESSION = re.compile(
     r"\bmy (?:previous|last|earlier) (?:answer|reply|message|response|suggestion)\b|"
     r"\b(?:you|the user) asked (?:for|me)\b|\b(?:as|like) (?:you )?(?:asked|requested)\b|"
     # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
-    r"\b(?:we|you and i) (?:talked|spoke) about\W*$|"
+    r"\b(?:we|you and i) (?:talked|spoke) about\W*$|\byou mentioned\b|"
+    # A customer's words passed on from a ticket or a chat: "customer says the export button does nothing".
+    # ("When a customer says 'the app is blank', ..." is a rule for any such report: it opens the sentence or a field.)
+    r"(?:^|[:|\u2014]\s*)(?:the )?(?:customer|caller|client)(?: in (?:the )?chat)? "
+    r"(?:says|reports|reported|is asking|asked|just said)\b|"
     r"\b(?:i|we) (?:\w+ed|wrote|made|did|said|mentioned|saw) (?:\w+ )?earlier\b|\byour (?:side|end|questions?)\b",
     re.IGNORECASE,
 )
@@ -335,6 +339,7 @@ _RESULT = re.compile(
 )
 # The first person after a clause ("..., so I'm calling it fixed"), judged as the noise rules judge a sentence that
 # opens with it: "...; I'm on the acme tailnet" is a person's fact, "..., and I've pushed it" narrates.
+_CONDITION = re.compile(r"\b(?:if|unless|as long as)\b", re.IGNORECASE)
 _FIRST_PERSON_CLAUSE = re.compile(r"[,;]\s*(?:so |and |but |then )?(\bi(?:'|\s)[^,;]*)", re.IGNORECASE)
 # A reading with no verb of its own: "Memory: 1.2 GB used of 4 GB", "Uptime 14d 3h, load average 0.42".
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
@@ -379,7 +384,10 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
         return _STATUS
     if _TALLY_DONE.search(sentence):
         return _STATUS
-    if _RESULT.search(sentence) or any(judge(clause) for clause in _FIRST_PERSON_CLAUSE.findall(sentence)):
+    # A condition makes the clause a standing preference: "Home airport is BER, but I'll fly from Leipzig if it's
+    # a lot cheaper".
+    clauses = [c for c in _FIRST_PERSON_CLAUSE.findall(sentence) if not _CONDITION.search(c)]
+    if _RESULT.search(sentence) or any(judge(clause) for clause in clauses):
         return _NARRATION
     if _THIS_SESSION.search(sentence):
         return _NARRATION

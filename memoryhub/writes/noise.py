@@ -49,7 +49,10 @@ _DIARY = re.compile(
     r"changes made(?=\s*:)|what (?:i|we) changed(?=\s*:)|"
     r"what i did|"
     r"here(?:'s| is) (?:the |a |my )?(?:quick |short |brief )?(?:summary|recap|update|overview|rundown)|dev ?log|"
-    r"(?:today|this week)'?s (?:summary|recap)|here(?:'s| is) the output of|"
+    r"(?:today|this week)'?s (?:summary|recap)|here(?:'s| is) the output of|(?:today|this week)'?s \w+ so far\b|"
+    # A reply drafted in the session: "Dear Mr. Okafor, thank you for your email...", "Sehr geehrte Frau Schulz, ...".
+    r"(?:dear|sehr geehrte[r]?|bonjour|estimad[oa]|gentile)\b[\s\S]{0,300}?\b(?:thank you for your|vielen dank für "
+    r"ihre|nous avons bien reçu|gracias por su|grazie per)\b|"
     r"daily log|diary|progress update|work log)\b|"
     # A standup as the heading of a report ("Standup: fixed the login bug"); "Standup is now at 10:00" is a fact.
     r"(?:today'?s |this morning'?s )?(?:daily )?(?:standup|stand-up)(?: (?:notes?|update|summary|report))?"
@@ -75,7 +78,7 @@ _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i th
 _SESSION_WORK = (
     # "I found the bug" is a step; "I found that the worker ignores SIGTERM" a lesson.
     r"checked|ran|re-?ran|tried|looked|found(?!\s+(?:out|that)\b)|fixed|noticed|saw|updated|added|pushed|wrote|"
-    r"rewrote|finished|"
+    r"rewrote|finished|re-?formatted|"
     r"opened|closed|merged|tested|debugged|investigated|reviewed|cleaned|refactored|changed|modified|got|did|"
     r"removed|deleted|reverted|restarted|rebuilt|reinstalled|dug|spent|went through|worked on|traced|confirmed|"
     r"verified|managed|figured|realized|realised|tweaked|bumped|patched|committed|edited|copied|renamed|searched|"
@@ -184,6 +187,7 @@ _THINKING = re.compile(
     r"je pense|ich glaube|creo que|acho que|honestly|i'?m torn|first impressions?|let me think|"
     r"just (?:a thought|an idea|brainstorming|flagging|thinking out loud|a suggestion)|thinking (?:out loud|aloud)|"
     r"need to (?:look|check|see|verify|confirm|dig|investigate)|worth (?:asking|checking|a look|trying)|"
+    r"(?:want|wanted) to (?:double[- ]check|check|confirm|verify|make sure)|"
     r"hard to (?:say|tell)|ugh|yikes|oof|argh|meh|whoa)\b|\blet'?s see\W*$|"
     r"(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…:\u2014\u2013-]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
     r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
@@ -216,18 +220,25 @@ _RIGHT_NOW = re.compile(
     r"\b(?:has|have|is|are)n[o']?t (?:yet )?(?:replied|responded|answered|confirmed|arrived|gotten back|got back|"
     r"called back|come back|showed up|ready)\b(?:[^.;]*\byet\b)?|"
     r"\b(?:out for delivery|in transit|as of today|give (?:it|me|us) a (?:minute|sec|second|moment|few minutes))\b|"
-    r"\b(?:leaves|departs|arrives|lands|boards|starts|begins|kicks off) in (?:\d+|a few|an|one|two|three) "
+    r"\b(?:leaves|departs|arrives|lands|boards|starts|begins|kicks off) in (?:about |around )?"
+    r"(?:\d+|a few|an|one|two|three) "
     r"(?:hours?|minutes?|mins)\b|"
     r"\b\d+ (?:more )?(?:minutes|mins|hours|seconds) (?:left|to go|more)\b|\b\d+ more (?:minutes|mins|hours)\b|"
     r"\b(?:is|are) (?:now |currently )?showing\b|\b(?:is|are) (?:currently |still |now )?being (?:generated|"
     r"processed|uploaded|built|exported|imported|indexed|deployed|rendered|transcribed|prepared|copied|synced|"
     r"migrated)\b|\bit'?s (?:raining|snowing|pouring)\b|\b(?:is|are) (?:down|broken|offline|flaky) again\b|"
-    r"\bis at \d+ (?:unread|open|items|tickets|messages|emails)\b|"
+    r"\b(?:is|are) (?:now )?at (?:about |around )?[\d,.]+ (?:unread|open|items|tickets|messages|emails|words|pages|"
+    r"subscribers|followers)\b|\bepoch \d+\s*(?:/|of)\s*\d+\b|\b(?:is|are) (?:really |very |super )?slow today\b|"
+    r"\bsaid (?:they|he|she)'d (?:get back|call|come|reply|send)\b|"
+    r"\bno (?:confirmed \w+|confirmation|reply|answer|word) yet\b|"
+    r"\bwill be (?:ready|done|back|there) (?:after|by|at|around) \d|\btoday'?s (?:shopping |to-?do |grocery )?list\b|"
+    r"\blooks (?:sunny|rainy|cloudy|windy|stormy|snowy|clear)\b|"
     # A step of the session after a comma: "..., restarting it", "..., triaging them one by one", "...; fixing."
     r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
     r"fixing|restarting|tracking|switching)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down|to \w+))*"
     r"\W*$|"
     r"[,;]\s*(?:trying|forwarding|processing|printing|waiting|testing|reading|sorting|cleaning|merging|monitoring|"
+    r"reviewing|skimming|stopping|continuing|"
     r"looking (?:at|into)|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
     r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|\bqueued behind\b|"
     r"\b(?:will be|'ll be) (?:ready|done|back|finished) in (?:about |around )?(?:an?|\d+|a few|one|two) "
@@ -244,7 +255,8 @@ _RIGHT_NOW = re.compile(
     r"\b(?:says|said) (?:about |around |maybe |roughly )?\d+ (?:more )?(?:minutes?|mins?)\b|^\W*still \d+\b|"
     r"\bstage \d+ (?:of|/) \d+\b|\bfor the next (?:\d+|few|couple of) (?:min|mins|minutes|hours?)\b|\bin a sec\b|"
     r"\b(?:this (?:week|month|year)|today) so far\b|\blocal(?:ly)?\b[^.]{0,30}\bfor testing\W*$|"
-    r"\bweather\b[^.]{0,40}\b(?:today|tomorrow|tonight|this (?:morning|afternoon|evening|weekend))\b|"
+    r"\bweather\b[^.]{0,40}\b(?:today|tomorrow|tonight|this (?:morning|afternoon|evening|weekend)|monday|tuesday|"
+    r"wednesday|thursday|friday|saturday|sunday)\b|"
     r"\b(?:is|are) (?:still )?(?:booting|rebooting|starting up|spinning up|warming up)\W*$|"
     r"\b(?:got|was|is) (?:cancel+ed|postponed|rescheduled) (?:today|tonight|this (?:morning|afternoon|week))\b|"
     r"\b(?:today|this morning|this afternoon|tonight)\b[^.]{0,40}\b(?:was|is|shows|reads|showed|came to|comes to|"
@@ -258,6 +270,9 @@ _RIGHT_NOW = re.compile(
 # A turn said in passing: "the weather here is gorgeous today lol", "Thanks so much for jumping in!".
 _CASUAL = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*)\W*$|^\W*thanks? (?:so much|a lot|a ton) for\b|"
+    r"^\W*(?:lol|lmao|rofl|omg|ngl|tbh|haha\w*|ooh+|aww+)\b|^\W*(?:sry|sorry),? running late\b|\bbe there in \d+\b|"
+    r"\bsorry for the (?:inconvenience|trouble|delay|wait|confusion)\b|\bunderstand your frustration\b|"
+    r"^\W*that'?s a tough call\b|"
     r"^\W*(?:happy birthday|happy (?:monday|tuesday|wednesday|thursday|friday|weekend)|congrat\w*|ahh?,? such a)\b|"
     r"^\W*that'?s (?:so )?(?:frustrating|annoying|rough|tough|a shame)\b|^\W*(?:a |my )?(?:first|rough|quick) "
     r"(?:pass|draft|cut|stab) at\b|\bsorry (?:to hear|you(?:'re| are) (?:dealing|going through))\b|"
@@ -269,6 +284,7 @@ _CASUAL = re.compile(
 _UNSURE = re.compile(
     r"\bnot (?:100% )?(?:sure|certain)\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b|\bidk\b|"
     r"\b(?:perhaps|maybe) not\b|\beither (?:could|would|one would|one could) work\b|"
+    r"\beither (?:option|one|way) (?:seems|is|would be|could be) fine\b|"
     r"\b(?:don't|do not) know (?:yet )?(?:whether|if)\b|^\W*(?:odd|weird|strange|curious|huh)\W*$",
     re.IGNORECASE,
 )
@@ -279,9 +295,12 @@ _PLAN = re.compile(
     r"(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
     re.IGNORECASE,
 )
+_WH_CLAUSE = re.compile(r"\b(?:why|how|what|whether|where|which|if)\b", re.IGNORECASE)
 # Asking which the person prefers is a question, not their preference: "Which color do you prefer, sage or cream?".
 _ASKS_THEIR_CHOICE = re.compile(
-    r"^\W*(?:(?:which|what) (?:\w+ )?(?:do|would|should) you|(?:do|would) you (?:prefer|like|want|rather))\b",
+    r"^\W*(?:(?:which|what) (?:\w+ )?(?:do|would|should) you|(?:do|would) you (?:prefer|like|want|rather)|"
+    r"so,? you (?:want|need|mean|'d like|would like))\b|"
+    r"\bwhich\b[^?]{0,40}\byou (?:prefer|preferred|like|liked|want)\b",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -296,8 +315,8 @@ _DURABLE_SIGNAL = re.compile(
     r"(?:do not|don't)(?!\s+(?:know|see|think|remember|hear|match|seem)\b)|prefer|prefers|preferred|the hard way|"
     r"settled on|"
     # A standing arrangement: "a standing tennis game with Ben every Wednesday at 7am".
-    r"every (?:day|week|month|year|morning|evening|night|weekday|weekend|monday|tuesday|wednesday|thursday|friday|"
-    r"saturday|sunday)|standing (?:meeting|game|appointment|order|call|reservation)|"
+    r"for good|every (?:single )?time|every (?:day|week|month|year|morning|evening|night|weekday|weekend|monday|"
+    r"tuesday|wednesday|thursday|friday|saturday|sunday)|standing (?:meeting|game|appointment|order|call|reservation)|"
     r"(?:that's|is) final|"
     # Said to be worth keeping: "I think it's worth remembering: ...", "I should mention: ...", "For the record, ...".
     r"worth (?:remembering|knowing|noting|mentioning)|(?:should|want to|wanted to) mention|for the record|"
@@ -328,6 +347,7 @@ _LOG_LINE = re.compile(
     r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
     r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
     r"(?:real|user|sys)\s+\d+m[\d.]+s$|commit [0-9a-f]{7,40}\b|"
+    r"(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL)\s+\d{4}-\d{2}-\d{2}|"
     # A test runner's and a tool's own lines: " PASS  src/Button.test.tsx", "[INFO] 2024-06-02 ...", "psql: error: ...".
     r"(?-i:PASS|FAIL)\s+\S+\.[a-z]{2,4}\b|\[(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL)\]\s|"
     r"[\w.-]+: (?:error|fatal|warning): |\d+ packages? (?:is|are) looking for funding|"
@@ -473,7 +493,7 @@ def _chatter(sentence: str) -> str | None:
     """Why one sentence is chatter (narration, status, acknowledgement, thinking aloud, a question, a plan), or
     None when it states something."""
     durable = bool(_DURABLE_SIGNAL.search(sentence) or _INSTRUCTION.match(sentence))
-    if sentence.rstrip().endswith("?") and (not durable or _ASKS_THEIR_CHOICE.match(sentence)):
+    if sentence.rstrip().endswith(("?", "\uff1f")) and (not durable or _ASKS_THEIR_CHOICE.search(sentence)):
         return "it is a question, not a fact; store the answer once you know it"
     if durable:
         return None
@@ -487,7 +507,8 @@ def _chatter(sentence: str) -> str | None:
             "it narrates the session in the first person; store the lasting fact, decision or gotcha instead "
             "(true on its own, for any agent reading it later)"
         )
-    gerund = _GERUND_START.match(sentence) and not FINITE_VERB.search(sentence)
+    # "Looking into why the dashboard is slow": the verb after "why" is the clause's, not the sentence's.
+    gerund = _GERUND_START.match(sentence) and not FINITE_VERB.search(_WH_CLAUSE.split(sentence, maxsplit=1)[0])
     if _STATUS.match(sentence) or _PROGRESS.search(sentence) or gerund:
         return "it is a status or progress note, not a fact; store what you learned that will still be true later"
     if _RIGHT_NOW.search(sentence):
@@ -522,7 +543,8 @@ def _rules(text: str) -> str | None:
         return _SESSION_LOG
     plan = (
         r"^\W*(?:(?:draft|rough|the|my|our) )?"
-        r"(?:plan|todo|to-do|next steps?|here'?s (?:my plan|what i(?:'ll| will) do))\s*:"
+        r"(?:plan|todo|to-do|next steps?|here'?s (?:my plan|what i(?:'ll| will) do)|"
+        r"today|tomorrow|tonight|this week)\s*:"
     )
     if re.match(plan, stripped, re.IGNORECASE) and not durable:
         return _LATER_PLAN

@@ -31,8 +31,8 @@ _OUTPUT = f"it is command output, not a fact ({READ_BY_ITS_WORDS}); store what t
 _LASTING = re.compile(
     # ("Toujours en cours" is "still under way", not "always".)
     r"\b(?:siempre|nunca|porque|immer|niemals|weil|muss|toujours(?! (?:en cours|pas|en attente))|jamais|parce que|doit|"
-    r"sempre|"
-    r"mai|perché|deve|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
+    r"sempre|deve(?! (?:levar|demorar|ficar|estar))|"
+    r"mai|perché|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
     r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz|"
     r"her zaman|asla|çünkü|mutlaka|hamesha|kabhi nahi|kyunki|selalu|jangan pernah|karena|wajib)\b",
     _I,
@@ -57,8 +57,8 @@ _COURTESY = re.compile(
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
 # An apology opens a turn whatever follows it: "Lo siento, no encontré la factura en tu correo".
 _APOLOGY = re.compile(
-    r"^\W*(?:lo siento|perdón|perdona|désolée?|scusa(?:mi)?|mi dispiace|entschuldigung|przepraszam|desculp[ae]|"
-    r"förlåt|sorry)\b",
+    r"^\W*(?:lo siento|perdón|perdona|(?:je suis )?désolée?|scusa(?:mi)?|mi dispiace|entschuldigung|przepraszam|"
+    r"desculp[ae]|förlåt|sorry)\b",
     _I,
 )
 _GUESS = re.compile(
@@ -70,7 +70,8 @@ _GUESS = re.compile(
     r"je ne sais pas|ich weiß (?:es )?nicht|não sei|weet ik niet|vet inte|nie wiem|svårt att säga|schwer zu sagen|"
     r"difícil de decir|difficile à dire|difficile dirlo|moeilijk te zeggen|trudno powiedzieć|difícil dizer|sanırım|"
     r"emin değilim|shayad|pakka nahi|mungkin|belum pasti|keine ahnung|mal sehen|vediamo come va|vamos a ver|"
-    r"we zien wel|vi får se|zobaczymy)\b|^\W*à voir\W*$",
+    r"we zien wel|vi får se|zobaczymy|non saprei|bara en gissning|nur eine vermutung|juste une hypothèse|"
+    r"solo una suposición)\b|^\W*(?:à voir|a ver si)\b",
     _I,
 )
 # The step the agent takes now: a progressive form ("estoy compilando", "sto riavviando", "je suis en train de",
@@ -123,7 +124,13 @@ _NOW = re.compile(
     r"\bainda não (?:chegou|respondeu|confirmou)\b|\bnon ha ancora (?:risposto|confermato)\b|"
     r"\bpas encore (?:répondu|confirmé|arrivé)\b|\bdauert noch\b|\bya lo (?:corrijo|arreglo|miro|reviso)\b|"
     r"\bik (?:zoek|kijk|check|test) even\b|\b(?:laadt|wacht|wachten) nog\b|\bstrax\b|\bw połowie\b|"
-    r"\bho appena\b|"
+    r"\bho appena\b|\baspetto ancora\b|\b(?:nochmal|noch einmal) neu\b|\bich starte\b|\ben un rato\b|"
+    r"\b(?:odpalam|wrzucam|instaluję|pobieram|przeglądam)\b|\bjeszcze się\b|\bzostało (?:jakieś |około )?\d+|"
+    r"^\W*(?:laddar|kollar|kör|letar|söker|fixar|testar)\b|^\W*jag (?:letar|söker|bokar|laddar)\b|"
+    r"^\W*j'(?:ouvre|essaie|installe|exécute|analyse|examine)\b|"
+    r"^\W*(?:buscando|revisando|mirando|comprobando|descargando|subiendo|procesando|preparando)\b|"
+    r"\b(?:tô|tá|estão)\s+\w+(?:ando|endo|indo)\b|"
+    r"\b(?:şimdi|tekrar)\b[^.]{0,40}\w+(?:ıyorum|iyorum|uyorum|üyorum)\b|"
     # The day's work in the first person plural: "Hoje revisamos os capítulos 1 e 2", "Hoy cerramos el ticket".
     r"^\W*(?:hoy|hoje|oggi)\b[^.]{0,15}\b\w+(?:amos|imos|emos|iamo)\b",
     _I,
@@ -219,7 +226,8 @@ _SCRIPTS = (
         thinking=re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか|と思います"),
         step=re.compile(
             r"(?:^|。)\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|"
-            r"(?:してい|調べてい|見てい|開いてい|待ってい)ます[。…!！\s]*$|(?:確認|検討|対応)します[。…!！\s]*$|"
+            r"(?:してい|調べてい|見てい|開いてい|待ってい)ます[。…!！\s]*$|(?:確認|検討|対応)します(?:ね|よ)?[。…!！\s]*$|"
+            r"(?:調べ|見|探し)ますね[。…!！\s]*$|"
             r"まだ[^。]*(?:待ち|です|ません)|要約すると|まとめると|ているところ|完了しました|終わりました"
         ),
     ),
@@ -229,7 +237,9 @@ _SCRIPTS = (
         lasting=re.compile(r"항상|반드시|매주|매일|매달|매년|때문에|절대|금지|해야 합니다"),
         ack=re.compile(r"^\W*(?:네|넵|알겠습니다|감사합니다|고마워요|죄송합니다)\b|기다려 주세요"),
         thinking=re.compile(r"아마|것 같아요|모르겠어요"),
-        step=re.compile(r"지금|볼게요|할게요|을게요|드릴게요|하고 있어요|아직|중입니다|중이에요|좋은 하루"),
+        step=re.compile(
+            r"지금|볼게요|할게요|을게요|드릴게요|하고 있어요|아직|중입니다|중이에요|좋은 하루|\d+% 정도|됐어요"
+        ),
     ),
     # Russian (Cyrillic): "Сейчас пересобираю контейнер", "подождите", "до сих пор падает", "Хорошо, сделаю".
     _Script(
@@ -237,7 +247,11 @@ _SCRIPTS = (
         lasting=re.compile(r"всегда|никогда|кажд|потому что|нельзя|обязательно|должн", re.IGNORECASE),
         ack=re.compile(r"^\W*(?:спасибо|хорошо|ок|ладно|понял|поняла|отлично|извините|простите)\b", re.IGNORECASE),
         thinking=re.compile(r"\b(?:может быть|наверное|кажется|не уверен)", re.IGNORECASE),
-        step=re.compile(r"\b(?:сейчас|подождите|до сих пор|смотрю|пришлю|ещё не|еще не|проверяю|жду)", re.IGNORECASE),
+        step=re.compile(
+            r"\b(?:сейчас|подождите|до сих пор|смотрю|пришлю|ещё не|еще не|проверяю|жду|всё ещё|все еще|осталось|"
+            r"запускаю|ещё раз)",
+            re.IGNORECASE,
+        ),
     ),
     # Chinese (ideographs, no kana): "好的，我先看一下", "我正在比较", "稍后发给你".
     _Script(

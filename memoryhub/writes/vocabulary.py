@@ -31,7 +31,10 @@ _CHANGE_WORDS = (
     r"hooked up|adjusted|restored|added|created|deployed|introduced|set up|started|began|deleted"
 )
 # What a person tries to do over months, not a step of the session: "I'm trying to avoid caffeine after 2 pm".
-PERSONAL_GOAL = r"trying to (?:avoid|cut|quit|stop|limit|reduce|eat|drink|sleep|save|lose|learn|walk|run|read)\b"
+PERSONAL_GOAL = (
+    r"trying to (?:avoid|cut|quit|stop|limit|reduce|eat|drink|sleep|save|lose|learn|walk|run|read|"
+    r"keep (?:\w+ ){0,3}(?:under|below|within)|stay (?:under|below|within|off))\b"
+)
 DONE_VERB = re.compile(rf"^\W*(?:just )?(?:{_DONE_WORDS})\b", re.IGNORECASE)
 CHANGE_VERB = re.compile(rf"^\W*(?:just )?(?:{_CHANGE_WORDS})\b", re.IGNORECASE)
 CHANGE_VERBS = re.compile(rf"(?:{_CHANGE_WORDS})", re.IGNORECASE)  # the word alone, for fullmatch
