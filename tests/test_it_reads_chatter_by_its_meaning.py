@@ -179,3 +179,20 @@ def test_the_head_is_silent_for_a_text_in_a_script_of_its_own(monkeypatch):
     vector = get_embedder().embed([JAPANESE_FACT])[0]
     assert reads_as_chatter(JAPANESE_FACT, vector, model_id=get_embedder().model_id)
     assert judge_noise(JAPANESE_FACT, vector=vector, model_id=get_embedder().model_id) is None
+
+
+PORTUGUESE_FACT = "Sou alérgica a dipirona."
+PORTUGUESE_PLAIN = "O escritório fica na Rua Augusta, 120."
+
+
+def test_the_head_is_silent_for_a_text_its_own_language_marks_as_lasting(monkeypatch):
+    """A text in another language with that language's mark of a lasting fact (always, never, because, allergic) is
+    left to the rules, even by a head aimed at it; one without such a mark is read as any other text."""
+    from memoryhub.writes.noise import judge_noise
+
+    model_id = get_embedder().model_id
+    for text, silent in ((PORTUGUESE_FACT, True), (PORTUGUESE_PLAIN, False)):
+        monkeypatch.setattr(chatter_head, "_head", lambda text=text: _head_that_refuses(text))
+        vector = get_embedder().embed([text])[0]
+        assert reads_as_chatter(text, vector, model_id=model_id)
+        assert (judge_noise(text, vector=vector, model_id=model_id) is None) is silent

@@ -413,3 +413,24 @@ def test_a_request_said_back_or_a_tools_output_is_refused_and_a_fact_said_to_be_
 )
 def test_a_drafted_reply_or_a_report_passed_on_is_refused_and_a_standing_habit_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # A recap under its label, a tool's own line, a wait by the clock, a question put as "let me know": refused.
+        ("Quick recap: renewed the parking permit, booked the dentist, paid the nanny.", True),
+        ("503 Service Unavailable from https://billing.internal.example.com/v1/ping", True),
+        ("The next shuttle is in 9 minutes.", True),
+        ("Let me know which of the two drafts you prefer.", True),
+        ("I haven't heard back from the landlord yet.", True),
+        # A date under a label, a stated rule, a condition the person has, a change that starts this month: kept.
+        ("car insurance renewal 2026-02-14", False),
+        ("House rule: anything over $300, I want to approve it before you order.", False),
+        ("I've got a mild peanut allergy; there's an EpiPen in the kitchen drawer.", False),
+        ("Starting this month, the gym opens at 6am on weekdays.", False),
+        ("I'd rather take the train than fly for trips under four hours.", False),
+    ],
+)
+def test_a_recap_or_a_tools_line_is_refused_and_a_dated_label_or_a_stated_rule_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -105,8 +105,9 @@ _READOUT = re.compile(
     r"\b\d+\s*(?:/|of|out of)\s*(?:the\s+)?\d+\b[^.]{0,40}?\b" + _PROGRESS_WORD + r"\b|"
     r"\b" + _PROGRESS_WORD + r"\b[^.]{0,30}?\(?\b\d+\s*(?:/|of)\s*\d+\b|"
     # Outcome counts: "312 passed", "0 errors and 3 warnings", "18 queued, 3 running".
-    r"\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded|total)\b"
-    r"[^.]{0,40}?\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded|total)\b|"
+    r"\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|succeeded|total|problems?|"
+    r"critical|high)\b[^.]{0,40}?\b\d+\s+(?:passed|failed|skipped|queued|running|completed|errors?|warnings?|xfailed|"
+    r"succeeded|total|problems?|high|medium|low)\b|"
     # A branch's position: "ahead of 'origin/main' by 3 commits", "5 commits behind main".
     r"\b(?:ahead of|behind)\b[^.\n]{0,40}?\bby \d+ commits?\b|\b\d+ commits? (?:ahead|behind)\b|"
     # A tool's tally, a merge in progress, a run's figures against the last one, a step's outcome and duration.
@@ -165,6 +166,7 @@ _READOUT = re.compile(
     r"\b(?:confirmation|approval|review|response|reply|payment) pending\b|^\W*exit code \d+|"
     r"[+]\d+ [\u2212-]\d+ across \d+ files?\b|"
     # What a tool just said: "git status shows 4 modified files", "npm audit just printed: 14 vulnerabilities".
+    r"^\W*(?:pip (?:list|freeze)|npm ls|docker ps|kubectl get \S+|git status)\b[^.]{0,20}\b(?:shows|lists)\b|"
     r"^\W*(?:git (?:status|log|diff)|npm (?:audit|ls|outdated)|pip (?:list|freeze|check)|docker ps|kubectl get \S+|"
     r"df -h|du -sh|(?:the )?linter)\b[^.]{0,20}\b(?:showed|said|printed|reported|listed|returned|is complaining|"
     r"(?:shows|says) \d+)\b",
@@ -182,8 +184,8 @@ _THIS_SESSION = re.compile(
     r"\b(?:we|you and i) (?:talked|spoke) about\W*$|\byou mentioned\b|"
     # A customer's words passed on from a ticket or a chat: "customer says the export button does nothing".
     # ("When a customer says 'the app is blank', ..." is a rule for any such report: it opens the sentence or a field.)
-    r"(?:^|[:|\u2014]\s*)(?:the )?(?:customer|caller|client)(?: in (?:the )?chat)? "
-    r"(?:says|reports|reported|is asking|asked|just said)\b|"
+    r"(?:^|[:|\u2014]\s*)(?:the )?(?:customer|caller|client)(?: (?:in|on) (?:the )?chat)? "
+    r"(?:says|reports|reported|is asking|asked|just said|wants)\b|\b(?:that|my) last message\b|"
     r"\b(?:i|we) (?:\w+ed|wrote|made|did|said|mentioned|saw) (?:\w+ )?earlier\b|\byour (?:side|end|questions?)\b",
     re.IGNORECASE,
 )
@@ -202,7 +204,8 @@ _MARKER = re.compile(
 # The -ing word is a verb with its object ("Calling the tool", "Reading src/app.ts", "Wrapping up"), not a noun as the
 # subject ("Staging deploys from main", "Logging: use structlog").
 _ING_LEAD = re.compile(
-    r"^\W*(?:re-)?(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
+    r"^\W*(?!(?:starting|beginning|effective) (?:this|next|from|in|on (?:mon|tue|wed|thu|fri|sat|sun|the \d|\d))\b)"
+    r"(?:re-)?(?!(?:string|thing|nothing|something|everything|anything|morning|evening|spring|ring|king|ceiling|during|"
     r"according|regarding|including|depending|concerning|following|assuming|notwithstanding|"
     r"ping|sing|bring|wing|swing)\b)(?!(?:going|sticking|staying|settling|standardi[sz]ing) (?:with|on)\b)[a-z]+ing"
     r"(?:\s+(?:the|a|an|this|that|these|those|my|your|our|its|some|all|any|every|each|for|through|up|out|over|on|into|"
@@ -339,6 +342,7 @@ _RESULT = re.compile(
 )
 # The first person after a clause ("..., so I'm calling it fixed"), judged as the noise rules judge a sentence that
 # opens with it: "...; I'm on the acme tailnet" is a person's fact, "..., and I've pushed it" narrates.
+_ANNOUNCES = re.compile(r"^\W*(?:heads up|fyi|btw)\b", re.IGNORECASE)
 _CONDITION = re.compile(r"\b(?:if|unless|as long as)\b", re.IGNORECASE)
 _FIRST_PERSON_CLAUSE = re.compile(r"[,;]\s*(?:so |and |but |then )?(\bi(?:'|\s)[^,;]*)", re.IGNORECASE)
 # A reading with no verb of its own: "Memory: 1.2 GB used of 4 GB", "Uptime 14d 3h, load average 0.42".
@@ -378,7 +382,9 @@ def _sentence_chatter(sentence: str, judge: Callable[[str], str | None]) -> str 
         reason = judge(rest)
         if reason:
             return reason
-        if _EVENT.search(rest):  # "Excellent, the benchmark finished", "Good, the linter is happy now"
+        # "Excellent, the benchmark finished", "Good, the linter is happy now"; an announcement is news ("Heads up, I
+        # changed my last name on the bank accounts").
+        if _EVENT.search(rest) and not _ANNOUNCES.match(sentence):
             return _NARRATION
     if _READOUT.search(sentence) or len(_MARKS.findall(sentence)) >= 2 or _reading(sentence):
         return _STATUS

@@ -20,7 +20,12 @@ from memoryhub.writes import chatter_head
 from memoryhub.writes.categories import guess_category
 from memoryhub.writes.chatter import agent_chatter, session_step
 from memoryhub.writes.chatter_head import reads_as_chatter, reads_as_fact
-from memoryhub.writes.other_languages import READ_BY_ITS_WORDS, chatter_in_other_languages, in_its_own_script
+from memoryhub.writes.other_languages import (
+    READ_BY_ITS_WORDS,
+    chatter_in_other_languages,
+    in_its_own_script,
+    lasting_in_other_languages,
+)
 from memoryhub.writes.vocabulary import FINITE_VERB, PERSONAL_GOAL
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
@@ -29,16 +34,24 @@ _TIMESTAMP = re.compile(
     r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:am|pm)?\b",
     re.IGNORECASE,
 )
+# What a date is the date of: "passport exp 2027-09-03", "lease renewal 2025-03-01".
+_DATED = re.compile(
+    r"\b(?:exp|expires?|expiry|due|birthday|bday|anniversary|renew(?:al|s)?|deadline|valid until|born|since)\b",
+    re.IGNORECASE,
+)
 _DIARY = re.compile(
     r"^\W*(?:"
     r"(?:today|tonight|yesterday|this (?:morning|afternoon|evening|session|sprint)|in this session|"
     r"during this session|so far(?: today)?)\b[^.]{0,20}?\b(?:i|we)\b|"
-    r"(?:the user|the team|someone|\w+) (?:asked|told|wants|would like|needs) me to\b|"
+    r"(?:the user|the team|someone|\w+) (?:asked|told|wants|would like|needs) me to\b"
+    r"(?![^.]*\b(?:before|any|every|always|never|whenever)\b)|"
     r"(?:the )?(?:user|customer)(?: on [\w #]+)? (?:wants to know|says (?:hi|thanks)|pasted|is asking|asks whether|"
     r"just said)\b|(?:so )?to restate\b|"
     r"\w+ log for today\s*:|restating what you said\b|so to recap\b|let me restate\b|quick recap of\b|"
     r"(?:so )?the gist of (?:his|her|their|the) (?:email|message|call)\b|"
     # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
+    r"(?:quick )?recap\s*:|here (?:they|it) (?:are|is)\s*:|here(?:'s| is) (?:a |the |my )?(?:rough |quick |first )?"
+    r"(?:outline|draft|version)\s*:|found it\s*:|"
     r"(?:(?:ok(?:ay)?|right|alright|got it|sure)\W+)*so,? you(?:'d| would) like\b|"
     r"(?:(?:ok(?:ay)?|right|alright|got it|sure)\W+)*so,? you(?:'re| are) (?:asking|looking) for\b|"
     r"got it\W+(?:so,? )?you (?:want|need|mean|'d like)\b|just restating\b|"
@@ -78,7 +91,7 @@ _FIRST_PERSON = re.compile(r"^\W*(?:i|i'm|i've|i'd|i am|i was|i just|i also|i th
 _SESSION_WORK = (
     # "I found the bug" is a step; "I found that the worker ignores SIGTERM" a lesson.
     r"checked|ran|re-?ran|tried|looked|found(?!\s+(?:out|that)\b)|fixed|noticed|saw|updated|added|pushed|wrote|"
-    r"rewrote|finished|re-?formatted|"
+    r"rewrote|finished|re-?formatted|freed|mixed up|"
     r"opened|closed|merged|tested|debugged|investigated|reviewed|cleaned|refactored|changed|modified|got|did|"
     r"removed|deleted|reverted|restarted|rebuilt|reinstalled|dug|spent|went through|worked on|traced|confirmed|"
     r"verified|managed|figured|realized|realised|tweaked|bumped|patched|committed|edited|copied|renamed|searched|"
@@ -91,7 +104,9 @@ _SESSION_WORK = (
     r"pulled"
 )
 _FIRST_PERSON_NARRATION = re.compile(
-    r"^\W*i(?:'ve| have| had|'d)?\s+(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
+    # ("I've got mild asthma" is what the person has.)
+    r"^\W*i(?!(?:'ve| have) got\b)(?:'ve| have| had|'d)?\s+"
+    r"(?:(?:just|also|then|now|first|finally|quickly|already|still|again)\s+)*"
     # ("I finally got my green card" is a person's news, not a step: what they got is theirs.)
     rf"(?:{_SESSION_WORK})\b(?!\s+(?:my|rid of)\b)|"
     # A person's own long undertaking ("I'm learning Portuguese", "I'm saving for a house", "I'm trying to avoid
@@ -103,11 +118,13 @@ _FIRST_PERSON_NARRATION = re.compile(
     # A commitment on the calendar: "I'm doing my prescribing course on Mondays until July".
     r"(?![^.;]*\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|until (?:january|"
     r"february|march|april|may|june|july|august|september|october|november|december|\d{4})|in (?:january|"
-    r"february|march|april|june|july|august|september|october|november|december))\b)|"
+    r"february|march|april|june|july|august|september|october|november|december)|on (?:jan|feb|mar|apr|may|jun|jul|"
+    r"aug|sep|oct|nov|dec)[a-z]* \d+)\b)|"
     r"^\W*i(?:'m| am)\s+(?:(?:slightly|a bit|a little|kind of|kinda|so|totally) )?(?:done|stuck|back|here|ready|"
     r"confused|not sure|unsure|lost|blocked|finished|off|behind|worried)\b|"
     r"^\W*i might (?:try|switch|look|check|need|have to|go)\b|"
-    r"^\W*i\s+(?:just|then|now|first|next)\b(?!\s+(?:found out|learned|learnt|discovered|heard|became|turned)\b)|"
+    r"^\W*i\s+(?:just|then|now|first|next)\b(?!\s+(?:found out|learned|learnt|discovered|heard|became|turned|"
+    r"got (?:a |an |my )?new)\b)|"
     # The present perfect reports the session's own work ("I've drafted the release notes", "I've stashed my
     # changes"); a person's lasting state ("I've been vegan since 2019", "I've moved to Berlin", "I've switched to
     # fish") and what they came to know ("I've found that...", "I've been told...") are not reports.
@@ -187,7 +204,7 @@ _THINKING = re.compile(
     r"je pense|ich glaube|creo que|acho que|honestly|i'?m torn|first impressions?|let me think|"
     r"just (?:a thought|an idea|brainstorming|flagging|thinking out loud|a suggestion)|thinking (?:out loud|aloud)|"
     r"need to (?:look|check|see|verify|confirm|dig|investigate)|worth (?:asking|checking|a look|trying)|"
-    r"(?:want|wanted) to (?:double[- ]check|check|confirm|verify|make sure)|"
+    r"(?:want|wanted) to (?:double[- ]check|check|confirm|verify|make sure)|just curious|hm+|"
     r"hard to (?:say|tell)|ugh|yikes|oof|argh|meh|whoa)\b|\blet'?s see\W*$|"
     r"(?:maybe|perhaps|interesting|hmm)(?=\s*[,.!?…:\u2014\u2013-]|\s*$|\s+(?:it|it's|this|that|the|we|i|a|an|"
     r"there|they|something|because)\b)|so,?\s+(?:i|we|let's|now|it|that|basically|the (?:problem|issue))\b)",
@@ -201,7 +218,7 @@ _RIGHT_NOW = re.compile(
     r"one sec(?:ond)?|just a (?:sec|second|moment)|a few more minutes|\d+ (?:seconds|minutes|hours) from now|"
     r"tonight(?!'s)|for tomorrow|tomorrow at \d|ahora mismo|en este momento|en ce moment|gerade|momenteel|"
     r"agora mesmo|proprio adesso|al momento|un momento|einen moment|um momento|só um momento)\b|"
-    r"\b(?:today|tonight|this (?:morning|afternoon|evening))\W*$|"
+    r"\b(?:today|tonight|tomorrow|this (?:morning|afternoon|evening))\W*$|"
     # A live reading or an event of the day by the clock: "lag is sitting at 14k", "the emulator is stuck on the boot
     # animation", "the deploy is at 60%", "kicked off at 14:05", "quiet since 9am". A schedule is said in the present
     # ("the backup starts at 02:00").
@@ -218,6 +235,7 @@ _RIGHT_NOW = re.compile(
     r"(?=\s*(?:$|[,.;!:\u2014\u2013-])|\s+\W)|"
     r"^\W*still (?:no (?:reply|response|word|answer|news|luck)|seeing|getting|waiting)\b|"
     r"\b(?:has|have|is|are)n[o']?t (?:yet )?(?:replied|responded|answered|confirmed|arrived|gotten back|got back|"
+    r"heard back|"
     r"called back|come back|showed up|ready)\b(?:[^.;]*\byet\b)?|"
     r"\b(?:out for delivery|in transit|as of today|give (?:it|me|us) a (?:minute|sec|second|moment|few minutes))\b|"
     r"\b(?:leaves|departs|arrives|lands|boards|starts|begins|kicks off) in (?:about |around )?"
@@ -232,13 +250,22 @@ _RIGHT_NOW = re.compile(
     r"\bsaid (?:they|he|she)'d (?:get back|call|come|reply|send)\b|"
     r"\bno (?:confirmed \w+|confirmation|reply|answer|word) yet\b|"
     r"\bwill be (?:ready|done|back|there) (?:after|by|at|around) \d|\btoday'?s (?:shopping |to-?do |grocery )?list\b|"
-    r"\blooks (?:sunny|rainy|cloudy|windy|stormy|snowy|clear)\b|"
+    r"\blooks (?:mostly |partly )?(?:sunny|rainy|cloudy|windy|stormy|snowy|clear)\b|"
+    r"\btraffic (?:looks|is) (?:heavy|light|bad)\b|"
+    r"\b(?:i'm|i am) about to\b|\b(?:cell|step|page|file|batch|chunk|item) \d+ (?:of|/) \d+\b|"
+    r"\byou have \d+ (?:open|unread|new|pending)\b|\bon this (?:laptop|box|machine)\b|"
+    r"\bso far this (?:month|week|year)\b|"
+    r"\b(?:comes|came) to (?:about |around )?[$\u20ac\u00a3]\s?\d|\bthat(?:'d| would) be about\b|"
+    r"\bis in (?:about )?\d+ (?:minutes?|mins?|hours?)\b|\bjust (?:looking|checking|browsing)\W*$|"
+    r"\.\.\.\s*\(\d+(?:\.\d+)?s\)\s*$|\bstill (?:says|shows)\b|"
+    r"\bwe'?ve got (?:about )?(?:an|\d+) (?:hours?|minutes?)\b|\b\d+% battery\b|"
+    r"\bnext (?:opening|available slot|slot)\b|"
     # A step of the session after a comma: "..., restarting it", "..., triaging them one by one", "...; fixing."
     r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
     r"fixing|restarting|tracking|switching)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down|to \w+))*"
     r"\W*$|"
     r"[,;]\s*(?:trying|forwarding|processing|printing|waiting|testing|reading|sorting|cleaning|merging|monitoring|"
-    r"reviewing|skimming|stopping|continuing|"
+    r"reviewing|skimming|stopping|continuing|comparing|listing|watching|asking|taking a look|"
     r"looking (?:at|into)|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
     r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|\bqueued behind\b|"
     r"\b(?:will be|'ll be) (?:ready|done|back|finished) in (?:about |around )?(?:an?|\d+|a few|one|two) "
@@ -272,7 +299,8 @@ _CASUAL = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*)\W*$|^\W*thanks? (?:so much|a lot|a ton) for\b|"
     r"^\W*(?:lol|lmao|rofl|omg|ngl|tbh|haha\w*|ooh+|aww+)\b|^\W*(?:sry|sorry),? running late\b|\bbe there in \d+\b|"
     r"\bsorry for the (?:inconvenience|trouble|delay|wait|confusion)\b|\bunderstand your frustration\b|"
-    r"^\W*that'?s a tough call\b|"
+    r"^\W*that'?s a tough call\b|\bworks on my machine\b|\bif that helps\W*$|^\W*that makes sense\b|"
+    r"\bthanks for clarifying\b|^\W*quick (?:conversion|math|calculation)\s*:|"
     r"^\W*(?:happy birthday|happy (?:monday|tuesday|wednesday|thursday|friday|weekend)|congrat\w*|ahh?,? such a)\b|"
     r"^\W*that'?s (?:so )?(?:frustrating|annoying|rough|tough|a shame)\b|^\W*(?:a |my )?(?:first|rough|quick) "
     r"(?:pass|draft|cut|stab) at\b|\bsorry (?:to hear|you(?:'re| are) (?:dealing|going through))\b|"
@@ -282,7 +310,8 @@ _CASUAL = re.compile(
     re.IGNORECASE,
 )
 _UNSURE = re.compile(
-    r"\bnot (?:100% )?(?:sure|certain)\b|\bno idea\b|\bopen question\b|\bjust a (?:guess|hunch)\b|\bidk\b|"
+    r"\bnot (?:100% )?(?:sure|certain)\b|\bno idea\b|\bopen question\b|"
+    r"\bjust a (?:guess|hunch|ballpark|rough estimate)\b|\bidk\b|"
     r"\b(?:perhaps|maybe) not\b|\beither (?:could|would|one would|one could) work\b|"
     r"\beither (?:option|one|way) (?:seems|is|would be|could be) fine\b|"
     r"\b(?:don't|do not) know (?:yet )?(?:whether|if)\b|^\W*(?:odd|weird|strange|curious|huh)\W*$",
@@ -295,12 +324,14 @@ _PLAN = re.compile(
     r"(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
     re.IGNORECASE,
 )
+_LET_ME_KNOW = re.compile(r"^\W*let me know\b", re.IGNORECASE)
 _WH_CLAUSE = re.compile(r"\b(?:why|how|what|whether|where|which|if)\b", re.IGNORECASE)
 # Asking which the person prefers is a question, not their preference: "Which color do you prefer, sage or cream?".
 _ASKS_THEIR_CHOICE = re.compile(
     r"^\W*(?:(?:which|what) (?:\w+ )?(?:do|would|should) you|(?:do|would) you (?:prefer|like|want|rather)|"
     r"so,? you (?:want|need|mean|'d like|would like))\b|"
-    r"\bwhich\b[^?]{0,40}\byou (?:prefer|preferred|like|liked|want)\b",
+    r"\bwhich\b[^?]{0,40}\byou (?:prefer|preferred|like|liked|want)\b|"
+    r"^\W*(?:maybe|perhaps) (?:we|i) (?:could|should)\b|\bif you'?d rather\b",
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
@@ -319,7 +350,10 @@ _DURABLE_SIGNAL = re.compile(
     r"tuesday|wednesday|thursday|friday|saturday|sunday)|standing (?:meeting|game|appointment|order|call|reservation)|"
     r"(?:that's|is) final|"
     # Said to be worth keeping: "I think it's worth remembering: ...", "I should mention: ...", "For the record, ...".
-    r"worth (?:remembering|knowing|noting|mentioning)|(?:should|want to|wanted to) mention|for the record|"
+    r"worth (?:remembering|knowing|noting|mentioning|keeping)|(?:should|want to|wanted to) mention|for the record|"
+    # A lesson ("I think I finally figured out that coffee after 2pm wrecks my sleep"), a stated rule ("Budget rule:
+    # ..."), a preference said with "rather" ("I'd rather pay a bit more for refundable rates").
+    r"(?:figured|found) out that|(?:learned|learnt|realized|realised) that|rule(?=\s*:)|(?:i|we)(?:'d| would) rather|"
     r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on)|"
     r"for future (?:reference|sessions?)|going forward|from now on|"
     # A stated taste is a preference, not narration: "I like short commit messages".
@@ -347,7 +381,10 @@ _LOG_LINE = re.compile(
     r"error)s?\b.* =+$|HTTP/\d(?:\.\d)? \d{3}\b|Successfully (?:installed|built|tagged)\b|error(?:\[E\d+\])?: |"
     r"warning: |fatal: |exit (?:code|status) \d+$|On branch \S+$|Process finished with exit code|"
     r"(?:real|user|sys)\s+\d+m[\d.]+s$|commit [0-9a-f]{7,40}\b|"
-    r"(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL)\s+\d{4}-\d{2}-\d{2}|"
+    r"(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL)\s+\d{4}-\d{2}-\d{2}|(?-i:WARN|ERROR|INFO)\s{2,}\S|"
+    r"[1-5]\d\d (?:Service Unavailable|Bad Gateway|Not Found|Internal Server Error|Gateway Timeout|Forbidden|"
+    r"Unauthorized|Too Many Requests)\b|an error occurred \(\w+\) when calling\b|"
+    r"\S+\s{2,}(?-i:Running|Pending|CrashLoopBackOff|Completed|Terminating|ContainerCreating)\b|"
     # A test runner's and a tool's own lines: " PASS  src/Button.test.tsx", "[INFO] 2024-06-02 ...", "psql: error: ...".
     r"(?-i:PASS|FAIL)\s+\S+\.[a-z]{2,4}\b|\[(?:DEBUG|INFO|WARN|WARNING|ERROR|TRACE|FATAL|CRITICAL)\]\s|"
     r"[\w.-]+: (?:error|fatal|warning): |\d+ packages? (?:is|are) looking for funding|"
@@ -441,7 +478,9 @@ def _with_head(
     and the head reads as chatter is refused, a text they refuse by phrasing and the head reads as a fact is kept;
     both unsurely. A text the rules are sure to keep (it carries a mark of a durable fact) asks more of the head."""
     reason, sure = verdict
-    if vector is None or in_its_own_script(text):
+    # The head reads the bundled English model's vectors: silent for a text in a script of its own, and for one
+    # whose other language marks it as lasting ("Sou alérgica a dipirona").
+    if vector is None or in_its_own_script(text) or lasting_in_other_languages(text):
         return verdict
     if reason is None and reads_as_chatter(text, vector, model_id=model_id, marked_durable=sure):
         return chatter_head.REASON, False
@@ -493,7 +532,10 @@ def _chatter(sentence: str) -> str | None:
     """Why one sentence is chatter (narration, status, acknowledgement, thinking aloud, a question, a plan), or
     None when it states something."""
     durable = bool(_DURABLE_SIGNAL.search(sentence) or _INSTRUCTION.match(sentence))
-    if sentence.rstrip().endswith(("?", "\uff1f")) and (not durable or _ASKS_THEIR_CHOICE.search(sentence)):
+    asks = _ASKS_THEIR_CHOICE.search(sentence)
+    if (sentence.rstrip().endswith(("?", "\uff1f")) and (not durable or asks)) or (
+        asks and _LET_ME_KNOW.match(sentence)
+    ):
         return "it is a question, not a fact; store the answer once you know it"
     if durable:
         return None
@@ -532,7 +574,8 @@ def _rules(text: str) -> str | None:
         return "it is a stack trace, not a fact; store what you learned from it (the cause and the fix)"
     if _PROMPT.match(lines[0]) and len(lines) >= 2:
         return "it is command output, not a fact; store what the command tells you, in a sentence"
-    if len(words(_TIMESTAMP.sub(" ", stripped))) < settings.MEMORYHUB_GATE_MIN_WORDS and _TIMESTAMP.search(stripped):
+    short = len(words(_TIMESTAMP.sub(" ", stripped))) < settings.MEMORYHUB_GATE_MIN_WORDS
+    if short and _TIMESTAMP.search(stripped) and not _DATED.search(stripped):
         return "it is a timestamp, not a fact"
     log_lines = sum(bool(_LOG_LINE.match(line)) for line in lines)
     if log_lines and log_lines * 2 >= len(lines) and not (durable and len(words(stripped)) >= 8):
@@ -544,7 +587,7 @@ def _rules(text: str) -> str | None:
     plan = (
         r"^\W*(?:(?:draft|rough|the|my|our) )?"
         r"(?:plan|todo|to-do|next steps?|here'?s (?:my plan|what i(?:'ll| will) do)|"
-        r"today|tomorrow|tonight|this week)\s*:"
+        r"today|tomorrow|tonight|this week|next up)\s*:"
     )
     if re.match(plan, stripped, re.IGNORECASE) and not durable:
         return _LATER_PLAN

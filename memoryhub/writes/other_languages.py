@@ -31,7 +31,7 @@ _OUTPUT = f"it is command output, not a fact ({READ_BY_ITS_WORDS}); store what t
 _LASTING = re.compile(
     # ("Toujours en cours" is "still under way", not "always".)
     r"\b(?:siempre|nunca|porque|immer|niemals|weil|muss|toujours(?! (?:en cours|pas|en attente))|jamais|parce que|doit|"
-    r"sempre|deve(?! (?:levar|demorar|ficar|estar))|"
+    r"sempre|deve(?! (?:levar|demorar|ficar|estar))|al[ée]rgic[oa]s?|allergisch|allergique|allergic[oa]|uczulon[ya]|"
     r"mai|perché|altijd|nooit|omdat|moet|alltid|aldrig|eftersom|måste|zawsze|nigdy|ponieważ|musi|"
     r"a partir de ahora|ab jetzt|désormais|d'ora in poi|a partir de agora|vanaf nu|från och med nu|od teraz|"
     r"her zaman|asla|çünkü|mutlaka|hamesha|kabhi nahi|kyunki|selalu|jangan pernah|karena|wajib)\b",
@@ -51,7 +51,7 @@ _COURTESY = re.compile(
     r"alles klar|top|dankjewel|muy amable|bom fim de semana|buen fin de semana|schönes wochenende|bon week-end|"
     r"çok teşekkür\w*|terima kasih|shukriya|bahut bahut shukriya|dhanyavaad|theek hai|"
     r"sağ ol|tamam|kusura bakma\w*|c'est noté|qué bien|voilà|que tengas (?:un )?buen día|me alegra|vi hörs|"
-    r"momentje)\b",
+    r"momentje|ficou ótimo)\b",
     _I,
 )
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
@@ -124,7 +124,10 @@ _NOW = re.compile(
     r"\bainda não (?:chegou|respondeu|confirmou)\b|\bnon ha ancora (?:risposto|confermato)\b|"
     r"\bpas encore (?:répondu|confirmé|arrivé)\b|\bdauert noch\b|\bya lo (?:corrijo|arreglo|miro|reviso)\b|"
     r"\bik (?:zoek|kijk|check|test) even\b|\b(?:laadt|wacht|wachten) nog\b|\bstrax\b|\bw połowie\b|"
-    r"\bho appena\b|\baspetto ancora\b|\b(?:nochmal|noch einmal) neu\b|\bich starte\b|\ben un rato\b|"
+    r"\bho appena\b|\baspetto ancora\b|\blo (?:corrijo|arreglo|miro|reviso) ahora\b|\bhåller på att\b|\bszukam\b|"
+    r"\bespero (?:la )?(?:confirmación|respuesta)\b|\b(?:todavía|aún) no (?:responde|contesta|llega)\b|"
+    r"\barriva (?:tra|fra|entro)\b|^\W*deixa (?:eu|me)\b|\bich (?:prüfe|schaue|teste|suche) noch\b|"
+    r"\b(?:nochmal|noch einmal) neu\b|\bich starte\b|\ben un rato\b|"
     r"\b(?:odpalam|wrzucam|instaluję|pobieram|przeglądam)\b|\bjeszcze się\b|\bzostało (?:jakieś |około )?\d+|"
     r"^\W*(?:laddar|kollar|kör|letar|söker|fixar|testar)\b|^\W*jag (?:letar|söker|bokar|laddar)\b|"
     r"^\W*j'(?:ouvre|essaie|installe|exécute|analyse|examine)\b|"
@@ -154,13 +157,14 @@ _DONE = re.compile(
     r"^\W*(?:(?:vale|ok|okay|bueno|listo|alors|allora|ecco|also|gut|oké|nou)\W+)?(?:ya |déjà |già |schon |al )?"
     r"(?:(?:j'ai|nous avons|on a) (?:\w+ )?(?:corrigé|mis à jour|ajouté|poussé|relancé|redémarré|vérifié|testé|"
     r"fusionné|commité|rebasé|nettoyé|regénéré|régénéré|renommé|supprimé les?|lancé les? tests?)|"
-    r"(?:he|hemos) (?:\w+ )?(?:actualizado|corregido|añadido|agregado|subido|reiniciado|revisado|probado|"
+    r"(?:he|hemos) (?:\w+ )?(?:actualizado|corregido|añadido|agregado|subido|reiniciado|revisado|probado|pedido|"
+    r"reservado|"
     r"fusionado|limpiado|regenerado|ejecutado|lanzado)|"
     r"(?:actualicé|corregí|añadí|agregué|subí|reinicié|revisé|probé|ejecuté|limpié)|"
     r"(?:atualizei|corrigi|adicionei|subi|reiniciei|revisei|testei|executei|limpei|fiz (?:o|um) (?:push|commit|"
     r"deploy|merge|rebase))|"
     r"(?:ho|abbiamo) (?:\w+ )?(?:aggiornato|corretto|aggiunto|caricato|riavviato|controllato|verificato|testato|"
-    r"sistemato|pushato|eseguito|ripulito|rigenerato|mandato|inviato|spedito|lanciato|"
+    r"sistemato|pushato|eseguito|ripulito|rigenerato|mandato|inviato|spedito|lanciato|aperto|finito|"
     r"fatto (?:il |un )?(?:push|commit|merge|deploy|rebase))|"
     # (A file's name may hold a dot: "Ich habe die config.yaml ... gespeichert".)
     r"(?:ich habe|ich hab|hab|wir haben)\b(?:[^.]|\.\w){0,60}\b(?:aktualisiert|behoben|korrigiert|hinzugefügt|gepusht|"
@@ -169,7 +173,8 @@ _DONE = re.compile(
     r"(?:ik heb|we hebben)\b(?:[^.]|\.\w){0,60}\b(?:bijgewerkt|opgelost|gecorrigeerd|toegevoegd|gepusht|herstart|"
     r"gecontroleerd|"
     r"getest|gecommit|gemerged|opgeschoond|uitgevoerd|ingescand|doorgestuurd|verstuurd|gestuurd)|"
-    r"(?:jag har|vi har) (?:\w+ )?(?:uppdaterat|fixat|rättat|lagt till|pushat|startat om|kontrollerat|testat|kört)|"
+    r"(?:jag har|vi har) (?:\w+ )?(?:uppdaterat|fixat|rättat|lagt till|pushat|startat om|kontrollerat|testat|kört|"
+    r"skickat|bokat|mejlat)|"
     r"(?:zaktualizował|poprawił|dodał|wypchnął|wypchnęł|zrestartował|sprawdził|przetestował|uruchomił)(?:em|am|am)"
     r")\b",
     _I,
@@ -282,6 +287,12 @@ def in_its_own_script(text: str) -> bool:
     letters = sum(ch.isalpha() for ch in text)
     own = max(len(script.letters.findall(text)) for script in _SCRIPTS)
     return letters > 0 and own * 2 >= letters
+
+
+def lasting_in_other_languages(text: str) -> bool:
+    """Does a text not in English carry one of these languages' marks of a lasting fact (always, never, because,
+    allergic)?"""
+    return not _english(text) and bool(_LASTING.search(text))
 
 
 def chatter_in_other_languages(sentence: str) -> str | None:

@@ -18,7 +18,7 @@ _DONE_WORDS = (
     r"looked at|investigated|debugged|tested|tried|merged|opened|closed|resolved|applied|rewrote|rebased|re-?ran|"
     r"restarted|rebuilt|reloaded|redeployed|kicked off|regenerated|committed|reverted|patched|tweaked|cleaned|"
     r"reproduced|confirmed|verified|checked out|pulled|flashed|replied to|responded to|wrote back|escalated to|"
-    r"went through|"
+    r"went through|commented on|"
     # Participles that also name things ("Fetched data is cached", "Sent emails are archived"): a step only with
     # what they acted on after them ("Fetched 500 records", "Sent the invite").
     r"(?:fetched|uploaded|submitted|requested|saved|sent|converted|reformatted|reinstalled|cleared|purged|retried|"
