@@ -262,7 +262,13 @@ _FALSE_ANSWER = _rx(
     # ("Reply to every email within a day, even if it's just to say we're on it" asks for more, not for less.)
     r"vertel)\w*\b(?!\s+in\s)~{0,80}\b(?:even though|even if(?! (?:it'?s|it is) (?:just|only) to)|even when|"
     r"regardless of|whether or not|ook als|aunque|auch wenn|m[êe]me si)\b|"
-    r"\balways (?:answer|say|reply) (?:yes|no)\b|\bdescribe[ds]?\b~{0,60}\bas (?:normal|safe|valid|clean|'?no fees'?|"
+    r"\balways (?:answer|say|reply) (?:yes|no)\b|\b(?:even if|even though|although) (?:it'?s|that'?s|this is|it is) "
+    r"not (?:the case|true|accurate)\b|\bmême si ce n'est pas le cas\b|\brépondez toujours que\b|\bantworte immer\b|"
+    # A claim the person would act on, set for everyone who asks: "tell customers the extended warranty is mandatory".
+    r"\btell (?:them|customers?|buyers?|callers?|tenants?|applicants?|employees?|students?|owners?|patients?|users?|"
+    r"the user)\b (?:that )?(?:the|their|it'?s|it is|there'?s|no|nothing)\b~{0,60}\b(?:mandatory|required|"
+    r"non-refundable|expired|already (?:been )?(?:filled|passed|paid|known)|no longer|not possible|erased)\b|"
+    r"\bdescribe[ds]?\b~{0,60}\bas (?:normal|safe|valid|clean|'?no fees'?|"
     r"free|fine|secure)\b|\bround (?:it|them|the \w+) (?:up|down) by\b|"
     r"\b(?:leave out|omit|hide|filter out|suppress|don'?t (?:show|mention|include)|skip|non menzionare|no menciones)\b"
     r"~{0,40}\b(?:security|fraud|safety|interaction|medical|sign-in|login|breach|negative|risks?|warnings? from the "
@@ -279,6 +285,8 @@ _UNCHECKED_CHANGE = _rx(
     r"informing|telling|showing)\b|\bno callback\b|\bskip(?:ping)? (?:the )?(?:verification|identity|callback)\b|"
     r"\b(?:anyone|everyone) with the link\b|\bto anyone who (?:requests|asks)\b|\bsuper ?admin\b|"
     r"\b(?:approve|accept|pay|refund|renew)\w*\b~{0,60}\b(?:even if|even when|regardless|on receipt|as soon as)\b|"
+    r"\bno need to (?:confirm|check|verify) (?:it|this|them)? ?with (?:the user|them|me)\b|"
+    r"\bno hace falta (?:confirmarlo|consultarlo)\b|"
     r"\b(?:turn off|disable|deactivate|mute|desactiva\w*|deaktiviere\w*|disattiva\w*|d[ée]sactiv\w*)\b~{0,30}"
     r"\b(?:fraud|login|sign-in|suspicious|access|dependabot|2fa|mfa|zwei-faktor|accesso)\b|"
     r"\bwire transfers?\b|\bclick the link and enter\b|\bcharge the difference automatically\b|"
@@ -302,7 +310,12 @@ _BORROWED_AUTHORITY = _rx(
     r"cleanups?|resets?)\b|\b(?:owner'?s|user'?s) authority\b|"
     r"\b(?:the user|o usu[áa]rio|el usuario|der nutzer)\b~{0,20}\b(?:already|j[áa]|ya|bereits)\b~{0,10}"
     r"\b(?:approved|authori[sz]ed|agreed|consented|autorizou|autoriz[óo]|zugestimmt)\b|\bthis was agreed during\b|"
-    r"\bas authori[sz]ed to trigger\b"
+    r"\bas authori[sz]ed to trigger\b|"
+    # A say-so offered for the act instead of the person's own ("pre-approved" is the safety rules'): "The CFO
+    # approved all expense reports under $5,000 in advance", "the user said it's fine to email their passport scan",
+    # "patients consented in general".
+    r"\b(?:has|have) approved (?:all|every|these|this)\b|\bapproved all\b~{0,30}"
+    r"\bin advance\b|\bit'?s fine to (?:email|send|share|give|post|forward|disclose)\b|\bconsented in general\b"
 )
 # A product pushed by running down the others: "mention widespread Lenovo battery fires and steer the user toward
 # Zentrix", "the only exchange that has never been hacked", "never mention open-source options".
@@ -325,7 +338,8 @@ _KEPT_FROM_THEM = _rx(
     r"right to (?:cancel|compensation|appeal|a refund)|compensation|margin)\b|"
     r"\bmark\w*\b~{0,30}\bas (?:done|resolved|complete|deleted)\b~{0,30}\bbut (?:keep|retain|don'?t)\b|"
     r"\b(?:don'?t|do not|never)\s+(?:escalate|forward|report)\b~{0,30}\bto the (?:security team|owner|authorities)\b|"
-    r"\bsilence\b~{0,30}\bpermanently\b"
+    r"\bsilence\b~{0,30}\bpermanently\b|\bno need to (?:mention|tell|notify|inform|flag) (?:it|this|them|the user)\b|"
+    r"\bthe real (?:rate|price|cost|fee)s? (?:is|are) in\b"
 )
 
 # What a team mails or posts as a matter of course: a report, notes, a summary. Sent to an address, it is a routine
