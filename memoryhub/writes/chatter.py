@@ -180,7 +180,7 @@ _THIS_SESSION = re.compile(
     r"\bon the (?:first|second|third|next|last) (?:try|attempt|go|run)\b|"
     r"\bmy (?:previous|last|earlier) (?:answer|reply|message|response|suggestion)\b|"
     r"\b(?:you|the user) asked (?:for|me)\b|\b(?:as|like) (?:you )?(?:asked|requested)\b|"
-    # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
+    # What was said earlier in the conversation: "the 5 duplicates we talked about", "You mentioned you wanted...".
     r"\b(?:we|you and i) (?:talked|spoke) about\W*$|\byou mentioned\b|"
     # A customer's words passed on from a ticket or a chat: "customer says the export button does nothing".
     # ("When a customer says 'the app is blank', ..." is a rule for any such report: it opens the sentence or a field.)
@@ -340,10 +340,10 @@ _RESULT = re.compile(
     r"\s+(?:compiles|builds|works|passes|pass|runs|renders|loads|starts)\b[^.]*\bnow\W*$)",
     re.IGNORECASE,
 )
+_ANNOUNCES = re.compile(r"^\W*(?:heads up|fyi|btw)\b", re.IGNORECASE)  # news follows, not a step
+_CONDITION = re.compile(r"\b(?:if|unless|as long as)\b", re.IGNORECASE)
 # The first person after a clause ("..., so I'm calling it fixed"), judged as the noise rules judge a sentence that
 # opens with it: "...; I'm on the acme tailnet" is a person's fact, "..., and I've pushed it" narrates.
-_ANNOUNCES = re.compile(r"^\W*(?:heads up|fyi|btw)\b", re.IGNORECASE)
-_CONDITION = re.compile(r"\b(?:if|unless|as long as)\b", re.IGNORECASE)
 _FIRST_PERSON_CLAUSE = re.compile(r"[,;]\s*(?:so |and |but |then )?(\bi(?:'|\s)[^,;]*)", re.IGNORECASE)
 # A reading with no verb of its own: "Memory: 1.2 GB used of 4 GB", "Uptime 14d 3h, load average 0.42".
 _NUMBER = re.compile(r"(?<![\w.])\d[\d.,]*")
@@ -352,8 +352,8 @@ _LIVE = re.compile(
     r"queued|running|done|uptime|load average|latency|throughput|error rate|cpu|memory|p\d\d)\b",
     re.IGNORECASE,
 )
-# N of M with work done: "Tackled 4 out of 5 review comments", "21 of 34 points closed".
 _WEEKDAY = re.compile(r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day)?s?\b|\bweekdays?\b", re.IGNORECASE)
+# N of M with work done: "Tackled 4 out of 5 review comments", "21 of 34 points closed".
 _TALLY_DONE = re.compile(r"\b\d+\s+(?:out\s+)?of\s+\d+\b[^.]*\b\w+ed\b|\b\w+ed\b[^.]*\b\d+\s+(?:out\s+)?of\s+\d+\b")
 
 
