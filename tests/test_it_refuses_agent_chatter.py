@@ -434,3 +434,22 @@ def test_a_drafted_reply_or_a_report_passed_on_is_refused_and_a_standing_habit_i
 )
 def test_a_recap_or_a_tools_line_is_refused_and_a_dated_label_or_a_stated_rule_is_kept(text, chatter):
     assert (noise_reason(text) is not None) is chatter
+
+
+@pytest.mark.parametrize(
+    ("text", "chatter"),
+    [
+        # Still awaited, a page of a long document, a promise to call back, a step after "now": refused.
+        ("PR #97 is still awaiting review from Ana.", True),
+        ("I'm on page 12 of the lease, the deposit section.", True),
+        ("Just rang the garage, they'll call back after lunch.", True),
+        ("The export finished, now trying to open it in Excel.", True),
+        ("GPU memory is stuck at 95%. Probably the batch size? Will profile.", True),
+        # Done once a year, for good, or only with someone's say: kept.
+        ("Our fire-alarm inspection is done annually by Brandwacht; the next one is in May.", False),
+        ("I'm moving the book club to Thursdays permanently, the library room is free then.", False),
+        ("I'm now the owner of the billing service; changes to it need my review.", False),
+    ],
+)
+def test_what_is_still_awaited_is_refused_and_what_recurs_or_needs_a_persons_say_is_kept(text, chatter):
+    assert (noise_reason(text) is not None) is chatter

@@ -136,7 +136,8 @@ _READOUT = re.compile(
     r"\s*:|^\W*(?:the )?[a-z]+ #?\d+ (?:applied|merged|deployed|released|shipped|reverted|closed|opened)\b|"
     r"(?:,|\()\s*was \d|\bis \d[\d.,]*\s*\w*\s+now\b|\b(?:is|are) (?:now )?live\b.*\bnow\W*$|\bis now live\b|"
     r"^\W*(?:the )?(?:branch|pr|pull request|ticket|issue|job|build|migration|commit|change|fix|patch|container|server|"
-    r"pod|cache)\s+(?:deleted|closed|merged|created|opened|reverted|restarted|applied|deployed|fixed|resolved|removed)\b|"
+    r"pod|cache)\s+(?:deleted|closed|merged|created|opened|reverted|restarted|applied|deployed|fixed|resolved|"
+    r"removed)\b|"
     # Live results: "the tests are passing now", a run's duration, tool summaries ("3 files changed").
     r"\b(?:checks|tests|jobs|builds?|ci|pipeline)\s+(?:are|is)\s+(?:now\s+|still\s+)?(?:green|passing|red|failing)\b|"
     r"\b(?:finished|completed|took|ran|passed|failed)\b[^.]{0,20}?\bin \d+(?:m\s?\d+s|(?:\.\d+)?\s?(?:s|ms|min|"
@@ -181,7 +182,9 @@ _THIS_SESSION = re.compile(
     r"\bmy (?:previous|last|earlier) (?:answer|reply|message|response|suggestion)\b|"
     r"\b(?:you|the user) asked (?:for|me)\b|\b(?:as|like) (?:you )?(?:asked|requested)\b|"
     # What was said earlier in the conversation: "the 5 duplicates we talked about", "You mentioned you wanted...".
-    r"\b(?:we|you and i) (?:talked|spoke) about\W*$|\byou mentioned\b|"
+    r"\b(?:we|you and i) (?:talked|spoke) about\W*$|\byou mentioned\b|\bon this branch\b|\bin the chat above\b|"
+    r"\b(?:details|see) above\W*$|^\W*here are (?:the )?\d+ [\w -]+ (?:i|we) found\b|"
+    r"^\W*(?:refund|payment|order|request|ticket)s? (?:processed|submitted|placed|cancel+ed|closed)\b|"
     # A customer's words passed on from a ticket or a chat: "customer says the export button does nothing".
     # ("When a customer says 'the app is blank', ..." is a rule for any such report: it opens the sentence or a field.)
     r"(?:^|[:|\u2014]\s*)(?:the )?(?:customer|caller|client)(?: (?:in|on) (?:the )?chat)? "

@@ -47,7 +47,8 @@ _DIARY = re.compile(
     r"(?![^.]*\b(?:before|any|every|always|never|whenever)\b)|"
     r"(?:the )?(?:user|customer)(?: on [\w #]+)? (?:wants to know|says (?:hi|thanks)|pasted|is asking|asks whether|"
     r"just said)\b|(?:so )?to restate\b|"
-    r"\w+ log for today\s*:|restating what you said\b|so to recap\b|let me restate\b|quick recap of\b|"
+    r"\w+ log for today\s*:|restating what you said\b|so,? to (?:recap|sum up)\b|let me restate\b|your request\s*:|"
+    r"quick recap of\b|"
     r"(?:so )?the gist of (?:his|her|their|the) (?:email|message|call)\b|"
     # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
     r"(?:quick )?recap\s*:|here (?:they|it) (?:are|is)\s*:|here(?:'s| is) (?:a |the |my )?(?:rough |quick |first )?"
@@ -113,7 +114,7 @@ _FIRST_PERSON_NARRATION = re.compile(
     # caffeine after 2 pm") is a fact about them, not a step of the session.
     r"^\W*i(?:'m| am| was)\s+(?:(?:just|also|now|still|currently|about to|going to|trying to)\s+)?"
     r"(?!(?:learning|studying|saving|training|expecting|fasting|commuting|renting)\b|" + PERSONAL_GOAL + r"|"
-    r"writing (?:a|the|my) (?:novel|book|thesis|dissertation|memoir)\b)\w+ing\b"
+    r"writing (?:a|the|my) (?:novel|book|thesis|dissertation|memoir)\b)[\w-]+ing\b"
     r"(?!\s+(?:at|for|in|from|as)\b)"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
     # A commitment on the calendar: "I'm doing my prescribing course on Mondays until July".
     r"(?![^.;]*\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|until (?:january|"
@@ -158,7 +159,8 @@ _GERUND_START = re.compile(
     r"updating|cleaning up|setting up|installing|wrapping up|verifying|thinking|filtering|uploading|downloading|"
     r"exporting|importing|calling|searching|applying|reformatting|triaging|printing|forwarding|scanning|"
     r"generating|drafting|re-?checking|fetching|pulling|syncing|ramping|rebasing|reading up|reading through|"
-    r"comparing|cross-referencing|copying|estimating)\b",
+    r"comparing|cross-referencing|copying|estimating|pondering|mulling|pasting|wondering|"
+    r"counting)\b",
     re.IGNORECASE,
 )
 _LATER = re.compile(
@@ -230,7 +232,10 @@ _RIGHT_NOW = re.compile(
     # Still in the middle of something, not back yet, on its way: "The DAG is still queued", "Still no reply from
     # the notary", "The hotel hasn't confirmed yet", "out for delivery". ("The legacy API is still running on
     # Python 2" says where it runs: the state must close its clause.)
+    r"\b(?:is|are) still (?:awaiting|pending|waiting)\b|\bstill (?:uploading|downloading|loading|syncing|processing) "
+    r"(?:your|the)\b|\b(?:ci|the build|the job|the run|the pipeline) is queued\b|"
     r"\b(?:is|are|'s) still (?:queued|pending|processing|running|loading|building|uploading|compiling|indexing|"
+    r"downloading|installing|training|provisioning|deploying|rendering|"
     r"syncing|importing|exporting|down|offline|in progress|in (?:a )?queued state|'processing'|crunching)"
     r"(?=\s*(?:$|[,.;!:\u2014\u2013-])|\s+\W)|"
     r"^\W*still (?:no (?:reply|response|word|answer|news|luck)|seeing|getting|waiting)\b|"
@@ -252,24 +257,33 @@ _RIGHT_NOW = re.compile(
     r"\bwill be (?:ready|done|back|there) (?:after|by|at|around) \d|\btoday'?s (?:shopping |to-?do |grocery )?list\b|"
     r"\blooks (?:mostly |partly )?(?:sunny|rainy|cloudy|windy|stormy|snowy|clear)\b|"
     r"\btraffic (?:looks|is) (?:heavy|light|bad)\b|"
-    r"\b(?:i'm|i am) about to\b|\b(?:cell|step|page|file|batch|chunk|item) \d+ (?:of|/) \d+\b|"
+    r"\b(?:i'm|i am) about to\b|\b(?:cell|step|page|file|batch|chunk|item|model|chapter|slide|question|"
+    r"row) \d+ (?:of|/) \d+\b|"
     r"\byou have \d+ (?:open|unread|new|pending)\b|\bon this (?:laptop|box|machine)\b|"
     r"\bso far this (?:month|week|year)\b|"
     r"\b(?:comes|came) to (?:about |around )?[$\u20ac\u00a3]\s?\d|\bthat(?:'d| would) be about\b|"
     r"\bis in (?:about )?\d+ (?:minutes?|mins?|hours?)\b|\bjust (?:looking|checking|browsing)\W*$|"
     r"\.\.\.\s*\(\d+(?:\.\d+)?s\)\s*$|\bstill (?:says|shows)\b|"
     r"\bwe'?ve got (?:about )?(?:an|\d+) (?:hours?|minutes?)\b|\b\d+% battery\b|"
-    r"\bnext (?:opening|available slot|slot)\b|"
+    r"\bnext (?:opening|available slot|slot)\b|\bjust (?:polishing|tidying|finishing|wrapping)\b|"
+    r"^\W*grabbing (?:a )?(?:coffee|lunch|tea|snack)\b|^\W*your (?:cart|basket|inbox|queue) (?:has|contains)\b|"
+    r"^\W*setting a (?:timer|reminder|alarm)\b|\bsorting (?:center|centre|facility)\b|\bat step \d+\b|"
+    r"\bjust one (?:run|sample|try|attempt)\b|^\W*lemme\b|^\W*standing by\b|\battempt #?\d+\b|"
+    r"\bi'?m on page \d+\b|\bno (?:root cause|fix|decision) yet\b|"
+    r"\b(?:they|he|she)'ll (?:call|get|write|email|text) (?:back|me back|us back)\b|"
+    r"\b(?:they|he|she)'ll (?:email|text|call|let (?:us|me|you) know) when\b|"
     # A step of the session after a comma: "..., restarting it", "..., triaging them one by one", "...; fixing."
     r"[,;]\s*(?:still\s+)?(?:looking|checking|investigating|digging in|triaging|going through|re-?running|retrying|"
     r"fixing|restarting|tracking|switching)(?:\s+(?:it|them|this|that|now|into it|down|one by one|it down|to \w+))*"
     r"\W*$|"
-    r"[,;]\s*(?:trying|forwarding|processing|printing|waiting|testing|reading|sorting|cleaning|merging|monitoring|"
+    r"[,;]\s*(?:now\s+)?(?:trying|forwarding|processing|printing|waiting|testing|reading|sorting|cleaning|merging|"
+    r"monitoring|"
     r"reviewing|skimming|stopping|continuing|comparing|listing|watching|asking|taking a look|"
     r"looking (?:at|into)|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
     r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|\bqueued behind\b|"
     r"\b(?:will be|'ll be) (?:ready|done|back|finished) in (?:about |around )?(?:an?|\d+|a few|one|two) "
-    r"(?:hours?|minutes?|mins)\b|\b(?:is|are) loading slowly\b|\b(?:than|as) yesterday\b|^\W*counting down\b|"
+    r"(?:hours?|minutes?|mins)\b|\b(?:is|are) (?:loading|running) (?:really |very |super )?slow(?:ly)?\b|\b(?:than|"
+    r"as) yesterday\b|^\W*counting down\b|"
     r"^\W*just got off the phone\b|\btoo early to (?:call|tell|say)\b|"
     r"\u2014\s*(?:checking|looking|trying|asking)\b[^.]*\.?\s*$|"
     # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
@@ -288,7 +302,8 @@ _RIGHT_NOW = re.compile(
     r"\b(?:got|was|is) (?:cancel+ed|postponed|rescheduled) (?:today|tonight|this (?:morning|afternoon|week))\b|"
     r"\b(?:today|this morning|this afternoon|tonight)\b[^.]{0,40}\b(?:was|is|shows|reads|showed|came to|comes to|"
     r"totall?ed) (?:about |around )?"
-    r"[$\u20ac\u00a3]?\d|\bongoing\W*$|^\W*(?:lint|tests?|build|ci|typecheck|mypy|ruff|eslint)\s+(?:ok|green|red|clean)\b|"
+    r"[$\u20ac\u00a3]?\d|\bongoing\W*$|^\W*(?:lint|tests?|build|ci|typecheck|mypy|ruff|eslint)\s+(?:ok|green|red|"
+    r"clean)\b|"
     r"^\W*note to self\s*:\s*(?:check|look|ask|call|try|remember to)\b|^\W*timer set\b|"
     r"\bshould (?:finish|be done|land|arrive|be ready|be back) (?:around|by|at|in|shortly|soon)\b|"
     r"\b(?:will (?:report back|update you|let you know|circle back|get back to you)|once i hear back)\b",
@@ -299,7 +314,8 @@ _CASUAL = re.compile(
     r"\b(?:lol|lmao|rofl|haha\w*)\W*$|^\W*thanks? (?:so much|a lot|a ton) for\b|"
     r"^\W*(?:lol|lmao|rofl|omg|ngl|tbh|haha\w*|ooh+|aww+)\b|^\W*(?:sry|sorry),? running late\b|\bbe there in \d+\b|"
     r"\bsorry for the (?:inconvenience|trouble|delay|wait|confusion)\b|\bunderstand your frustration\b|"
-    r"^\W*that'?s a tough call\b|\bworks on my machine\b|\bif that helps\W*$|^\W*that makes sense\b|"
+    r"^\W*that'?s a tough call\b|^\W*that'?s a (?:fair|good|great|valid) point\b|^\W*on it\W*$|"
+    r"\bworks on my machine\b|\bif that helps\W*$|^\W*that makes sense\b|"
     r"\bthanks for clarifying\b|^\W*quick (?:conversion|math|calculation)\s*:|"
     r"^\W*(?:happy birthday|happy (?:monday|tuesday|wednesday|thursday|friday|weekend)|congrat\w*|ahh?,? such a)\b|"
     r"^\W*that'?s (?:so )?(?:frustrating|annoying|rough|tough|a shame)\b|^\W*(?:a |my )?(?:first|rough|quick) "
@@ -320,6 +336,7 @@ _UNSURE = re.compile(
 _PLAN = re.compile(
     r"^\W*plan:|^\W*(?:todo|to-do|fixme|next steps?|i(?:'ll| will| am going to|'m going to)|going to|"
     r"will (?:now |then |next |also )?(?:revisit|look|fix|update|do|check|try|add|ping|run|push|write|finish|call|"
+    r"profile|investigate|debug|print|re-?check|"
     r"ask|email|text|follow up)|next(?=\s*:)|(?:right,? )?(?:so )?the plan for (?:today|now|this afternoon|tonight)\b|"
     r"(?:we|i) should (?:probably|maybe)|later,?|tomorrow)\b",
     re.IGNORECASE,
@@ -353,7 +370,9 @@ _DURABLE_SIGNAL = re.compile(
     r"worth (?:remembering|knowing|noting|mentioning|keeping)|(?:should|want to|wanted to) mention|for the record|"
     # A lesson ("I think I finally figured out that coffee after 2pm wrecks my sleep"), a stated rule ("Budget rule:
     # ..."), a preference said with "rather" ("I'd rather pay a bit more for refundable rates").
-    r"(?:figured|found) out that|(?:learned|learnt|realized|realised) that|rule(?=\s*:)|(?:i|we)(?:'d| would) rather|"
+    r"(?:figured|found) out that|annually|yearly|once a year|permanently|"
+    r"(?:needs?|requires?) (?:my|our|their|his|her) (?:review|approval|sign-?off|ok)|(?:learned|learnt|realized|"
+    r"realised) that|rule(?=\s*:)|(?:i|we)(?:'d| would) rather|"
     r"decided|decision|agreed|chose|gotcha|careful|watch out|requires?|only (?:when|if|on)|"
     r"for future (?:reference|sessions?)|going forward|from now on|"
     # A stated taste is a preference, not narration: "I like short commit messages".

@@ -51,7 +51,8 @@ _COURTESY = re.compile(
     r"alles klar|top|dankjewel|muy amable|bom fim de semana|buen fin de semana|schönes wochenende|bon week-end|"
     r"çok teşekkür\w*|terima kasih|shukriya|bahut bahut shukriya|dhanyavaad|theek hai|"
     r"sağ ol|tamam|kusura bakma\w*|c'est noté|qué bien|voilà|que tengas (?:un )?buen día|me alegra|vi hörs|"
-    r"momentje|ficou ótimo)\b",
+    r"momentje|ficou ótimo|claro|rozumím|díky|děkuji|selvä|kiitos|takk|tusen takk|ha en bra helg|qué bonito|"
+    r"danke für die geduld|merci pour (?:ta|votre) patience|gracias por (?:tu|su) paciencia|moment bitte)\b",
     _I,
 )
 # A guess said to be one: "Quizás ... no lo sé", "Vielleicht ...? Ich bin mir nicht sicher", "Chyba ...".
@@ -71,7 +72,8 @@ _GUESS = re.compile(
     r"difícil de decir|difficile à dire|difficile dirlo|moeilijk te zeggen|trudno powiedzieć|difícil dizer|sanırım|"
     r"emin değilim|shayad|pakka nahi|mungkin|belum pasti|keine ahnung|mal sehen|vediamo come va|vamos a ver|"
     r"we zien wel|vi får se|zobaczymy|non saprei|bara en gissning|nur eine vermutung|juste une hypothèse|"
-    r"solo una suposición)\b|^\W*(?:à voir|a ver si)\b",
+    r"solo una suposición|vamos ver|tak tylko myślę|devo verificare|muszę sprawdzić|tengo que verificar|"
+    r"je dois vérifier)\b|^\W*(?:à voir|a ver si)\b",
     _I,
 )
 # The step the agent takes now: a progressive form ("estoy compilando", "sto riavviando", "je suis en train de",
@@ -124,7 +126,12 @@ _NOW = re.compile(
     r"\bainda não (?:chegou|respondeu|confirmou)\b|\bnon ha ancora (?:risposto|confermato)\b|"
     r"\bpas encore (?:répondu|confirmé|arrivé)\b|\bdauert noch\b|\bya lo (?:corrijo|arreglo|miro|reviso)\b|"
     r"\bik (?:zoek|kijk|check|test) even\b|\b(?:laadt|wacht|wachten) nog\b|\bstrax\b|\bw połowie\b|"
-    r"\bho appena\b|\baspetto ancora\b|\blo (?:corrijo|arreglo|miro|reviso) ahora\b|\bhåller på att\b|\bszukam\b|"
+    r"\bho appena\b|\baspetto ancora\b|\b(?:sigo|todavía|aún) esperando\b|\bich melde mich\b|"
+    r"\bhned se na to\b|\btarkistan\b|\bjeg sier ifra\b|\b(?:ještě )?čekám na\b|(?:^|,\s*)even (?:geduld|wachten)\b|"
+    r"^\W*(?:ik ben )?(?:nog )?bezig met\b|\bje (?:le|la|les) (?:lis|regarde|fais|envoie|vérifie)\b|"
+    r"\bahora (?:genero|hago|reviso|miro|preparo|busco|subo)\b|"
+    r"^\W*(?:kurzes update|kleines update|petite mise à jour|actualización rápida|aggiornamento veloce)\b|"
+    r"\blo (?:corrijo|arreglo|miro|reviso) ahora\b|\bhåller på att\b|\bszukam\b|"
     r"\bespero (?:la )?(?:confirmación|respuesta)\b|\b(?:todavía|aún) no (?:responde|contesta|llega)\b|"
     r"\barriva (?:tra|fra|entro)\b|^\W*deixa (?:eu|me)\b|\bich (?:prüfe|schaue|teste|suche) noch\b|"
     r"\b(?:nochmal|noch einmal) neu\b|\bich starte\b|\ben un rato\b|"
@@ -226,13 +233,13 @@ _SCRIPTS = (
         ack=re.compile(
             r"^\W*(?:了解(?:しました|です)?|承知(?:しました|いたしました)|かしこまりました|ありがとう|すみません|申し訳|"
             r"お疲れ|おはよう|こんにちは|こんばんは|よろしくお願い|どういたしまして)|お待ちください|疲れました|"
-            r"いいアイデア|いいですね|素敵ですね"
+            r"いいアイデア|いいですね|素敵ですね|ありがとうございます"
         ),
         thinking=re.compile(r"たぶん|多分|かもしれません|かもね|でしょうか|ましょうか|と思います"),
         step=re.compile(
             r"(?:^|。)\W*(?:今から|今、|今は|次は|これから|まず)|(?:作成|確認|調査|対応|処理|実行|検索)中です|"
             r"(?:してい|調べてい|見てい|開いてい|待ってい)ます[。…!！\s]*$|(?:確認|検討|対応)します(?:ね|よ)?[。…!！\s]*$|"
-            r"(?:調べ|見|探し)ますね[。…!！\s]*$|"
+            r"(?:調べ|見|探し)ますね[。…!！\s]*$|残り約?\d|あと\d+(?:時間|分)|連絡します|"
             r"まだ[^。]*(?:待ち|です|ません)|要約すると|まとめると|ているところ|完了しました|終わりました"
         ),
     ),

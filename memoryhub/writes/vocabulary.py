@@ -24,7 +24,7 @@ _DONE_WORDS = (
     r"(?:fetched|uploaded|submitted|requested|saved|sent|converted|reformatted|reinstalled|cleared|purged|retried|"
     r"profiled|benchmarked|scanned|searched|skimmed|booked|downloaded|transferred|reordered|generated|drafted|counted|"
     r"flagged|reserved|exported|printed|emailed|texted|ordered|filed|acknowledged|escalated|triaged|tagged|"
-    r"killed|forwarded|copied)(?=\s+\S*\.\w|\s+(?:the|a|an|all|my|your|our|it|them|some|\d+|two|three|four|five|six|several|both)\b)"
+    r"killed|forwarded|copied|queued|compared)(?=\s+\S*\.\w|\s+(?:the|a|an|all|my|your|our|it|them|some|\d+|two|three|four|five|six|several|both)\b)"
 )
 _CHANGE_WORDS = (
     r"moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|extracted|wired|"
