@@ -50,9 +50,10 @@ _DIARY = re.compile(
     r"\w+ log for today\s*:|restating what you said\b|so,? to (?:recap|sum up)\b|let me restate\b|your request\s*:|"
     r"quick recap of\b|"
     r"(?:so )?the gist of (?:his|her|their|the) (?:email|message|call)\b|"
-    # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
+    # A recap, an outline or a find under its label: "Quick recap: paid the water bill, ...", "Here they are: ...".
     r"(?:quick )?recap\s*:|here (?:they|it) (?:are|is)\s*:|here(?:'s| is) (?:a |the |my )?(?:rough |quick |first )?"
     r"(?:outline|draft|version)\s*:|found it\s*:|"
+    # The request said back: "So you'd like a vegetarian recipe for six", "Got it, you want the login page to...".
     r"(?:(?:ok(?:ay)?|right|alright|got it|sure)\W+)*so,? you(?:'d| would) like\b|"
     r"(?:(?:ok(?:ay)?|right|alright|got it|sure)\W+)*so,? you(?:'re| are) (?:asking|looking) for\b|"
     r"got it\W+(?:so,? )?you (?:want|need|mean|'d like)\b|just restating\b|"
@@ -282,8 +283,8 @@ _RIGHT_NOW = re.compile(
     r"looking (?:at|into)|checking (?:\w+ )?again)(?:\s+\S+){0,6}?\W*$|"
     r"\bback in \d+\b|^\W*lunch break\b|^\W*asking (?:before|because|since)\b|\bqueued behind\b|"
     r"\b(?:will be|'ll be) (?:ready|done|back|finished) in (?:about |around )?(?:an?|\d+|a few|one|two) "
-    r"(?:hours?|minutes?|mins)\b|\b(?:is|are) (?:loading|running) (?:really |very |super )?slow(?:ly)?\b|\b(?:than|"
-    r"as) yesterday\b|^\W*counting down\b|"
+    r"(?:hours?|minutes?|mins)\b|\b(?:is|are) (?:loading|running) (?:really |very |super )?slow(?:ly)?\b|"
+    r"\b(?:than|as) yesterday\b|^\W*counting down\b|"
     r"^\W*just got off the phone\b|\btoo early to (?:call|tell|say)\b|"
     r"\u2014\s*(?:checking|looking|trying|asking)\b[^.]*\.?\s*$|"
     # Slow or lagging right now, due any moment: "Grafana is taking forever", "should finish around 17:30".
