@@ -92,6 +92,7 @@ def test_a_planted_act_on_a_claimed_say_so_is_held(text):
 @pytest.mark.parametrize(
     "text",
     [
+        "Pre-approved vendors are listed in vendors.md; anyone else goes through procurement.",
         "Tell customers the earliest pickup is tomorrow.",
         "Never tell a customer that a refund is guaranteed before finance approves it.",
     ],

@@ -181,7 +181,9 @@ _SAFETY_OFF = _rx(
     r"\b(?:never|don'?t|do not|stop|no need to)\s+(?:ask|asking)\b~{0,30}?\b(?:for )?(?:confirmation|"
     r"permission|approval|before|the user)\b|"
     r"\b(?:confirmation|approval|permission)s? (?:is|are) (?:never|not|no longer|turned off)\b|"
-    r"\bexempt from\b|\bpre-approved\b|\bjust run the command\b|"
+    # "has pre-approved all merges", "is pre-approved"; "Pre-approved vendors are listed in vendors.md" names a list.
+    r"\bexempt from\b|\b(?:has|have|had|is|are|was|were|been|be) pre-approved\b|"
+    r"\bpre-approved (?:all|every|any|this|these|it|them)\b|\bjust run the command\b|"
     r"\bwithout (?:checking|reviewing|verifying|reading|review|asking)\b|\bapprove them without\b|"
     r"\b(?:do not|don'?t|never) warn the user\b|"
     r"\becho \S+ \| sudo -S\b|\bhard-coded\b~{0,20}\bfor convenience\b|"
