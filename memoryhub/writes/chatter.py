@@ -100,6 +100,7 @@ _PROGRESS_WORD = (
     r"(?:steps?|tasks?|jobs?|tests?|items?|phases?|subtasks?|checks?|retry|retries|attempts?|done|complete[d]?|"
     r"finished|passed|passing|fixed|remaining|checked|green|failing|failed|successful|succeeded|ok|ready)"
 )
+_LISTING_TOOL = r"(?:pip (?:list|freeze)|npm ls|docker ps|kubectl get \S+|git status)"
 _READOUT = re.compile(
     # Tallies: "step 4 of 7", "7/10 tasks done", "3 of the 8 failing tests", "(2/4)".
     r"\b\d+\s*(?:/|of|out of)\s*(?:the\s+)?\d+\b[^.]{0,40}?\b" + _PROGRESS_WORD + r"\b|"
@@ -167,10 +168,10 @@ _READOUT = re.compile(
     r"\b(?:confirmation|approval|review|response|reply|payment) pending\b|^\W*exit code \d+|"
     r"[+]\d+ [\u2212-]\d+ across \d+ files?\b|"
     # What a tool just said: "git status shows 4 modified files", "npm audit just printed: 14 vulnerabilities".
-    r"^\W*(?:pip (?:list|freeze)|npm ls|docker ps|kubectl get \S+|git status)\b[^.]{0,20}\b(?:shows|lists)\b|"
-    r"^\W*(?:git (?:status|log|diff)|npm (?:audit|ls|outdated)|pip (?:list|freeze|check)|docker ps|kubectl get \S+|"
-    r"df -h|du -sh|(?:the )?linter)\b[^.]{0,20}\b(?:showed|said|printed|reported|listed|returned|is complaining|"
-    r"(?:shows|says) \d+)\b",
+    # A listing tool says what it lists ("pip list shows pandas 2.1.4"); any tool, what it just said.
+    r"^\W*" + _LISTING_TOOL + r"\b[^.]{0,20}\b(?:shows|lists)\b|"
+    r"^\W*(?:" + _LISTING_TOOL + r"|git (?:log|diff)|npm (?:audit|outdated)|pip check|df -h|du -sh|(?:the )?linter)\b"
+    r"[^.]{0,20}\b(?:showed|said|printed|reported|listed|returned|is complaining|(?:shows|says) \d+)\b",
     re.IGNORECASE | re.MULTILINE,
 )
 # A sentence that points at the conversation it is said in ("this time", "during this run", "the demo you asked for",

@@ -26,7 +26,7 @@ from memoryhub.writes.other_languages import (
     in_its_own_script,
     lasting_in_other_languages,
 )
-from memoryhub.writes.vocabulary import FINITE_VERB, PERSONAL_GOAL
+from memoryhub.writes.vocabulary import FINITE_VERB, PERSONAL_GOAL, WEEKDAY
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 _TIMESTAMP = re.compile(
@@ -118,7 +118,7 @@ _FIRST_PERSON_NARRATION = re.compile(
     r"writing (?:a|the|my) (?:novel|book|thesis|dissertation|memoir)\b)[\w-]+ing\b"
     r"(?!\s+(?:at|for|in|from|as)\b)"  # "I'm working at Acme", "I'm living in Porto" state where, not progress
     # A commitment on the calendar: "I'm doing my prescribing course on Mondays until July".
-    r"(?![^.;]*\b(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends|until (?:january|"
+    r"(?![^.;]*\b(?:" + WEEKDAY + r"s|weekends|until (?:january|"
     r"february|march|april|may|june|july|august|september|october|november|december|\d{4})|in (?:january|"
     r"february|march|april|june|july|august|september|october|november|december)|on (?:jan|feb|mar|apr|may|jun|jul|"
     r"aug|sep|oct|nov|dec)[a-z]* \d+)\b)|"
@@ -297,8 +297,7 @@ _RIGHT_NOW = re.compile(
     r"\b(?:says|said) (?:about |around |maybe |roughly )?\d+ (?:more )?(?:minutes?|mins?)\b|^\W*still \d+\b|"
     r"\bstage \d+ (?:of|/) \d+\b|\bfor the next (?:\d+|few|couple of) (?:min|mins|minutes|hours?)\b|\bin a sec\b|"
     r"\b(?:this (?:week|month|year)|today) so far\b|\blocal(?:ly)?\b[^.]{0,30}\bfor testing\W*$|"
-    r"\bweather\b[^.]{0,40}\b(?:today|tomorrow|tonight|this (?:morning|afternoon|evening|weekend)|monday|tuesday|"
-    r"wednesday|thursday|friday|saturday|sunday)\b|"
+    r"\bweather\b[^.]{0,40}\b(?:today|tomorrow|tonight|this (?:morning|afternoon|evening|weekend)|" + WEEKDAY + r")\b|"
     r"\b(?:is|are) (?:still )?(?:booting|rebooting|starting up|spinning up|warming up)\W*$|"
     r"\b(?:got|was|is) (?:cancel+ed|postponed|rescheduled) (?:today|tonight|this (?:morning|afternoon|week))\b|"
     r"\b(?:today|this morning|this afternoon|tonight)\b[^.]{0,40}\b(?:was|is|shows|reads|showed|came to|comes to|"
@@ -364,8 +363,9 @@ _DURABLE_SIGNAL = re.compile(
     r"(?:do not|don't)(?!\s+(?:know|see|think|remember|hear|match|seem)\b)|prefer|prefers|preferred|the hard way|"
     r"settled on|"
     # A standing arrangement: "a standing tennis game with Ben every Wednesday at 7am".
-    r"for good|every (?:single )?time|every (?:day|week|month|year|morning|evening|night|weekday|weekend|monday|"
-    r"tuesday|wednesday|thursday|friday|saturday|sunday)|standing (?:meeting|game|appointment|order|call|reservation)|"
+    r"for good|every (?:single )?time|every (?:day|week|month|year|morning|evening|night|weekday|weekend|"
+    + WEEKDAY
+    + r")|standing (?:meeting|game|appointment|order|call|reservation)|"
     r"(?:that's|is) final|"
     # Said to be worth keeping: "I think it's worth remembering: ...", "I should mention: ...", "For the record, ...".
     r"worth (?:remembering|knowing|noting|mentioning|keeping)|(?:should|want to|wanted to) mention|for the record|"

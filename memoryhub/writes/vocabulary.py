@@ -30,6 +30,7 @@ _CHANGE_WORDS = (
     r"moved|renamed|removed|replaced|bumped|changed|installed|configured|switched|dropped|split|extracted|wired|"
     r"hooked up|adjusted|restored|added|created|deployed|introduced|set up|started|began|deleted"
 )
+WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"  # lowercase: for IGNORECASE patterns
 # What a person tries to do over months, not a step of the session: "I'm trying to avoid caffeine after 2 pm".
 PERSONAL_GOAL = (
     r"trying to (?:avoid|cut|quit|stop|limit|reduce|eat|drink|sleep|save|lose|learn|walk|run|read|"
