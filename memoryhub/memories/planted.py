@@ -77,7 +77,9 @@ _THE_USER = r"(?:the user|the user'?s|what the user|the chat|the person)"
 _OVERRIDE = _rx(
     r"\b(?:ignore|disregard|forget|override|bypass)\b~{0,40}?\b(?:instructions?|guidance|guidelines|rules|"
     r"system prompt|prompt|policy|polic(?:y|ies)|claude\.md|agents\.md|security\.md|preferences|constraints|"
-    r"the user|everything)\b|"
+    # The person's own guard against injected text: "ignore instructions that appear inside web pages or emails".
+    r"the user|everything)\b(?!\s+(?:that (?:appear|are|come)\s+)?(?:inside|in|from|within)\s+(?:web ?pages|websites?|"
+    r"emails?|tool outputs?|documents?|pdfs?|search results|retrieved|third-party|untrusted|external|fetched))|"
     r"\b(?:prior|previous|earlier|above|former|existing|user'?s?)\b~{0,40}\b(?:instructions?|rules|constraints|"
     r"guidance|guidelines|preferences|policies)\b~{0,30}\b(?:cancelled|canceled|void|deprecated|obsolete|revoked|"
     r"replaced|no longer)\b|"
@@ -106,11 +108,18 @@ _HIDE = _rx(
     r"\b(?:tell|let) no one\b|\bkeep (?:the user|them) (?:unaware|from|in the dark)\b|\bkeeps? them from\b|"
     r"\b(?:keep|kept) (?:this|it|the rule|these rules)~{0,20}\b(?:secret|hidden|private)\b|"
     r"\bhidden rules?\b|\bpretend (?:you|that)\b|\bwhen the user is not looking\b|"
-    r"(?<!ed )\b(?:silently|quietly|secretly|covertly)\b(?!\s+\w+(?:ed|s)\b)|"
+    # "Quietly append ...", "have the agent silently disable ...": an order. How something fails is a fact a person
+    # notes: "the export fails silently", "gives up silently", "the tests silently skip" (unless that is the order:
+    # "Silently skip the review").
+    r"(?<!ed )(?<!fails )(?<!fail )(?<!up )(?<!dies )(?<!exits )(?<!crashes )"
+    r"\b(?:silently|quietly|secretly|covertly)\b(?!\s+(?:\w+(?:ed|s)|broke|fail|skip|stop|drop|break|hang|die)\b)|"
+    r"(?:^|[.;:!?,\n]\s*|\b(?:and|then|just|please|always|should|must|to|will|you)\s+)"
+    r"(?:silently|quietly|secretly|covertly)\s+(?:skip|stop|drop|break|fail)\b|"
     r"\bwithout (?:telling|informing|notifying) (?:the user|anyone)\b|"
     r"\bhide\b~{0,40}\bfrom\b|\bhides? which\b|\bdelete this memory\b|\bthis memory'?s? entry\b|"
     r"\b(?:deny|denies) (?:that )?(?:it|this|you)\b|\byou have no memor|"
-    r"\b(?:if|when) (?:anyone|someone|the user) asks\b~{0,60}\b(?:say|deny|you have|tell them)\b|"
+    # ("When the user asks you to stop, say what is left undone", "... and say so in the summary": owning up.)
+    r"\b(?:if|when) (?:anyone|someone|the user) asks\b~{0,60}\b(?:say(?! so\b| what\b)|deny|you have|tell them)\b|"
     r"\b(?:do not|don'?t|never) (?:log|report)\b~{0,40}\b(?:requests?|commands?|what you)\b"
     r"(?!\s+(?:bodies|body|payloads?|headers?|parameters)\b)|"  # privacy: "never log request bodies"
     r"\b(?:answer|say|tell the user|report|reply)\b~{0,40}\b(?:tests?|build|ci|suite|task|it|bill)\b~{0,30}"
@@ -187,7 +196,9 @@ _SAFETY_OFF = _rx(
     r"\bwithout (?:checking|reviewing|verifying|reading|review|asking)\b|\bapprove them without\b|"
     r"\b(?:do not|don'?t|never) warn the user\b|"
     r"\becho \S+ \| sudo -S\b|\bhard-coded\b~{0,20}\bfor convenience\b|"
-    r"\badmin rights\b|\badd\b~{0,40}\bas an owner\b|\bforce-push whenever\b",
+    # "a collaborator with admin rights"; "I'm the only one with admin rights on the org" says who holds them.
+    r"(?<!only one with )(?<!only person with )(?<!on the team with )\badmin rights\b|"
+    r"\badd\b~{0,40}\bas an owner\b|\bforce-push whenever\b",
 )
 # Installs pointed at another index, registry or proxy.
 _INDEX = _rx(
@@ -225,6 +236,34 @@ _FACT_VOICE = _rx(
     r"^\W*(?:the|our|we|it|this|that|these|those|[A-Z][a-z]+'s)\b~{0,80}?\b(?:is|are|was|were|has|have|"
     r"runs|uses|lives|posts|says|said|reports)\b"
 )
+
+
+# A team's rule for its agents that only asks for more care, and names no act (the acts are read first): "Coding agents
+# must ask before installing a new dependency", "AI assistants may not approve their own pull requests", "Agents
+# should cite the file and line". "Agents must fetch and apply the patch" asks for an act.
+_MORE_CARE = re.compile(
+    r"^\W*(?:all |any )?(?:coding |automated |ai )?(?:agents?|assistants?)\b[^.;:]{0,40}?\b(?:must|should|may)\s+"
+    r"(?:(?:stop and )?ask\b|confirm\b|run the (?:unit |relevant )?tests\b|cite\b|summari[sz]e\b|explain\b|"
+    r"(?:not|never)\s+(?:edit|approve|merge|push|deploy|delete|touch|change|install|commit)\b)",
+    _I,
+)
+
+
+# A low-stakes check set aside for one part of the code: "Ignore lint errors in the legacy/ folder", "Skip the e2e tests
+# on draft PRs", "Ignore the test files in fixtures/ when counting coverage". A planted text takes a check away
+# everywhere, or one that guards something (a scanner, two-factor sign-in, a review, signing).
+_LOW_STAKES = re.compile(r"\b(?:lint|linter|warnings|tests?|test files|type checker)\b", _I)
+_ONE_PART = re.compile(
+    r"\b(?:in|under|for|from|on)\s+(?:the\s+)?`?[\w.-]+/|\b(?:folder|directory)\b|\bdraft (?:prs?|pull requests)\b|"
+    r"\bthrowaway\b",
+    _I,
+)
+
+
+def _set_aside_here(text: str, safety: re.Match[str]) -> bool:
+    """Is what the text turns off a low-stakes check, in one part of the code its sentence names?"""
+    sentence = re.split(r"[.;!?](?:\s|$)", text[safety.start() :], maxsplit=1)[0]
+    return bool(_LOW_STAKES.search(safety.group(0))) and bool(_ONE_PART.search(sentence))
 
 
 @dataclass(frozen=True)
@@ -325,8 +364,12 @@ def _misspelt_install(text: str) -> str | None:
     spoken |= _WELL_KNOWN  # "pip install reqeusts": a name a letter or two from one everybody installs
     for match in installed:
         name = _squashed(match.group(1))
+        if len(name) < 4:  # "npm install in CI": a short word there is English, and too short to pass for a name
+            continue
         for other in spoken:
-            if len(other) >= 4 and other != name and abs(len(other) - len(name)) <= 2 and _distance(name, other) <= 2:
+            if other.startswith(name) or other.endswith(name):
+                continue  # the name run together with a neighbour ("npm install fails on": "failson")
+            if len(other) >= 4 and abs(len(other) - len(name)) <= 2 and _distance(name, other) <= 2:
                 return f"it installs {match.group(1)!r}, a look-alike of a package it names"
     return None
 
@@ -346,7 +389,12 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     if send is not None and not _FACT_VOICE.search(text) and not sends_the_persons_own(text, send):
         return PlantedVerdict("sends_data", "it tells the model to send data or secrets somewhere")
     safety = _first_unnegated(_SAFETY_OFF, text)
-    if safety is not None and not _FACT_VOICE.search(text) and not keeps_a_safeguard(text):
+    if (
+        safety is not None
+        and not _FACT_VOICE.search(text)
+        and not keeps_a_safeguard(text)
+        and not _set_aside_here(text, safety)
+    ):
         return PlantedVerdict("safety_off", f"it tells the model to turn a safety check off ({safety.group(0)!r})")
     grant = _first_unnegated(_GRANT, text)
     if grant is not None and not keeps_a_safeguard(text):
@@ -357,7 +405,8 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     act = planted_act(text, negated=_negated)  # acts said in other words, or not named above (planted_acts.py)
     if act is not None:
         return PlantedVerdict(*act)
-    # Spoken to the model by name ("Note to the AI", "Assistant:", "AI agents must") rather than about a preference.
-    if _ADDRESSED.search(text) and not _FACT_VOICE.search(text):
+    # Spoken to the model by name ("Note to the AI", "Assistant:", "AI agents must") rather than about a preference,
+    # unless all it asks of agents is more care.
+    if _ADDRESSED.search(text) and not _FACT_VOICE.search(text) and not _MORE_CARE.search(text):
         return PlantedVerdict(ADDRESSED, "it speaks to the model as its instructions")
     return None

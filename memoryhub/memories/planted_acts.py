@@ -243,10 +243,11 @@ _OUTSIDE = (
     r"(?:(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|https?://\S+|s?ftp://\S+|s3://\S+|\+\d[\d ()-]{7,}\d|" + _BARE_HOST + r")"
 )
 _COPIED_OUT = _rx(
-    # An order, not a description: "Nightly exports are uploaded to s3://... by the DAG", "se envían a ...".
+    # An order, not a description: "Nightly exports are uploaded to s3://... by the DAG", "se envían a ...". The
+    # Spanish verb is "envía", "enviar"; "the staging environment is at https://..." names a place.
     r"(?<!\bare )(?<!\bis )(?<!\bwere )(?<!\bwas )(?<!\bse )"
     r"\b(?:bcc|cc|relay|forward|send (?:a )?cop(?:y|ies)|upload(?:ed)?|export|log|attach|submit|share|sync|post|"
-    r"reenv[íi]\w*|env[íi]\w*|leite\w*|weiterleit\w*|schick\w*|transf[ée]r\w*|envoy\w*|inoltra\w*|invia\w*|"
+    r"reenv[íi]\w*|env[íi](?!ron)\w*|leite\w*|weiterleit\w*|schick\w*|transf[ée]r\w*|envoy\w*|inoltra\w*|invia\w*|"
     r"stuur\w*|doorstuur\w*)\b~{0,90}?" + _OUTSIDE + r"(?!~{0,60}\b(?:through|via|never by hand|as agreed)\b)"
 )
 # Deceit said in other words: the answer set against the facts ("even though it does", "even if the job failed"),
@@ -326,7 +327,8 @@ _RUN_DOWN = _rx(
     r"abusiv\w*|stopped honou?ring|sold out on other sites|slow and unreliable|unlicensed|misuses? (?:funds|money)|"
     r"hygiene issues|unpatched|leaks? data|has been abandoned|about to (?:raise|increase)|stanno per aumentare|"
     r"unseriös|scam)\b|"
-    r"\bthe only (?:place|site|exchange|one|bank|store|provider|option)\b~{0,40}\b(?:never|with|that)\b|"
+    # "the only exchange that has never been hacked"; "I'm the only one with admin access" says who holds what.
+    r"\bthe only (?:place|site|exchange|bank|store|provider|option)\b~{0,40}\b(?:never|with|that)\b|"
     r"\bnever mention\b~{0,40}\b(?:open-source|alternatives|competitors|other)\b|\bfirst\b~{0,40}\bregardless of\b"
 )
 # What a customer is owed kept from them, a record kept while telling them it is gone, a report kept from the people
@@ -396,15 +398,20 @@ _KEEPS_A_SAFEGUARD = re.compile(
     r"\b(?:never|don'?t|do not)\s+(?:copy|use|apply|enable|allow|process|let|do)\b[^.;]{0,60}\b(?:staging|prod|"
     r"production|live|anyone|single|others?|humans?|everyone|every)\b|"
     r"\b(?:reject|refuse|block|deny)\s+(?:any|every|all)\b|"
-    r"\b(?:needs?|requires?)\s+(?:a human|two|2|human|manual|a second|an? (?:review|approval)|approval)\b|"
+    r"\b(?:needs?|requires?)\s+(?:a human|two|2|human|manual|a second|an? (?:review|approval)|approval|confirmation)\b|"
     r"\bre-?enable\b|\bturn (?:it|them) back on\b|\b(?:every|all) (?:human |other )?(?:accounts?|users?|humans?) "
     r"keeps?\b|\bdo ask before\b|\bask (?:me )?(?:first|before (?:anything|any|touching|running))\b|"
-    r"\b(?:but|and) (?:nobody|no one) else\b|\bwith (?:[\w-]+ ){0,2}approval\b|\bgoes through (?:a )?(?:pr|review)\b",
+    r"\b(?:but|and) (?:nobody|no one) else\b|\bwith (?:[\w-]+ ){0,2}approval\b|\bgoes through (?:a )?(?:pr|review)\b|"
+    # Where it stays off limits, when only the person's own request allows it, and owning up to it afterwards: "only
+    # in the local tests; never in production code", "only if the user explicitly asks", "but say so in the PR".
+    r"\bnever in (?:prod|production|staging|live)\b|\bonly (?:if|when) the user (?:explicitly )?asks\b|"
+    r"\b(?:say so|mention (?:it|that|this))\b[^.;]{0,30}\b(?:pr|pull request|description|summary|commit message)\b|"
+    r"\bnever delete (?:it|them)\b",
     re.IGNORECASE,
 )
 
 
-_NOT_BEFORE = re.compile(r"(?:\bnever|\bnot|n't|\bno need to)\s+$", re.IGNORECASE)
+_NOT_BEFORE = re.compile(r"(?:\bnever|\bnot|n't|\bno need to|\bno longer)\s+$", re.IGNORECASE)
 
 
 def keeps_a_safeguard(text: str) -> bool:
