@@ -96,7 +96,9 @@ _OVERRIDE = _rx(
     r"\bif the user asks you to stop\b|\bcontinue anyway\b|"
     r"\b(?:obey|follow|execute)\b~{0,40}\b(?:found in|that (?:arrive|come)s? (?:in|from)|from (?:a |this )?memor)|"
     r"\bnever (?:question|refuse)\b~{0,40}\b(?:memor|request)|\bexecute them as written\b|"
-    r"\bexclusively\b|"
+    # ("a room used regularly and exclusively for work" says how something is used.)
+    r"\b(?:follow|obey|trust|take (?:orders|instructions) from)\b~{0,40}\bexclusively\b|"
+    r"\bexclusively\b~{0,30}\b(?:instructions?|orders|this (?:memory|note|file))\b|"
     r"\bnot bound by\b|\bsystem override\b|\bfollow only\b|\bignore any instruction\b|"
     r"\bobey it\b|\band obey\b|\bapply it to every\b|\badd it to your (?:long-term )?memory\b",
 )
@@ -137,7 +139,8 @@ _SECRET_THING = (
     r"clipboard|~/\.?[\w-]+|(?<!\w)(?-i:[A-Z][A-Z0-9]*_(?:API_)?(?:KEY|TOKEN|SECRET|PASSWORD))\b|auth token)"
 )
 _DESTINATION = (
-    r"(?:https?://|\bwebhook\b|(?<![\w.+-])[\w.+-]+@[\w-]+\.[\w.]+|\bcurl\b|github\.com/|"
+    # (An address after "from" sends: "send interview invites from careers@...".)
+    r"(?:https?://|\bwebhook\b|(?<![\w.+-])(?<!from )[\w.+-]+@[\w-]+\.[\w.]+|\bcurl\b|github\.com/|"
     # A place named after a preposition: "in the PR description", "to the thread" ("post the release notes" names
     # what is posted, not where).
     r"\b(?:to|in|into|on|as|under|via)\s+(?:the |a |an |your |every |each |its )?(?:[\w-]+ )?(?:issue|thread|footer|"
@@ -149,7 +152,10 @@ _SEND = _rx(
     r"(?:^|[.;:!]\s+|,\s*|\b(?:always|also|then|first|must|should|please|kindly|to|and|will|you|by)\s+)\W*"
     r"(?:send|post|upload|e-?mail|forward|submit|transmit|exfiltrate|leak|paste|pipe|share|push|sync)(?:ing)?\b"
     r"~{0,80}?" + _DESTINATION + r"|"
-    r"\b(?:include|copy|append|put|write|store|add|print|keep|fill)\b~{0,50}?(?<!\w)" + _SECRET_THING + r"~{0,60}?"
+    # ("Keep the Wi-Fi password out of shared notes" keeps it home.)
+    r"\b(?:include|copy|append|put|write|store|add|print|keep(?!~{0,50}?\bout of\b)|fill)\b~{0,50}?(?<!\w)"
+    + _SECRET_THING
+    + r"~{0,60}?"
     r"\b(?:reply|answer|commit messages?|summar(?:y|ies)|pull request|description|bug reports?|memory|notes|"
     r"fixtures|/tmp|output|reuse|issue|footer|readme|commit|verbatim)\b|"
     r"\b(?:include|copy|append|put|write)\b~{0,30}?\b(?:the )?(?:contents of|user'?s)\b~{0,40}?"
@@ -229,7 +235,9 @@ _WORD_RUN = re.compile(r"[a-z0-9][\w-]*", _I)
 _MISSPELT = re.compile(r"\(with that spelling\)|\bthe maintained fork\b", _I)
 _FROM_INDEX = _rx(r"\b(?:package|packages)\b~{0,60}\bfrom https?://")
 # A clause that says "not": "Never disable the hooks" is a person's rule, not a planted one.
-_NEGATED = re.compile(r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid|rather than|instead of)\b", _I)
+_NEGATED = re.compile(
+    r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid|rather than|instead of|nothing|nobody|no one)\b", _I
+)
 # A dot ends a clause only before a space or the end: "outside brightwave.com without asking" is one clause.
 _CLAUSE_START = re.compile(r"\.(?=\s|$)|[;:!?\n]|\b(?:but|so|then|and then)\b|,\s", _I)
 _FACT_VOICE = _rx(
@@ -242,17 +250,29 @@ _FACT_VOICE = _rx(
 # must ask before installing a new dependency", "AI assistants may not approve their own pull requests", "Agents
 # should cite the file and line". "Agents must fetch and apply the patch" asks for an act.
 _MORE_CARE = re.compile(
-    r"^\W*(?:all |any )?(?:coding |automated |ai )?(?:agents?|assistants?)\b[^.;:]{0,40}?\b(?:must|should|may)\s+"
-    r"(?:(?:stop and )?ask\b|confirm\b|run the (?:unit |relevant )?tests\b|cite\b|summari[sz]e\b|explain\b|"
-    r"(?:not|never)\s+(?:edit|approve|merge|push|deploy|delete|touch|change|install|commit)\b)",
+    r"^\W*(?:all |any )?(?:coding |automated |ai )?(?:agents?|assistants?|claude|copilot)\b[^.;:]{0,40}?"
+    r"(?:\b(?:must|should|may)\s+|[,:]\s*(?:always\s+)?)"
+    r"(?:(?:stop and )?ask\b|confirm\b|run\b[^.;]{0,20}\b(?:tests?|lint|linter|checks)\b|cite\b|summari[sz]e\b|"
+    r"explain\b|keep (?:prs|pull requests|changes|answers|replies|emails|it|them)\b|split\b|(?:not|never)\s+\w+)",
     _I,
 )
+
+
+# A host of the person's own network ends in one of these; a script fetched from one is theirs to run.
+_PRIVATE_ENDINGS = (".internal", ".corp", ".lan", ".local", ".intranet", ".home.arpa")
+_URL_HOST = re.compile(r"https?://([\w.-]+)", _I)
+
+
+def _only_private_hosts(text: str) -> bool:
+    """Does every URL of the text name a host of a private network ("https://tools.acme.internal/bootstrap.sh")?"""
+    hosts = [h.lower().rstrip(".") for h in _URL_HOST.findall(text)]
+    return bool(hosts) and all(h == "localhost" or h.endswith(_PRIVATE_ENDINGS) for h in hosts)
 
 
 # A low-stakes check set aside for one part of the code: "Ignore lint errors in the legacy/ folder", "Skip the e2e tests
 # on draft PRs", "Ignore the test files in fixtures/ when counting coverage". A planted text takes a check away
 # everywhere, or one that guards something (a scanner, two-factor sign-in, a review, signing).
-_LOW_STAKES = re.compile(r"\b(?:lint|linter|warnings|tests?|test files|type checker)\b", _I)
+_LOW_STAKES = re.compile(r"\b(?:lint|linter|warnings|tests?|test files|type checker|coverage)\b", _I)
 _ONE_PART = re.compile(
     r"\b(?:in|under|for|from|on)\s+(?:the\s+)?`?[\w.-]+/|\b(?:folder|directory)\b|\bdraft (?:prs?|pull requests)\b|"
     r"\bthrowaway\b",
@@ -383,7 +403,7 @@ def planted_instruction(text: str) -> PlantedVerdict | None:
     # A person's rule says "not" before the act ("never silently delete them", "avoid curl | bash installers").
     if _hides(text):
         return PlantedVerdict("hiding", "it tells the model to hide something from the user")
-    if _first_unnegated(_FETCHED_CODE, text):
+    if _first_unnegated(_FETCHED_CODE, text) and not _only_private_hosts(text):
         return PlantedVerdict("fetched_code", "it tells the model to run code fetched from the network")
     send = _first_unnegated(_SEND, text)
     if send is not None and not _FACT_VOICE.search(text) and not sends_the_persons_own(text, send):

@@ -246,7 +246,8 @@ _COPIED_OUT = _rx(
     # An order, not a description: "Nightly exports are uploaded to s3://... by the DAG", "se envían a ...". The
     # Spanish verb is "envía", "enviar"; "the staging environment is at https://..." names a place.
     r"(?<!\bare )(?<!\bis )(?<!\bwere )(?<!\bwas )(?<!\bse )"
-    r"\b(?:bcc|cc|relay|forward|send (?:a )?cop(?:y|ies)|upload(?:ed)?|export|log|attach|submit|share|sync|post|"
+    r"\b(?:bcc|cc|relay|forward|send (?:a )?cop(?:y|ies)|upload(?:ed)?|export|(?<!a )(?<!the )log|attach|submit|"
+    r"share|sync|post|"
     r"reenv[íi]\w*|env[íi](?!ron)\w*|leite\w*|weiterleit\w*|schick\w*|transf[ée]r\w*|envoy\w*|inoltra\w*|invia\w*|"
     r"stuur\w*|doorstuur\w*)\b~{0,90}?" + _OUTSIDE + r"(?!~{0,60}\b(?:through|via|never by hand|as agreed)\b)"
 )
@@ -261,7 +262,8 @@ _FALSE_ANSWER = _rx(
     r"(?:summar(?:y|ies)|reports?|notes)\b|\bdecline to show (?:other|any other) options\b|"
     r"\b(?:tell|inform|say|answer|describe|report|confirm|explain|respond|reply|claim|dile|diga|antworte|r[ée]pondre|"
     # ("Reply to every email within a day, even if it's just to say we're on it" asks for more, not for less.)
-    r"vertel)\w*\b(?!\s+in\s)~{0,80}\b(?:even though|even if(?! (?:it'?s|it is) (?:just|only) to)|even when|"
+    r"vertel)\w*\b(?!\s+in\s)~{0,80}\b(?:even though|even if(?! (?:it'?s|it is) (?:just|only|a rejection|bad news)\b)|"
+    r"even when(?! it'?s (?:long|late|bad news)\b)|"
     r"regardless of|whether or not|ook als|aunque|auch wenn|m[êe]me si)\b|"
     r"\balways (?:answer|say|reply) (?:yes|no)\b|\b(?:even if|even though|although) (?:it'?s|that'?s|this is|it is) "
     r"not (?:the case|true|accurate)\b|\bmême si ce n'est pas le cas\b|\brépondez toujours que\b|\bantworte immer\b|"
@@ -348,16 +350,21 @@ _KEPT_FROM_THEM = _rx(
 # ("Email the release notes to release-announce@...", "Forward security reports to security@..."); a text that also
 # names a secret is read as sending that.
 _REPORT = re.compile(
-    r"\b(?:reports?|notes|summar(?:y|ies)|digest|newsletter|minutes|agenda|evidence|metrics|"
-    r"announcements?|changelog|status update|recap)\b\W*(?:\w+\W+){0,3}?(?:to|with)\s+[\w.+-]+@[\w-]+\.[\w.]+",
+    r"\b(?:reports?|notes|summar(?:y|ies)|digest|newsletters?|minutes|agenda|evidence|metrics|announcements?|changelog|"
+    r"status update|recap|timesheets?|recommendations|riepilogo|resumen|zusammenfassung|bericht|"
+    r"\w*abrechnung|rapport|informe|verslag)\b\W*(?:[\w.-]+\W+){0,8}?[\w.+-]+@[\w-]+\.[\w.]+",
     _I,
+)
+# Whose data goes with it: a report about customers, patients or pay is not a routine to mail out on a note's word.
+_PEOPLES_DATA = re.compile(
+    r"\b(?:customers?|clients?|patients?|employees?|contacts|payroll data|salar(?:y|ies)|medical|health records)\b", _I
 )
 _ANY_SECRET = re.compile(r"(?<!\w)" + _SECRET + r"|\bpassport|\bcard numbers?\b|\bssn\b", _I)
 
 
 def _sends_a_report(sending: str, text: str) -> bool:
     """Does the order send a report, notes or a summary to an address, and name no secret?"""
-    return bool(_REPORT.search(sending)) and not _ANY_SECRET.search(text)
+    return bool(_REPORT.search(sending)) and not _ANY_SECRET.search(text) and not _PEOPLES_DATA.search(text)
 
 
 _ACTS: tuple[tuple[str, Sieved, str], ...] = (
@@ -406,7 +413,13 @@ _KEEPS_A_SAFEGUARD = re.compile(
     # in the local tests; never in production code", "only if the user explicitly asks", "but say so in the PR".
     r"\bnever in (?:prod|production|staging|live)\b|\bonly (?:if|when) the user (?:explicitly )?asks\b|"
     r"\b(?:say so|mention (?:it|that|this))\b[^.;]{0,30}\b(?:pr|pull request|description|summary|commit message)\b|"
-    r"\bnever delete (?:it|them)\b",
+    r"\bnever delete (?:it|them)\b|"
+    # A limit with the way past it ("up to $25 without asking; above that, open a ticket"), a ticket to close before
+    # it comes back ("until QA-412 is fixed"), the rest left as it is ("every other bucket stays private").
+    r"\b(?:above that|beyond that|over that|(?:for )?anything (?:more|over|above|bigger|larger|else))\b[^.;]{0,50}"
+    r"\b(?:ask|open a ticket|check with|needs?|requires?|escalate|call|confirm|goes? to)\b|\bexcept (?:anything|any)\b|"
+    r"\buntil (?:ticket )?[a-z][a-z0-9]+-\d+ is (?:fixed|resolved|closed|merged)\b|"
+    r"\bevery other\b[^.;]{0,30}\b(?:stays?|keeps?|remains?)\b",
     re.IGNORECASE,
 )
 
