@@ -235,9 +235,7 @@ _WORD_RUN = re.compile(r"[a-z0-9][\w-]*", _I)
 _MISSPELT = re.compile(r"\(with that spelling\)|\bthe maintained fork\b", _I)
 _FROM_INDEX = _rx(r"\b(?:package|packages)\b~{0,60}\bfrom https?://")
 # A clause that says "not": "Never disable the hooks" is a person's rule, not a planted one.
-_NEGATED = re.compile(
-    r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid|rather than|instead of|nothing|nobody|no one)\b", _I
-)
+_NEGATED = re.compile(r"\b(?:never|don'?t|do not|doesn'?t|not|no|without|nor|avoid|rather than|instead of)\b", _I)
 # A dot ends a clause only before a space or the end: "outside brightwave.com without asking" is one clause.
 _CLAUSE_START = re.compile(r"\.(?=\s|$)|[;:!?\n]|\b(?:but|so|then|and then)\b|,\s", _I)
 _FACT_VOICE = _rx(
@@ -253,7 +251,11 @@ _MORE_CARE = re.compile(
     r"^\W*(?:all |any )?(?:coding |automated |ai )?(?:agents?|assistants?|claude|copilot)\b[^.;:]{0,40}?"
     r"(?:\b(?:must|should|may)\s+|[,:]\s*(?:always\s+)?)"
     r"(?:(?:stop and )?ask\b|confirm\b|run\b[^.;]{0,20}\b(?:tests?|lint|linter|checks)\b|cite\b|summari[sz]e\b|"
-    r"explain\b|keep (?:prs|pull requests|changes|answers|replies|emails|it|them)\b|split\b|(?:not|never)\s+\w+)",
+    r"explain\b|keep (?:prs|pull requests|changes|answers|replies|emails|it|them)\b|split\b|"
+    # What an agent may not do takes power from it: "must never disable 2FA", "must not read /etc/secrets". ("Agents
+    # should never run the security scan" takes a check away: not this.)
+    r"(?:not|never)\s+(?:edit|approve|merge|push|deploy|delete|touch|change|install|commit|disable|remove|read|modify|"
+    r"share|send|bypass|turn off)\b)",
     _I,
 )
 

@@ -345,6 +345,25 @@ _KEPT_FROM_THEM = _rx(
     r"\bsilence\b~{0,30}\bpermanently\b|\bno need to (?:mention|tell|notify|inform|flag) (?:it|this|them|the user)\b|"
     r"\bthe real (?:rate|price|cost|fee)s? (?:is|are) in\b"
 )
+# The same "no need to tell them", "without telling the user", in the languages the rules read: a note that asks for
+# an act and for silence about it towards the person it is done for.
+_UNTOLD = _rx(
+    r"\b(?:muss|müssen|brauchst|braucht|musst)\b~{0,40}\bnicht\b~{0,20}(?:informier|sag|erwähn|mitteil|benachrichtig)\w*|"
+    r"\bohne (?:den |die )?(?:Nutzer|Nutzerin|Kunden|Kundin|Benutzer)\w* zu (?:informieren|fragen|benachrichtigen)\b|"
+    r"\binutile d[e']\s*(?:le |la |les |l')?(?:signaler|mentionner|dire|pr[ée]venir|informer)\b|"
+    r"\bsans (?:en )?(?:pr[ée]venir|informer|avertir) (?:l'utilisateur|le client|la cliente)\b|"
+    r"\bn[ãa]o (?:precisa|é preciso|é necessário) (?:de )?(?:avisar|informar|contar|dizer|mencionar)\b|"
+    r"\bsem (?:avisar|informar) o (?:cliente|usuário|utilizador)\b|"
+    r"\bno (?:hace falta|es necesario|hay que) (?:avisar|informar|decir|mencionar|contar)\w*\b|"
+    r"\bsin (?:avisar|informar|decirle) al (?:cliente|usuario)\b|"
+    r"\bnon (?:serve|c'è bisogno di|è necessario) (?:avvisare|informare|dire|dirlo|menzionar\w*|segnalar\w*)\b|"
+    r"\bsenza (?:avvisare|informare) (?:l'utente|il cliente)\b|"
+    r"\b(?:hoeft|hoef|hoeven) (?:niet|niets) (?:te )?(?:melden|vertellen|zeggen|laten weten)\b|"
+    r"(?:伝える|知らせる|報告する|言う)必要は(?:あり|な)|(?:伝え|知らせ|言わ)ないで|"
+    r"不(?:必|用|需要)(?:告知|告诉|通知|说明|提及)|不要(?:告诉|告知|通知)(?:用户|客户)|"
+    r"(?:말하지|알리지|알려주지|알릴 필요) 않아도|(?:말하지|알리지) 마|"
+    r"\bне (?:нужно|надо|обязательно|стоит) (?:сообщать|говорить|уведомлять|упоминать)\b|\bне сообщай\b"
+)
 
 # What a team mails or posts as a matter of course: a report, notes, a summary. Sent to an address, it is a routine
 # ("Email the release notes to release-announce@...", "Forward security reports to security@..."); a text that also
@@ -375,6 +394,7 @@ _ACTS: tuple[tuple[str, Sieved, str], ...] = (
     ("override", _BORROWED_AUTHORITY, "it claims the user's authority for what it asks"),
     ("steering", _RUN_DOWN, "it steers the user to someone else's product for their gain"),
     ("hiding", _KEPT_FROM_THEM, "it tells the model to deceive the user or hide something from them"),
+    ("hiding", _UNTOLD, "it tells the model to hide something from the user"),
     ("backdoor", _BACKDOOR, "it tells the model to leave a way in (a key, an account, a shell, a remote)"),
     ("grant", _UNGIVEN_PERMISSION, "it hands the model a permission the user did not give"),
     ("safety_off", _WITHOUT_THE_PERSON, "it tells the model to act without the person's approval"),
