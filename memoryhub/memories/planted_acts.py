@@ -261,10 +261,12 @@ _FALSE_ANSWER = _rx(
     r"\bnon (?:dirlo|menzionarlo)\b|\bzeg (?:er )?niets\b|\bsäg inget\b|\bleave (?:this|it|them) out of (?:the )?"
     r"(?:summar(?:y|ies)|reports?|notes)\b|\bdecline to show (?:other|any other) options\b|"
     r"\b(?:tell|inform|say|answer|describe|report|confirm|explain|respond|reply|claim|dile|diga|antworte|r[ée]pondre|"
+    r"digli|dille|rispondi|sag|zeg|dites|fale|diz|responda|responde|"
     # ("Reply to every email within a day, even if it's just to say we're on it" asks for more, not for less.)
     r"vertel)\w*\b(?!\s+in\s)~{0,80}\b(?:even though|even if(?! (?:it'?s|it is) (?:just|only|a rejection|bad news)\b)|"
     r"even when(?! it'?s (?:long|late|bad news)\b)|"
-    r"regardless of|whether or not|ook als|aunque|auch wenn|m[êe]me si)\b|"
+    r"regardless of|whether or not|ook als|ook al|aunque|auch wenn|obwohl|m[êe]me si|bien que|anche se|embora|"
+    r"mesmo que|whatever the|no matter what)\b|"
     r"\balways (?:answer|say|reply) (?:yes|no)\b|\b(?:even if|even though|although) (?:it'?s|that'?s|this is|it is) "
     r"not (?:the case|true|accurate)\b|\bmême si ce n'est pas le cas\b|\brépondez toujours que\b|\bantworte immer\b|"
     # A claim the person would act on, set for everyone who asks: "tell customers the extended warranty is mandatory".
