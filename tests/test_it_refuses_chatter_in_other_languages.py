@@ -101,6 +101,7 @@ def test_chatter_in_other_languages_is_refused(text):
         "배포는 항상 화요일 오전에 합니다.",
         "Мы всегда деплоим по вторникам.",
         "我们每周五下午发布新版本。",
+        "家长会的通知请同时发给我和我先生。",  # "我先生" is "my husband", not "我先" ("I'll first")
         "Müşteri verileri asla test ortamına kopyalanmaz.",
     ],
 )

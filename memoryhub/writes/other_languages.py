@@ -271,7 +271,7 @@ _SCRIPTS = (
         lasting=re.compile(r"总是|必须|每|因为|不要|永远|禁止|一定要"),
         ack=re.compile(r"^\W*(?:好的|好|谢谢|收到|明白|没问题|不客气|抱歉|对不起)"),
         thinking=re.compile(r"可能|也许|大概|不确定"),
-        step=re.compile(r"我先|正在|稍后|等一下|马上|一下|还在"),
+        step=re.compile(r"我先(?!生)|正在|稍后|等一下|马上|一下|还在"),  # ("我先生": my husband)
     ),
 )
 
