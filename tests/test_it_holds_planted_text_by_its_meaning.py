@@ -74,7 +74,8 @@ def test_the_head_is_silent_for_another_models_vectors():
     assert not reads_as_planted(PLANTED, None, model_id=get_embedder().model_id)
 
 
-SPOKEN_TO_AGENTS = "Agents must run the linter before committing."  # a team's rule, named to its agents
+# A team's rule, named to its agents, that asks for no more care the rules know of ("must run the tests" they keep).
+SPOKEN_TO_AGENTS = "Agents must format Python code with ruff before committing."
 
 
 def test_a_rule_for_agents_the_rules_hold_only_for_naming_them_is_kept_through_the_api(claude):
