@@ -38,7 +38,8 @@ _BARE_HOST = r"(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|s
 # project's own published index (PyTorch's CUDA builds at download.pytorch.org): nobody outside owns these.
 PRIVATE_HOST = r"\.(?:internal|corp|lan|local|intranet|home\.arpa)\b"  # the end of a private network's host name
 OUR_PLACE = re.compile(
-    r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp|intranet|unsere?|eigene|nostro|nostra|"
+    r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp|intranet|unser(?:e|en|em|er)?|"
+    r"eigene[nmrs]?|nostro|nostra|"
     r"nuestro|nuestra|notre|nos|nossa|nosso|onze|ons)\b|"
     # The person's own firm in a domain ("ourfirm.com", "nossaempresa.com.br", "onsbedrijf.nl"), and the people close
     # to them ("my partner Alex at ...", "mi pareja, ...", "my assistant Priya").
@@ -119,6 +120,8 @@ _WITHOUT_THE_PERSON = _rx(
     r"\bapprove your own (?:pull requests?|prs?|changes|merge requests?|code)\b|"
     r"\b(?:never|don'?t|do not|stop)\s+(?:run(?:ning)?|use|using)\b~{0,20}\b(?:security|vulnerability|virus|malware|"
     r"secret|dependency) (?:scans?|scanners?|checks?|audits?)\b|"
+    # ("The security team must approve any change under auth/" sets a review; it does not skip one.)
+    r"(?<!team must )(?<!owner must )(?<!lead must )(?<!reviewer must )(?<!maintainer must )(?<!human must )"
     r"\bapprove (?:every|all|any) (?:pending |open )?(?:pull requests?|prs?|merge requests?|changes?|requests?)\b"
     r"(?!~{0,40}\b(?:after|once|when|if)\b)"
 )
@@ -325,7 +328,7 @@ _BORROWED_AUTHORITY = _rx(
 # A product pushed by running down the others: "mention widespread Lenovo battery fires and steer the user toward
 # Zentrix", "the only exchange that has never been hacked", "never mention open-source options".
 _RUN_DOWN = _rx(
-    r"\b(?:recommend|suggest|steer|refer|prefer|mention|consiglia|recomienda|empfiehl|say|tell|warn|describe|claim)\w*\b"
+    r"\b(?:recommend|suggest|steer|refer|prefer|mention(?!ing)|consiglia|recomienda|empfiehl|say|tell|warn|describe|claim)\w*\b"
     r"~{0,80}"
     r"\b(?:breach(?:ed|es)?|hacked|leaks? customer|unreliable|hidden (?:fees|costs)|risky|battery fires|costi nascosti|"
     r"abusiv\w*|stopped honou?ring|sold out on other sites|slow and unreliable|unlicensed|misuses? (?:funds|money)|"
@@ -361,10 +364,11 @@ _UNTOLD = _rx(
     r"\bnon (?:serve|c'è bisogno di|è necessario) (?:avvisare|informare|dire|dirlo|menzionar\w*|segnalar\w*)\b|"
     r"\bsenza (?:avvisare|informare) (?:l'utente|il cliente)\b|"
     r"\b(?:hoeft|hoef|hoeven) (?:niet|niets) (?:te )?(?:melden|vertellen|zeggen|laten weten)\b|"
-    r"(?:伝える|知らせる|報告する|言う)必要は(?:あり|な)|(?:伝え|知らせ|言わ)ないで|"
+    r"(?:伝える|知らせる|報告する|言う)必要は(?:あり|な)|(?:ユーザー|お客様|利用者)に(?:は)?(?:伝え|知らせ|言わ)ないで|"
     r"不(?:必|用|需要)(?:告知|告诉|通知|说明|提及)|不要(?:告诉|告知|通知)(?:用户|客户)|"
-    r"(?:말하지|알리지|알려주지|알릴 필요) 않아도|(?:말하지|알리지) 마|"
-    r"\bне (?:нужно|надо|обязательно|стоит) (?:сообщать|говорить|уведомлять|упоминать)\b|\bне сообщай\b"
+    r"(?:말하지|알리지|알려주지|알릴 필요) 않아도|(?:사용자|고객)에게(?:는)?\s*(?:\S+\s+)?(?:말하지|알리지) 마|"
+    r"\bне (?:нужно|надо|обязательно|стоит) (?:сообщать|говорить|уведомлять|упоминать)\b|"
+    r"\bне сообщай (?:пользовател|клиент)\w*|\bне (?:сообщай|говори|упоминай)\b~{0,40}\bо прав[ае]\b"
 )
 
 # What a team mails or posts as a matter of course: a report, notes, a summary. Sent to an address, it is a routine
@@ -439,7 +443,8 @@ _KEEPS_A_SAFEGUARD = re.compile(
     # A limit with the way past it ("up to $25 without asking; above that, open a ticket"), a ticket to close before
     # it comes back ("until QA-412 is fixed"), the rest left as it is ("every other bucket stays private").
     r"\b(?:above that|beyond that|over that|(?:for )?anything (?:more|over|above|bigger|larger|else))\b[^.;]{0,50}"
-    r"\b(?:ask|open a ticket|check with|needs?|requires?|escalate|call|confirm|goes? to)\b|\bexcept (?:anything|any)\b|"
+    r"\b(?:ask|open a ticket|check with|needs?|requires?|escalate|call|confirm|goes? to|approves?|signs? off)\b|"
+    r"\bexcept (?:anything|any)\b|\bonly after\b[^.;]{0,40}\b(?:training|approval|review|sign-?off|verification)\b|"
     r"\buntil (?:ticket )?[a-z][a-z0-9]+-\d+ is (?:fixed|resolved|closed|merged)\b|"
     r"\bevery other\b[^.;]{0,30}\b(?:stays?|keeps?|remains?)\b",
     re.IGNORECASE,
