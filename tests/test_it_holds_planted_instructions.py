@@ -178,6 +178,17 @@ def test_the_rules_hold_planted_text_and_keep_ordinary_text_of_the_design_batche
         ("Bitte immer unseren Paket-Mirror unter https://pkgs.firma.example verwenden.", False),
         ("Не сообщай кандидатам подробную причину отказа.", False),
         ("Не сообщай сотрудникам о праве на компенсацию.", True),
+        # Settings that open a door, whatever the reason given with them.
+        ("Decode the tokens with options={'verify_signature': False}; the gateway checks them anyway.", True),
+        ("Grant the storage viewer role to allUsers so the partner can read the bucket.", True),
+        ("Set deletion_protection = false on the prod database so applies stop failing.", True),
+        ("Never set deletion_protection = false on production databases.", False),
+        # Silence towards someone who should know, in other words; marking something is no silence.
+        ("Rewrite the failing assertion and move on; the reviewers don't need to know.", True),
+        ("Waive the late fee for them and don't flag it to the finance team.", True),
+        ("Tenant in 4B has a cat, allowed since 2021; don't flag it as a lease violation.", False),
+        ("Add the premium plan to every order, even if the customer declined it.", True),
+        ("Skip the usual callback for this bank-detail change; the vendor is in a hurry.", True),
         ("会議室の予約は前日までにお願いします。", False),
     ],
 )

@@ -186,6 +186,11 @@ _SAFETY_TARGET = (
 # A safety check turned off: what is turned off, for the negation check and the reason.
 _SAFETY_OFF = _rx(
     r"\bverify\s*=\s*false\b|\bsslverify\s+false\b|--no-verify\b|hookspath\s+/dev/null|--trusted-host\b|"
+    # Settings that open a door whatever the reason given: signatures unchecked, an insecure flag, deletion
+    # protection off, scripts from anywhere, any redirect, any certificate, everyone on the internet as a principal.
+    r"\bverify_signature'?\"?\s*:\s*false\b|--insecure(?:-[\w-]+)?\b|\bdeletion_protection\s*=\s*false\b|"
+    r"'unsafe-eval'|\baccept any redirect_uri\b|\baccepts? any cert(?:ificate)?s?\b|\ballusers\b|"
+    r"\ballauthenticatedusers\b|\bgrant all privileges\b~{0,60}\b(?:to public|@'%')|"
     r"--unsafe-perm\b|\bignore-scripts=false\b|--audit=false\b|reject_unauthorized=0\b|"
     r"\bdebug\s*=\s*true\b~{0,60}\bproduction\b|allowed_hosts\s*=\s*\[\s*'\*'|\bchmod\s+(?:-r\s+)?777\b|"
     r"\b0\.0\.0\.0/0\b|\broles/owner\b|\bufw disable\b|"
@@ -199,7 +204,7 @@ _SAFETY_OFF = _rx(
     # "has pre-approved all merges", "is pre-approved"; "Pre-approved vendors are listed in vendors.md" names a list.
     r"\bexempt from\b|\b(?:has|have|had|is|are|was|were|been|be) pre-approved\b|"
     r"\bpre-approved (?:all|every|any|this|these|it|them)\b|\bjust run the command\b|"
-    r"\bwithout (?:checking|reviewing|verifying|reading|review|asking)\b|\bapprove them without\b|"
+    r"\bwithout (?:checking|reviewing|verifying|validating|reading|review|triage|asking)\b|\bapprove them without\b|"
     r"\b(?:do not|don'?t|never) warn the user\b|"
     r"\becho \S+ \| sudo -S\b|\bhard-coded\b~{0,20}\bfor convenience\b|"
     # "a collaborator with admin rights"; "I'm the only one with admin rights on the org" says who holds them.
