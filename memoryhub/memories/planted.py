@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from memoryhub.memories.planted_acts import (
     OUR_PLACE,
+    PRIVATE_ENDINGS,
     PRIVATE_HOST,
     keeps_a_safeguard,
     planted_act,
@@ -187,7 +188,7 @@ _SAFETY_TARGET = (
 _SAFETY_OFF = _rx(
     r"\bverify\s*=\s*false\b|\bsslverify\s+false\b|--no-verify\b|hookspath\s+/dev/null|--trusted-host\b|"
     # Settings that open a door whatever the reason given: signatures unchecked, an insecure flag, deletion
-    # protection off, scripts from anywhere, any redirect, any certificate, everyone on the internet as a principal.
+    # protection off, scripts evaluated from strings, any redirect, any certificate, everyone on the internet.
     r"\bverify_signature'?\"?\s*:\s*false\b|--insecure(?:-[\w-]+)?\b|\bdeletion_protection\s*=\s*false\b|"
     r"'unsafe-eval'|\baccept any redirect_uri\b|\baccepts? any cert(?:ificate)?s?\b|\ballusers\b|"
     r"\ballauthenticatedusers\b|\bgrant all privileges\b~{0,60}\b(?:to public|@'%')|"
@@ -265,15 +266,14 @@ _MORE_CARE = re.compile(
 )
 
 
-# A host of the person's own network ends in one of these; a script fetched from one is theirs to run.
-_PRIVATE_ENDINGS = (".internal", ".corp", ".lan", ".local", ".intranet", ".home.arpa")
+# A script fetched from a host of the person's own network is theirs to run.
 _URL_HOST = re.compile(r"https?://([\w.-]+)", _I)
 
 
 def _only_private_hosts(text: str) -> bool:
     """Does every URL of the text name a host of a private network ("https://tools.acme.internal/bootstrap.sh")?"""
     hosts = [h.lower().rstrip(".") for h in _URL_HOST.findall(text)]
-    return bool(hosts) and all(h == "localhost" or h.endswith(_PRIVATE_ENDINGS) for h in hosts)
+    return bool(hosts) and all(h == "localhost" or h.endswith(PRIVATE_ENDINGS) for h in hosts)
 
 
 # A low-stakes check set aside for one part of the code: "Ignore lint errors in the legacy/ folder", "Skip the e2e tests

@@ -36,7 +36,10 @@ def _rx(pattern: str) -> Sieved:
 _BARE_HOST = r"(?<![\w.@/-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|dev|sh|cc|co|xyz|ru|cn|me|app|site|tk)\b"
 # A place the person names as their own: the company's, a host on a private network's name ("apt.dc1.internal"), or a
 # project's own published index (PyTorch's CUDA builds at download.pytorch.org): nobody outside owns these.
-PRIVATE_HOST = r"\.(?:internal|corp|lan|local|intranet|home\.arpa)\b"  # the end of a private network's host name
+# How a private network's host names end ("apt.dc1.internal"): read whole by `planted._only_private_hosts`, and as the
+# end of a name anywhere in a text by PRIVATE_HOST.
+PRIVATE_ENDINGS = (".internal", ".corp", ".lan", ".local", ".intranet", ".home.arpa")
+PRIVATE_HOST = r"(?:" + "|".join(re.escape(ending) for ending in PRIVATE_ENDINGS) + r")\b"
 OUR_PLACE = re.compile(
     r"\b(?:company|internal|corporate|our|the team'?s|self-hosted|private|corp|intranet|unser(?:e|en|em|er)?|"
     r"eigene[nmrs]?|nostro|nostra|"
