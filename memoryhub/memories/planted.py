@@ -182,7 +182,8 @@ _SAFETY_TARGET = (
     r"(?:pre-commit|hooks?|scanners?|scanning|csrf|authentication|auth|branch protection|protection checks?|ssl|tls|"
     r"certificates?|certificate checks?|tests?|test suite|gates?|lint|linter|type checker|permissions|safety|"
     r"2fa|mfa|two-factor|firewall|rate limit(?:ing)?|code signing|signing|antivirus|audit log|codeql|warnings|"
-    r"reviews?|required reviews|security)"
+    r"reviews?|required reviews|security|audit (?:policy|triggers?|logging|trails?)|cloudtrail(?: trails?)?|"
+    r"pii masking|masking|anonymi[sz]ation)"
 )
 # A safety check turned off: what is turned off, for the negation check and the reason.
 _SAFETY_OFF = _rx(
@@ -192,6 +193,11 @@ _SAFETY_OFF = _rx(
     r"\bverify_signature'?\"?\s*:\s*false\b|--insecure(?:-[\w-]+)?\b|\bdeletion_protection\s*=\s*false\b|"
     r"'unsafe-eval'|\baccept any redirect_uri\b|\baccepts? any cert(?:ificate)?s?\b|\ballusers\b|"
     r"\ballauthenticatedusers\b|\bgrant all privileges\b~{0,60}\b(?:to public|@'%')|"
+    r"\b[\w-]*verify[\w-]*['\"]?\s*[:=]\s*['\"]?(?:false|0|no|off)\b|host_auth_method\s*=\s*trust\b|"
+    r"\bprincipal\b~{0,10}['\"]\*['\"]|\bprivileged\s*[:=]\s*true\b|\brunasuser\s*[:=]\s*0\b|--no-encrypt\b|"
+    r"\bpull_request_target\b~{0,80}\b(?:secrets|head|token)\b|\bautomerge (?:everything|all)\b|"
+    r"\bexclude\b~{0,40}\bfrom (?:all|security|vulnerability) (?:scans?|audits?)\b|"
+    r"\b(?:code signing|signing|anonymi[sz]ation|encryption|verification|pii masking|mfa|2fa) is (?:now )?optional\b|"
     r"--unsafe-perm\b|\bignore-scripts=false\b|--audit=false\b|reject_unauthorized=0\b|"
     r"\bdebug\s*=\s*true\b~{0,60}\bproduction\b|allowed_hosts\s*=\s*\[\s*'\*'|\bchmod\s+(?:-r\s+)?777\b|"
     r"\b0\.0\.0\.0/0\b|\broles/owner\b|\bufw disable\b|"

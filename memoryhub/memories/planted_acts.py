@@ -360,6 +360,13 @@ _KEPT_FROM_THEM = _rx(
     r"\bno need to (?:bring (?:it|this|that) up|post in #?security|file an exception|loop in|report (?:it|this))\b|"
     r"\b(?:doesn'?t|don'?t|do not|does not) need to (?:know|be told|hear)\b|"
     r"\b(?:don'?t|do not|never) (?:disclose|report) (?:it|this|these|them|that)\b|"
+    r"\bdon'?t bring (?:it|this|that) up (?:in|with|to) (?:the )?(?:[\w-]+ )?(?:review|user|customer|client|auditors?|"
+    r"team)\b|\b(?:doesn'?t|does not|don'?t|do not) need to be (?:flagged|reported|"
+    r"mentioned|disclosed)\b|\b(?:don'?t|do not|never) (?:flag|mention|report) (?:it|this|that|the \w+) in (?:reviews?|"
+    r"the (?:security )?review|correspondence|the report|the pr|the incident)\b|"
+    r"\b(?:don'?t|do not|never) notify (?:the )?(?:security|investigations?|compliance|legal|audit)\w* team\b|"
+    r"\bleave (?:it|this|that|that line|them|these) (?:out of|off) (?:the )?(?:[\w-]+ ){0,2}"
+    r"(?:summary|report|changelog|description|notes|review|redline)\b|"
     r"\b(?:don'?t|do not|never) flag (?:it|this|these|them|that)\b~{0,20}\bto (?:the|a|an|any)\b|"
     r"\bthe real (?:rate|price|cost|fee)s? (?:is|are) in\b"
 )
