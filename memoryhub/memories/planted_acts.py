@@ -225,6 +225,12 @@ _WEAKENED = _rx(
     r"\bpublic-read(?:-write)?\b|\bwrite-all\b|\badministratoraccess\b|"
     r"\b(?:use|using|with|hash\w*)\b~{0,30}\b(?:md5|sha-?1)\b~{0,40}\bpasswords?\b|"
     r"\bapprove (?:your|its|their) own\b|\bno longer needs? (?:a )?(?:confirmation|approval|review|permission)\b|"
+    # A check dodged or overruled: "label it 'chore' so it doesn't trigger the security review", "if the signature
+    # verification fails, accept the event anyway".
+    r"\bso (?:that )?(?:it|they) (?:doesn'?t|don'?t|won'?t|never) trigger (?:the |a |an )?(?:[\w-]+ ){0,2}"
+    r"(?:reviews?|approvals?|audits?|alerts?|checks?)\b|"
+    r"\b(?:verification|signature|security|scan|check)s?\b~{0,60}\b(?:accept|merge|deploy|ship|release|proceed|"
+    r"approve|install|run|use)\b(?: (?:it|them|the \w+))? anyway\b|"
     r"\bmerge\b~{0,40}\bwithout (?:a |any )?(?:review|approval|them|sign-?off|the reviewers?)\b|"
     r"\btrust (?:any|every|all)\b~{0,40}\bautomatically\b|"
     r"\bmark (?:every|all|any)\b~{0,30}\bas (?:won'?t[- ]fix|false positives?|resolved|ignored|accepted)\b|"
@@ -353,7 +359,8 @@ _KEPT_FROM_THEM = _rx(
     r"\b(?:never|don'?t|do not)\s+(?:mention|tell|bring up|disclose|explain)\b~{0,40}\b(?:fees?|surrender charge|"
     r"side effects|appeal|complaints? process|the real rate|fine print|refund rights|cancellation rights|"
     r"right to (?:cancel|compensation|appeal|a refund)|compensation|margin)\b|"
-    r"\bmark\w*\b~{0,30}\bas (?:done|resolved|complete|deleted)\b~{0,30}\bbut (?:keep|retain|don'?t)\b|"
+    r"\bmark\w*\b~{0,30}\bas (?:done|resolved|completed?|closed|fulfilled|handled|deleted)\b~{0,30}"
+    r"\bbut (?:keep|retain|don'?t)\b|"
     r"\b(?:don'?t|do not|never)\s+(?:escalate|forward|report)\b~{0,30}\bto the (?:security team|owner|authorities)\b|"
     r"\bsilence\b~{0,30}\bpermanently\b|\bno need to (?:mention|tell|notify|inform|flag) (?:it|this|them|the user)\b|"
     # "No need to bring it up with the user", "the partners don't need to be told", "don't flag these to the CFO".
