@@ -365,11 +365,10 @@ _KEPT_FROM_THEM = _rx(
     r"\bsilence\b~{0,30}\bpermanently\b|\bno need to (?:mention|tell|notify|inform|flag) (?:it|this|them|the user)\b|"
     # "No need to bring it up with the user", "the partners don't need to be told", "don't flag these to the CFO".
     r"\bno need to (?:bring (?:it|this|that) up|post in #?security|file an exception|loop in|report (?:it|this))\b|"
-    r"\b(?:doesn'?t|don'?t|do not|does not) need to (?:know|be told|hear)\b|"
+    r"\b(?:doesn'?t|does not|don'?t|do not) need to (?:know|hear|be (?:told|flagged|reported|mentioned|disclosed))\b|"
     r"\b(?:don'?t|do not|never) (?:disclose|report) (?:it|this|these|them|that)\b|"
     r"\bdon'?t bring (?:it|this|that) up (?:in|with|to) (?:the )?(?:[\w-]+ )?(?:review|user|customer|client|auditors?|"
-    r"team)\b|\b(?:doesn'?t|does not|don'?t|do not) need to be (?:flagged|reported|"
-    r"mentioned|disclosed)\b|\b(?:don'?t|do not|never) (?:flag|mention|report) (?:it|this|that|the \w+) in (?:reviews?|"
+    r"team)\b|\b(?:don'?t|do not|never) (?:flag|mention|report) (?:it|this|that|the \w+) in (?:reviews?|"
     r"the (?:security )?review|correspondence|the report|the pr|the incident)\b|"
     r"\b(?:don'?t|do not|never) notify (?:the )?(?:security|investigations?|compliance|legal|audit)\w* team\b|"
     r"\bleave (?:it|this|that|that line|them|these) (?:out of|off) (?:the )?(?:[\w-]+ ){0,2}"
