@@ -166,3 +166,49 @@ def test_a_close_link_that_only_the_scopes_names_would_undo_goes_to_a_person(db)
     assert (older.status, older.superseded_by_id) == (Status.SUPERSEDED, newer.pk)
     pending = Proposal.objects.get(status=ProposalStatus.PENDING)
     assert pending.sources == [older.pk, newer.pk] and "the current rules would ask about" in pending.rationale
+
+
+def linked(older_text: str, newer_text: str, project: str = "atlas") -> tuple[Memory, Memory]:
+    older = remember(older_text, project=project)
+    newer = remember(newer_text, project=project, source="agent-x")
+    supersede(older=older, newer=newer, actor="agent-x", reason="says it changed: recorded link")
+    return older, newer
+
+
+@pytest.mark.parametrize(
+    ("older_text", "newer_text"),
+    [
+        # One attribute both name, in other words, with another value.
+        ("The user lives in Denver.", "The user moved to Austin last spring."),
+        ("Subscriptions take payments through Braintree.", "The payment provider for subscriptions is Paddle."),
+        ("Kai Tanaka owns the billing worker.", "Ownership of the billing worker was handed over to Rosa Diaz."),
+        ("The reporting service is written in Ruby.", "The reporting service was rewritten in Go."),
+        ("The user's editor of choice is Sublime Text.", "The user switched to Zed as their editor."),
+        # A name both hold, with another version, and nothing saying it changed.
+        ("The atlas firmware compiles with clang 14.0.", "The toolchain for the firmware is clang 18.1."),
+        # The older's value named as gone.
+        ("Nightly reports are triggered by cron.", "Temporal triggers the nightly reports; cron was decommissioned."),
+    ],
+)
+def test_a_link_whose_texts_name_one_attribute_with_another_value_stays_for_a_person(db, older_text, newer_text):
+    older, newer = linked(older_text, newer_text)
+    out = review("--restore")
+    assert "1 conflicts put to a person" in out or "0 would not be made now" in out, out
+    older.refresh_from_db()
+    assert (older.status, older.superseded_by_id) == (Status.SUPERSEDED, newer.pk)
+
+
+@pytest.mark.parametrize(
+    ("older_text", "newer_text"),
+    [
+        # One more of the attribute, not another value for it.
+        ("The CLI's shell completion covers bash.", "The CLI's shell completion now also covers nushell."),
+        # The same attribute word, about another thing the scope holds.
+        ("Kai Tanaka owns the billing worker.", "Rosa Diaz owns the invoice exporter."),
+    ],
+)
+def test_a_link_that_adds_or_names_another_thing_is_restored(db, older_text, newer_text):
+    older, _ = linked(older_text, newer_text)
+    review("--restore")
+    older.refresh_from_db()
+    assert (older.status, older.superseded_by_id) == (Status.ACTIVE, None)

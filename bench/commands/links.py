@@ -3,9 +3,9 @@
 release left them, then reviewed. Prints how many wrong links were restored and how many right ones kept.
 
 `--set recorded` reads tests/samples/previous_release_links.json (halves `dev`, `held out`, `by hand`; `--misses`
-lists the misses of the dev and by-hand entries only); `--set round4` and `--set round5` read
-bench/data/round4|5/links.json, sets written apart from the rules and never tuned on (counts only); `--set dev` reads
-bench/data/links_dev.json, written the same way to shape the rules on.
+lists the misses of the dev and by-hand entries only); `--set round4`, `--set round5` and `--set round16` read
+bench/data/round4|5|16/links.json, sets written apart from the rules and never tuned on (counts only); `--set dev`
+reads bench/data/links_dev.json, written the same way to shape the rules on.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ SETS = {
     "recorded": ROOT / "tests" / "samples" / "previous_release_links.json",
     "round4": ROOT / "bench" / "data" / "round4" / "links.json",
     "round5": ROOT / "bench" / "data" / "round5" / "links.json",
+    "round16": ROOT / "bench" / "data" / "round16" / "links.json",
     "dev": ROOT / "bench" / "data" / "links_dev.json",
 }
 SHOWN = ("dev", "by hand")  # the halves whose misses may be listed: the rules were shaped on them

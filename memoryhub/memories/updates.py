@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+from memoryhub.memories.attributes import QUALIFIER_VALUED, attributes_named, naming_words
 from memoryhub.memories.phrasing import read_contractions
 from memoryhub.memories.times import normalise_times
 
@@ -88,7 +89,7 @@ _CUE = re.compile(
     r"migrated|migrating|instead of|instead|upgraded|downgraded|changed|rescheduled|raised|lowered|increased|"
     r"decreased|reduced|bumped|from now on|as of|since we|renamed|retired|dropped|deprecated|took over|"
     r"taken over|handed over|passed from|passed to|rebuilt|rewritten|went from|going forward|these days|"
-    r"nowadays|anymore|is retired|was retired|used to|"
+    r"nowadays|anymore|is retired|was retired|used to|decommissioned|phased out|sunset|sunsetted|"
     # A passive report of a change from one value to another ("retention was cut from 15 to 7 days", "the window
     # was widened from 3 to 5 days"); an active "scales from 2 to 10" states a range and is no cue.
     r"(?:was|were|got|been)\s+[a-z]+\s+from\s+\S+(?:\s+\S+)?\s+to)\b"
@@ -105,10 +106,17 @@ _REPLACING = re.compile(
     r"migrated|changed|went|upgraded|downgraded|renamed|rescheduled|handed over|passed) from|from \S+(?: \S+)? to|"
     r"retired|dropped|deprecated|took over|taken over|handed|hands over|passed on)\b"
 )
+# Words by which a write says it adds one more of something rather than another value for it.
+_ONLY_ADDS = re.compile(r"\b(?:also|too|as well|additionally|in addition|another|extra|more|second)\b")
 # What a write says it replaced: the words after "from", "instead of", "replacing", "no longer" ...
 _NAMES_THE_OLD = re.compile(
     r"\b(?:from|instead of|replacing|replaced|replaces|no longer(?: uses?| on| in| at)?|rather than|in place of)"
     r"\s+((?:the |an? )?\S+(?:\s+\S+)?)"
+)
+# ... and the words before "was decommissioned", "has been retired": the old value named as gone.
+_NAMED_AS_GONE = re.compile(
+    r"(\S+(?:\s+\S+)?)\s+(?:was|were|is|are|has been|have been|got|gets)\s+"
+    r"(?:decommissioned|retired|removed|dropped|sunset|sunsetted|shut down|phased out|deprecated|replaced)\b"
 )
 # Words that carry the cue or the grammar of a change, not the fact: left out when the texts are compared.
 _CHANGE_WORDS = frozenset(
@@ -328,6 +336,13 @@ class _Pair:
     reworded_slot: bool = False  # the older's slot in other linking words with another value (`_same_slot_reworded`)
     says_more: int = 0  # the newer's words the older lacks, past values, linking words and a closing why or when
     labelled: int = 0  # the tokens of a heading both texts open with ("Coding font: ..."); what follows is its value
+    # A link an earlier release made between the two: it read the newer as a change to the older. Where the words
+    # make that reading plausible (both name one attribute; one name's version changed) it stands and a person
+    # decides; a new write gets no such benefit of the doubt, or pairs of two true facts would be put to a person.
+    linked: bool = False
+    attributes: frozenset[str] = frozenset()  # the attributes both texts name, read for a link only
+    subject_shared: bool = False  # the two share a word past those naming the attribute: what it is an attribute of
+    only_adds: bool = False  # the newer says it adds to what is there ("also", "too", "another", "as well")
 
     @property
     def shared(self) -> int:
@@ -389,7 +404,8 @@ def _kept(old_words: Sequence[str], new_words: Sequence[str], values: set[str], 
 def _said_replaced(text: str) -> set[str]:
     """The words a write names as what it replaced ("from Lokalise", "no longer Segment", "switched from chi"): what
     follows the cue up to the end of its clause ("no longer uses Segment; analytics ...": Segment alone)."""
-    found = _NAMES_THE_OLD.findall(normalise_times(text).lower())
+    lower = normalise_times(text).lower()
+    found = _NAMES_THE_OLD.findall(lower) + [phrase.split(";")[-1] for phrase in _NAMED_AS_GONE.findall(lower)]
     return {_norm(w) for phrase in found for w in _tokens(re.split(r"[;,:](?:\s|$)", phrase)[0])}
 
 
@@ -509,7 +525,9 @@ def _same_slot_reworded(older: str, newer: str, topic: frozenset[str]) -> bool:
     return len(_minus(old_words, new_words)) + len(_minus(new_words, old_words)) <= 1
 
 
-def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = frozenset()) -> _Pair:
+def _compare(
+    older: str, newer: str, similarity: float, topic: frozenset[str] = frozenset(), *, linked: bool = False
+) -> _Pair:
     older, newer = normalise_times(older), normalise_times(newer)
     topic = frozenset(_norm(w) for w in topic)
     cue = change_cue(newer) if not change_cue(older) else ""
@@ -533,7 +551,16 @@ def _compare(older: str, newer: str, similarity: float, topic: frozenset[str] = 
         labelled=_shared_heading(older, newer),
         reworded_slot=not adds_a_fact(newer) and _same_slot_reworded(older, newer, topic),
         says_more=_says_more(older, newer, topic),
+        attributes=attributes_named(older) & attributes_named(newer) if linked else frozenset(), linked=linked,
+        subject_shared=bool(_shared_past(old_words, new_words, naming_words(older) | naming_words(newer))),
+        only_adds=bool(_ONLY_ADDS.search(newer.lower())),
     )  # fmt: skip
+
+
+def _shared_past(old_words: Sequence[str], new_words: Sequence[str], naming: frozenset[str]) -> list[str]:
+    """The older's words the newer holds too, past those that name an attribute."""
+    past = {_norm(w) for w in naming}
+    return [w for w in old_words if w not in past and any(_same_word(w, n) for n in new_words if n not in past)]
 
 
 def _shared_heading(older: str, newer: str) -> int:
@@ -551,7 +578,7 @@ _Settled = tuple[Verdict, str] | None
 
 def _look_alikes(pair: _Pair) -> _Settled:
     clash = _qualifier_clash(pair.old_only, pair.new_only)
-    if clash:
+    if clash and not pair.attributes & QUALIFIER_VALUED:
         return Verdict.DIFFERENT, f"look-alikes: '{clash[0]}' and '{clash[1]}' are two facts"
     return None
 
@@ -582,6 +609,25 @@ def _too_far_apart(pair: _Pair) -> _Settled:
     if pair.similarity and pair.similarity < floor and not pair.closing:
         return Verdict.NONE, "another subject"
     return None
+
+
+def _same_attribute(pair: _Pair) -> _Settled:
+    # Both name one attribute a fact has one value of (where someone lives, who owns a thing, what handles the
+    # payments), each with a value the other lacks: its old and new value, however reworded ("The user lives in
+    # Lisbon." / "The user moved to Porto."; "Payments go through Stripe." / "We've gone with Adyen as the payment
+    # processor."). Unless the newer says it adds one more ("also", "another"). Read from words alone, so a person
+    # decides which is current; both stay until then, the newer first.
+    if not pair.attributes or pair.only_adds or not (pair.old_only and pair.new_only) or not pair.subject_shared:
+        return None  # one more value, or the same attribute of two things ("Kai owns billing" / "Rosa owns search")
+    if pair.similarity and pair.similarity < RULES["cue_min_similarity"]:
+        return None
+    said = _said_to_change(pair)
+    if said is not None and said[0] == Verdict.SUPERSEDE:
+        return None  # a write that says it changed this fact replaces it, as below
+    if not (pair.kept.lost_values or pair.old_values) or not (pair.kept.new_values or pair.new_values):
+        return None
+    named = ", ".join(sorted(pair.attributes))
+    return Verdict.CONFLICT, f"the same attribute ({named}) with another value: {pair.changed}"
 
 
 def _adds_a_fact(pair: _Pair) -> _Settled:
@@ -689,6 +735,14 @@ def _close_but_differs(pair: _Pair) -> _Settled:
     return None
 
 
+def _new_version_without_cue(pair: _Pair) -> _Settled:
+    # A link whose texts hold one name with another version ("builds with arm-none-eabi-gcc 10.3" / "The firmware
+    # toolchain is arm-none-eabi-gcc 13.2"), reworded around it and not said to be a change: a person decides.
+    if pair.linked and _new_version_of_a_name(pair):
+        return Verdict.CONFLICT, f"the same name with another version: {pair.changed}"
+    return None
+
+
 def _differs_in_many_places(pair: _Pair) -> _Settled:
     if pair.similarity >= RULES["reworded_same"]:
         # Reworded in several places yet nearly the same meaning ("main ... RAM" / "primary ... memory"): no other
@@ -705,6 +759,7 @@ _CHECKS_IN_ORDER = (
     _look_alikes,
     _about_another_subject,
     _same_claim,
+    _same_attribute,
     _too_far_apart,
     _adds_a_fact,
     _said_to_change,
@@ -713,16 +768,24 @@ _CHECKS_IN_ORDER = (
     _restated_with_another_value,
     _slot_reworded_with_another_value,
     _close_but_differs,
+    _new_version_without_cue,
     _differs_in_many_places,
 )
 
 
 def judge_pair(
-    *, older: str, newer: str, similarity: float, memory_id: int = 0, topic: frozenset[str] = frozenset()
+    *,
+    older: str,
+    newer: str,
+    similarity: float,
+    memory_id: int = 0,
+    topic: frozenset[str] = frozenset(),
+    linked: bool = False,
 ) -> UpdateVerdict:
     """How the newer text stands to one older memory. Pure: no database, no model. `topic`: the words every fact of
-    the scope shares (the project's or product's name), which name no subject (`update_gate.scope_topic`)."""
-    pair = _compare(older, newer, similarity, topic)
+    the scope shares (the project's or product's name), which name no subject (`update_gate.scope_topic`);
+    `linked`: an existing link between the two is being judged again (`_Pair.linked`)."""
+    pair = _compare(older, newer, similarity, topic, linked=linked)
     for rule in _CHECKS_IN_ORDER:
         settled = rule(pair)
         if settled is not None:

@@ -97,6 +97,7 @@ def judge_links(links: list[AutoSupersession]) -> list[LinkReview]:
                 newer=link.newer.content,
                 similarity=0.0 if similarity is None else similarity,
                 project=link.project,
+                linked=True,
             ),
         )
         for link, similarity in zip(links, similarities, strict=True)

@@ -62,14 +62,18 @@ def scope_topic(project: str | None, *, text: str = "") -> frozenset[str]:
     return topic | names
 
 
-def judge_link(*, older: str, newer: str, similarity: float, project: str | None) -> UpdateVerdict:
+def judge_link(
+    *, older: str, newer: str, similarity: float, project: str | None, linked: bool = False
+) -> UpdateVerdict:
     """How a newer text stands to an older one of the same scope, as the gate judges a write: with the scope's
     own names set aside whenever the verdict would hide the older or ask about it (consolidation, and reviewing
-    stored links)."""
-    verdict = judge_pair(older=older, newer=newer, similarity=similarity, topic=project_words(project))
+    stored links; `linked`: the two are already linked, see `updates._Pair.linked`)."""
+    verdict = judge_pair(older=older, newer=newer, similarity=similarity, topic=project_words(project), linked=linked)
     if verdict.verdict not in (Verdict.SUPERSEDE, Verdict.CONFLICT):
         return verdict
-    aside = judge_pair(older=older, newer=newer, similarity=similarity, topic=scope_topic(project, text=newer))
+    aside = judge_pair(
+        older=older, newer=newer, similarity=similarity, topic=scope_topic(project, text=newer), linked=linked
+    )
     if aside.verdict == Verdict.SUPERSEDE and verdict.verdict == Verdict.CONFLICT:
         return verdict  # setting names aside never makes a pair the rules were unsure of a sure replacement
     if aside.verdict in (Verdict.SUPERSEDE, Verdict.CONFLICT) or similarity < RULES["ask_nearest_similarity"]:
