@@ -188,6 +188,12 @@ def linked(older_text: str, newer_text: str, project: str = "atlas") -> tuple[Me
         ("The atlas firmware compiles with clang 14.0.", "The toolchain for the firmware is clang 18.1."),
         # The older's value named as gone.
         ("Nightly reports are triggered by cron.", "Temporal triggers the nightly reports; cron was decommissioned."),
+        # One quantity of one thing, reworded.
+        ("Audit exports are capped at 200 MB.", "Users can now download audit exports of up to 1 GB."),
+        ("Guest carts are purged after 7 days.", "We now drop guest carts once they are 48 hours old."),
+        # One word with another number; one family of models.
+        ("The probe firmware builds with sdcc 4.1.", "Our microcontroller toolchain is sdcc 4.4 now."),
+        ("The sensor board uses an nRF52832 radio.", "We moved the sensor board onto the nRF52840."),
     ],
 )
 def test_a_link_whose_texts_name_one_attribute_with_another_value_stays_for_a_person(db, older_text, newer_text):
@@ -205,6 +211,11 @@ def test_a_link_whose_texts_name_one_attribute_with_another_value_stays_for_a_pe
         ("The CLI's shell completion covers bash.", "The CLI's shell completion now also covers nushell."),
         # The same attribute word, about another thing the scope holds.
         ("Kai Tanaka owns the billing worker.", "Rosa Diaz owns the invoice exporter."),
+        # Two services' ports, two buckets: two things, not one's versions.
+        ("The billing worker listens on port 7000.", "The invoice exporter now listens on port 7001."),
+        ("Exports land in s3://atlas-exports.", "Backups are now written to s3://atlas-backups."),
+        # A quantity of one thing beside another's.
+        ("Invoices are emailed at 6 pm.", "The user now works from the Berlin office."),
     ],
 )
 def test_a_link_that_adds_or_names_another_thing_is_restored(db, older_text, newer_text):

@@ -5,7 +5,7 @@ release left them, then reviewed. Prints how many wrong links were restored and 
 `--set recorded` reads tests/samples/previous_release_links.json (halves `dev`, `held out`, `by hand`; `--misses`
 lists the misses of the dev and by-hand entries only); `--set round4`, `--set round5` and `--set round16` read
 bench/data/round4|5|16/links.json, sets written apart from the rules and never tuned on (counts only); `--set dev`
-reads bench/data/links_dev.json, written the same way to shape the rules on.
+reads bench/data/links_dev.json, `--set dev2` bench/data/links_dev2.json, written the same way to shape the rules on.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ SETS = {
     "round5": ROOT / "bench" / "data" / "round5" / "links.json",
     "round16": ROOT / "bench" / "data" / "round16" / "links.json",
     "dev": ROOT / "bench" / "data" / "links_dev.json",
+    "dev2": ROOT / "bench" / "data" / "links_dev2.json",
 }
 SHOWN = ("dev", "by hand")  # the halves whose misses may be listed: the rules were shaped on them
 
@@ -43,7 +44,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, which: str, misses: bool, **options):
         entries = json.loads(SETS[which].read_text())
-        unsplit = "dev" if which == "dev" else "held out"  # a file of one half says which by its name
+        unsplit = "dev" if which.startswith("dev") else "held out"  # a file of one half says which by its name
         halves = sorted({e.get("half", unsplit) for e in entries})
         for name in halves:
             part = [e for e in entries if e.get("half", unsplit) == name]

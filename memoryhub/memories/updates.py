@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memoryhub.memories.attributes import QUALIFIER_VALUED, attributes_named, naming_words
+from memoryhub.memories.attributes import QUALIFIER_VALUED, QUANTITIES, attributes_named, naming_words
 from memoryhub.memories.phrasing import read_contractions
 from memoryhub.memories.times import normalise_times
 
@@ -578,7 +578,7 @@ _Settled = tuple[Verdict, str] | None
 
 def _look_alikes(pair: _Pair) -> _Settled:
     clash = _qualifier_clash(pair.old_only, pair.new_only)
-    if clash and not pair.attributes & QUALIFIER_VALUED:
+    if clash and not any(set(clash) <= QUALIFIER_VALUED.get(name, set()) for name in pair.attributes):
         return Verdict.DIFFERENT, f"look-alikes: '{clash[0]}' and '{clash[1]}' are two facts"
     return None
 
@@ -611,23 +611,69 @@ def _too_far_apart(pair: _Pair) -> _Settled:
     return None
 
 
-def _same_attribute(pair: _Pair) -> _Settled:
-    # Both name one attribute a fact has one value of (where someone lives, who owns a thing, what handles the
-    # payments), each with a value the other lacks: its old and new value, however reworded ("The user lives in
-    # Lisbon." / "The user moved to Porto."; "Payments go through Stripe." / "We've gone with Adyen as the payment
-    # processor."). Unless the newer says it adds one more ("also", "another"). Read from words alone, so a person
-    # decides which is current; both stay until then, the newer first.
-    if not pair.attributes or pair.only_adds or not (pair.old_only and pair.new_only) or not pair.subject_shared:
-        return None  # one more value, or the same attribute of two things ("Kai owns billing" / "Rosa owns search")
+def _linked_reading(pair: _Pair) -> _Settled:
+    # A link an earlier release made (`_Pair.linked`) stands, for a person to settle, where the words bear out its
+    # reading of the newer as the older's new value, however reworded: both name one attribute ("The user lives in
+    # Lisbon." / "The user moved to Porto."), one kind of quantity of one thing ("capped at 25 MB" / "up to 50 MB"),
+    # one name with another version ("gcc 10.3" / "gcc 13.2"), or one family of models ("STM32F4" / "STM32H7").
+    # Not where the newer says it adds one more ("also", "another"), nor the same attribute of two things ("Kai owns
+    # billing" / "Rosa owns search"), nor where a write that says it changed would replace the older anyway.
+    if not pair.linked or pair.only_adds or not (pair.old_only and pair.new_only):
+        return None
     if pair.similarity and pair.similarity < RULES["cue_min_similarity"]:
         return None
     said = _said_to_change(pair)
     if said is not None and said[0] == Verdict.SUPERSEDE:
-        return None  # a write that says it changed this fact replaces it, as below
-    if not (pair.kept.lost_values or pair.old_values) or not (pair.kept.new_values or pair.new_values):
         return None
-    named = ", ".join(sorted(pair.attributes))
-    return Verdict.CONFLICT, f"the same attribute ({named}) with another value: {pair.changed}"
+    if _new_version_of_a_name(pair) or _versions_of_one_word(pair) or _one_family(pair):
+        return Verdict.CONFLICT, f"the same name with another version or model: {pair.changed}"
+    if not pair.subject_shared:
+        return None
+    named = pair.attributes - QUANTITIES
+    valued = (pair.kept.lost_values or pair.old_values or pair.cue) and (
+        pair.kept.new_values or pair.new_values or pair.cue
+    )
+    if named and valued:
+        return Verdict.CONFLICT, f"the same attribute ({', '.join(sorted(named))}) with another value: {pair.changed}"
+    if pair.attributes & QUANTITIES and pair.kept.head and pair.kept.words:
+        # The older's own subject kept: two look-alikes' quantities ("Inventory sync runs every 15 minutes" / "Price
+        # sync ... every 5 minutes") differ in what the sentence opens on.
+        kinds = ", ".join(sorted(pair.attributes & QUANTITIES))
+        return Verdict.CONFLICT, f"the same thing with another quantity ({kinds}): {pair.changed}"
+    return None
+
+
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+|v?\d{2,5}")
+
+
+# Nouns a number follows that name no thing of their own: two services' ports are two facts, not one's versions.
+_NUMBERED = frozenset("port ports step stage phase level tier node nodes page line row column item room floor".split())
+
+
+def _versions_of_one_word(pair: _Pair) -> bool:
+    """One word followed by a number on both sides, the numbers not the same ("gcc 10.3" / "gcc 13.2")."""
+
+    def versioned(tokens: Sequence[str]) -> dict[str, str]:
+        return {
+            a: b
+            for a, b in zip(tokens, tokens[1:], strict=False)
+            if a not in _STOP and a not in _NUMBERED and _VERSION.fullmatch(b)
+        }
+
+    old, new = versioned(pair.plain_old), versioned(pair.plain_new)
+    return any(word in new and new[word] != number for word, number in old.items())
+
+
+def _one_family(pair: _Pair) -> bool:
+    """A model name on each side that share their first letters and differ after them ("stm32f4" / "stm32h7"); not
+    paths or addresses, whose first letters are a scheme or a folder."""
+    family = 5
+    return any(
+        a[:family] == b[:family] and a != b and any(c.isdigit() for c in a + b)
+        for a in pair.old_values
+        for b in pair.new_values
+        if len(a) > family and len(b) > family and a.isalnum() and b.isalnum()
+    )
 
 
 def _adds_a_fact(pair: _Pair) -> _Settled:
@@ -735,14 +781,6 @@ def _close_but_differs(pair: _Pair) -> _Settled:
     return None
 
 
-def _new_version_without_cue(pair: _Pair) -> _Settled:
-    # A link whose texts hold one name with another version ("builds with arm-none-eabi-gcc 10.3" / "The firmware
-    # toolchain is arm-none-eabi-gcc 13.2"), reworded around it and not said to be a change: a person decides.
-    if pair.linked and _new_version_of_a_name(pair):
-        return Verdict.CONFLICT, f"the same name with another version: {pair.changed}"
-    return None
-
-
 def _differs_in_many_places(pair: _Pair) -> _Settled:
     if pair.similarity >= RULES["reworded_same"]:
         # Reworded in several places yet nearly the same meaning ("main ... RAM" / "primary ... memory"): no other
@@ -759,7 +797,7 @@ _CHECKS_IN_ORDER = (
     _look_alikes,
     _about_another_subject,
     _same_claim,
-    _same_attribute,
+    _linked_reading,
     _too_far_apart,
     _adds_a_fact,
     _said_to_change,
@@ -768,7 +806,6 @@ _CHECKS_IN_ORDER = (
     _restated_with_another_value,
     _slot_reworded_with_another_value,
     _close_but_differs,
-    _new_version_without_cue,
     _differs_in_many_places,
 )
 
