@@ -68,7 +68,8 @@ CONTRASTS = frozenset(
     synchronous asynchronous sequential sequentially parallel serial concurrent second minute hour day week month
     quarter year weekday weekend weekdays weekends morning afternoon evening night daily nightly hourly weekly
     monthly quarterly yearly annually dev development staging production prod test testing qa sandbox ios android
-    web mobile desktop tabs spaces ascending descending asc desc horizontal vertical""".split()
+    web mobile desktop tabs spaces ascending descending asc desc horizontal vertical disk memory hot cold required
+    optional mandatory true false""".split()
 )
 # Two words sharing this many letters at their start or end, their forms undone, are siblings ("uppercase" /
 # "lowercase", "weekdays" / "weekends", "uploads" / "downloads"), not two wordings of one thing.
