@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from memoryhub.memories.details import added_details
+from memoryhub.memories.rewording import compare
 from memoryhub.models import Memory
 from tests.api.conftest import in_the_store, write
 
@@ -57,3 +59,21 @@ def test_a_value_swapped_for_another_is_not_folded(claude):
     answer = write(claude, "The mobile app caches images in memory for a week.")
     assert answer["outcome"] == "created", answer["reason"]
     assert in_the_store("in memory")
+
+
+def test_solely_restricts_as_only_does(claude):
+    stored = "Scores are normalised with statistics from the reference cohort only."
+    first = write(claude, stored)["memory"]["id"]
+    answer = write(claude, "Scores are normalised solely with statistics from the reference cohort.")
+    assert (answer["outcome"], answer["memory"]["id"]) == ("duplicate", first), answer["reason"]
+    # The restriction dropped widens the claim: stored beside it.
+    assert write(claude, "Scores are normalised with statistics from the reference cohort.")["outcome"] == "created"
+
+
+def test_a_compound_with_a_number_is_the_words_it_joins():
+    stored = "The auth service issues JWTs signed with RS256 that expire after 15 minutes."
+    again = "JWTs from the auth service are RS256-signed and have a 15-minute lifetime."
+    assert added_details(again, than=stored, words_too=False) == []
+    assert compare(again, than=stored).fixed == ()
+    # A part the memory does not say is still a new name.
+    assert compare("JWTs from the auth service are ES256-signed.", than=stored).fixed == ("ES256-signed",)

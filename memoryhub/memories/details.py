@@ -284,7 +284,8 @@ def added_details(text: str, *, than: str, words_too: bool = True) -> list[str]:
     mine, theirs = text_words(text), text_words(than)
     # Names by their shape or written capitalised inside a sentence; not a first word the other text words
     # differently ("Large files ..." / "Big files ..."): two texts are too few to tell a name from a rewording.
-    found = set(mine.specific - theirs.words - _POLAR)
+    # A compound with a number whose every part the other says ("RS256-signed" / "signed with RS256") is its words.
+    found = {w for w in mine.specific - theirs.words - _POLAR if not _joined_from(w, theirs.words)}
     extra = {w for w in mine.words - theirs.words if not any(_variants(w, v) for v in theirs.words)}
     lacking = {w for w in theirs.words - mine.words if not any(_variants(w, v) for v in mine.words)}
     if words_too and not lacking - _POLAR:  # all of `than`'s words and more: an addition, not a rewording
@@ -293,6 +294,15 @@ def added_details(text: str, *, than: str, words_too: bool = True) -> list[str]:
     if _polarity(text) != _polarity(than):
         named.append(_polarity(text) or "no negation")
     return named
+
+
+def _joined_from(word: str, words: frozenset[str]) -> bool:
+    parts = [p for p in word.split("-") if p]
+    return (
+        len(parts) >= 2
+        and any(any(c.isdigit() for c in p) for p in parts)
+        and all(normalise_word(p) in words for p in parts)
+    )
 
 
 def dropped_details(sources: list[str], kept: str) -> list[str]:

@@ -47,6 +47,8 @@ GENERIC = frozenset({"level", "data", "value", "type", "kind", "sort", "process"
 # Words that narrow a fact: never explained away, whatever else matches.
 RESTRICTIVE = frozenset({"only", "except", "unless", "excluding", "some", "most", "few", "several", "solely",
                          "exclusively"})  # fmt: skip
+# Restrictions that say the same: "computed on the training split only" / "computed solely from the training split".
+_ONE_RESTRICTION = {"solely": "only", "exclusively": "only"}
 # A verb's particle says nothing apart from its verb ("refers back to"), unless the other text has another one.
 PARTICLES = frozenset({"back", "out", "up", "down", "off", "away"})
 # Prepositions that only link ("paid through SEPA" / "paid via SEPA").
@@ -159,7 +161,7 @@ def _keys(text: str) -> tuple[Word, ...]:
         if len(lowered) < 2 and not lowered.isdigit():
             continue
         if lowered in RESTRICTIVE or lowered in PARTICLES or lowered in _POLAR:
-            found.append(Word(lowered, token))
+            found.append(Word(_ONE_RESTRICTION.get(lowered, lowered), token))
             continue
         if lowered in STOPWORDS or lowered in _LINKING:
             continue
@@ -228,8 +230,9 @@ def compare(text: str, *, than: str) -> Rewording:
     if my_polarity != their_polarity:
         fixed.setdefault(my_polarity or {"not": "no negation", "always": "not always"}[their_polarity], None)
     left: dict[str, None] = {}
+    said = their_keys | {w.written.lower() for w in theirs}
     for word in mine:
-        if word.key in their_keys or word.key in _POLAR:
+        if word.key in their_keys or word.key in _POLAR or _compound_of(word.written, said):
             continue
         if word.key in RESTRICTIVE or word.named:
             fixed.setdefault(word.written, None)
@@ -250,6 +253,17 @@ def compare(text: str, *, than: str) -> Rewording:
     taken = [w for w in theirs if w.written in lacking]
     value = len(swapped) == len(taken) == 1 and _values_of_one_thing(swapped[0].written, taken[0].written)
     return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed), swaps_a_value=value)
+
+
+def _compound_of(written: str, said: set[str]) -> bool:
+    """A compound with a number in it whose every part the other text says ("RS256-signed" / "signed with RS256",
+    "15-minute" / "after 15 minutes"): the same words joined, not a new name."""
+    parts = [p for p in written.lower().split("-") if p]
+    return (
+        len(parts) >= 2
+        and any(any(c.isdigit() for c in p) for p in parts)
+        and all(p in said or stem(normalise_word(p)) in said for p in parts)
+    )
 
 
 def _values_of_one_thing(mine: str, theirs: str) -> bool:
