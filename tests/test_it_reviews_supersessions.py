@@ -216,6 +216,7 @@ def test_a_link_whose_texts_name_one_attribute_with_another_value_stays_for_a_pe
         ("Exports land in s3://atlas-exports.", "Backups are now written to s3://atlas-backups."),
         # A quantity of one thing beside another's.
         ("Invoices are emailed at 6 pm.", "The user now works from the Berlin office."),
+        ("The path planner replans every 500 ms.", "The obstacle detector now runs every 100 ms."),
     ],
 )
 def test_a_link_that_adds_or_names_another_thing_is_restored(db, older_text, newer_text):

@@ -5,7 +5,8 @@ release left them, then reviewed. Prints how many wrong links were restored and 
 `--set recorded` reads tests/samples/previous_release_links.json (halves `dev`, `held out`, `by hand`; `--misses`
 lists the misses of the dev and by-hand entries only); `--set round4`, `--set round5` and `--set round16` read
 bench/data/round4|5|16/links.json, sets written apart from the rules and never tuned on (counts only); `--set dev`
-reads bench/data/links_dev.json, `--set dev2` bench/data/links_dev2.json, written the same way to shape the rules on.
+reads bench/data/links_dev.json, `--set dev2|dev3` bench/data/links_dev2|3.json, written the same way to shape the
+rules on (dev2 and dev3 were each measured once before they were read).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ SETS = {
     "round16": ROOT / "bench" / "data" / "round16" / "links.json",
     "dev": ROOT / "bench" / "data" / "links_dev.json",
     "dev2": ROOT / "bench" / "data" / "links_dev2.json",
+    "dev3": ROOT / "bench" / "data" / "links_dev3.json",
 }
 SHOWN = ("dev", "by hand")  # the halves whose misses may be listed: the rules were shaped on them
 

@@ -635,14 +635,21 @@ def _linked_reading(pair: _Pair) -> _Settled:
     )
     if named and valued:
         return Verdict.CONFLICT, f"the same attribute ({', '.join(sorted(named))}) with another value: {pair.changed}"
-    if pair.attributes & QUANTITIES and pair.kept.head and pair.kept.words:
-        # The older's own subject kept: two look-alikes' quantities ("Inventory sync runs every 15 minutes" / "Price
-        # sync ... every 5 minutes") differ in what the sentence opens on.
+    about = [w for w in pair.kept.words if not _QUANTITY_WORD.search(w)]
+    if pair.attributes & QUANTITIES and pair.kept.head and len(about) >= 2:
+        # What the quantity is of, kept: two words of the older past the quantities. Two look-alikes' quantities
+        # ("The path planner replans every 500 ms." / "The obstacle detector now runs every 100 ms."; "Annotator pay is
+        # $0.04 per bounding box." / "... now pays $0.10 per polygon.") keep one word or none.
         kinds = ", ".join(sorted(pair.attributes & QUANTITIES))
         return Verdict.CONFLICT, f"the same thing with another quantity ({kinds}): {pair.changed}"
     return None
 
 
+# Words of a quantity rather than of what it is a quantity of: numbers, units, zones, "per", "after".
+_QUANTITY_WORD = re.compile(
+    r"\d|^(?:secs?|seconds?|ms|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|tb|percent|dollars?|"
+    r"euros?|utc|gmt|per|after|within|every)$"
+)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+|v?\d{2,5}")
 
 
