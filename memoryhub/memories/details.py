@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memoryhub.memories.phrasing import read_phrases
@@ -285,7 +286,11 @@ def added_details(text: str, *, than: str, words_too: bool = True) -> list[str]:
     # Names by their shape or written capitalised inside a sentence; not a first word the other text words
     # differently ("Large files ..." / "Big files ..."): two texts are too few to tell a name from a rewording.
     # A compound with a number whose every part the other says ("RS256-signed" / "signed with RS256") is its words.
-    found = {w for w in mine.specific - theirs.words - _POLAR if not _joined_from(w, theirs.words)}
+    found = {
+        w
+        for w in mine.specific - theirs.words - _POLAR
+        if not joined_from(w, lambda part: normalise_word(part) in theirs.words)
+    }
     extra = {w for w in mine.words - theirs.words if not any(_variants(w, v) for v in theirs.words)}
     lacking = {w for w in theirs.words - mine.words if not any(_variants(w, v) for v in mine.words)}
     if words_too and not lacking - _POLAR:  # all of `than`'s words and more: an addition, not a rewording
@@ -296,13 +301,11 @@ def added_details(text: str, *, than: str, words_too: bool = True) -> list[str]:
     return named
 
 
-def _joined_from(word: str, words: frozenset[str]) -> bool:
-    parts = [p for p in word.split("-") if p]
-    return (
-        len(parts) >= 2
-        and any(any(c.isdigit() for c in p) for p in parts)
-        and all(normalise_word(p) in words for p in parts)
-    )
+def joined_from(word: str, said: Callable[[str], bool]) -> bool:
+    """A compound with a number in it whose every part the other text says (`said`): "RS256-signed" after "signed
+    with RS256", "15-minute" after "15 minutes". The same words joined, not a new name."""
+    parts = [p for p in word.lower().split("-") if p]
+    return len(parts) >= 2 and any(any(c.isdigit() for c in p) for p in parts) and all(said(p) for p in parts)
 
 
 def dropped_details(sources: list[str], kept: str) -> list[str]:

@@ -32,7 +32,7 @@ import os
 import re
 from dataclasses import dataclass
 
-from memoryhub.memories.details import FILLER, NEGATIONS, STOPWORDS, SYNONYM_GROUPS, normalise_word
+from memoryhub.memories.details import FILLER, NEGATIONS, STOPWORDS, SYNONYM_GROUPS, joined_from, normalise_word
 from memoryhub.memories.phrasing import read_phrases
 from memoryhub.memories.times import normalise_times
 
@@ -232,7 +232,7 @@ def compare(text: str, *, than: str) -> Rewording:
     left: dict[str, None] = {}
     said = their_keys | {w.written.lower() for w in theirs}
     for word in mine:
-        if word.key in their_keys or word.key in _POLAR or _compound_of(word.written, said):
+        if word.key in their_keys or word.key in _POLAR or joined_from(word.written, lambda p: _said(p, said)):
             continue
         if word.key in RESTRICTIVE or word.named:
             fixed.setdefault(word.written, None)
@@ -255,15 +255,8 @@ def compare(text: str, *, than: str) -> Rewording:
     return Rewording(unsaid=tuple({**fixed, **left}), lacking=tuple(lacking), fixed=tuple(fixed), swaps_a_value=value)
 
 
-def _compound_of(written: str, said: set[str]) -> bool:
-    """A compound with a number in it whose every part the other text says ("RS256-signed" / "signed with RS256",
-    "15-minute" / "after 15 minutes"): the same words joined, not a new name."""
-    parts = [p for p in written.lower().split("-") if p]
-    return (
-        len(parts) >= 2
-        and any(any(c.isdigit() for c in p) for p in parts)
-        and all(p in said or stem(normalise_word(p)) in said for p in parts)
-    )
+def _said(part: str, said: set[str]) -> bool:
+    return part in said or stem(normalise_word(part)) in said
 
 
 def _values_of_one_thing(mine: str, theirs: str) -> bool:
