@@ -551,10 +551,17 @@ def _compare(
         labelled=_shared_heading(older, newer),
         reworded_slot=not adds_a_fact(newer) and _same_slot_reworded(older, newer, topic),
         says_more=_says_more(older, newer, topic),
-        attributes=attributes_named(older) & attributes_named(newer) if linked else frozenset(), linked=linked,
-        subject_shared=bool(_shared_past(old_words, new_words, naming_words(older) | naming_words(newer))),
-        only_adds=bool(_ONLY_ADDS.search(newer.lower())),
+        linked=linked, **(_read_for_a_link(older, newer, old_words, new_words) if linked else {}),
     )  # fmt: skip
+
+
+def _read_for_a_link(older: str, newer: str, old_words: Sequence[str], new_words: Sequence[str]) -> dict:
+    """What `_linked_reading` reads of a stored link's two texts; a new write's pair never pays for it."""
+    return {
+        "attributes": attributes_named(older) & attributes_named(newer),
+        "subject_shared": bool(_shared_past(old_words, new_words, naming_words(older) | naming_words(newer))),
+        "only_adds": bool(_ONLY_ADDS.search(newer.lower())),
+    }
 
 
 def _shared_past(old_words: Sequence[str], new_words: Sequence[str], naming: frozenset[str]) -> list[str]:
