@@ -111,6 +111,18 @@ def attributes_named(text: str) -> frozenset[str]:
     return frozenset(name for name, pattern in _PATTERNS.items() if pattern.search(text))
 
 
+# Words of a quantity rather than of what it is a quantity of: numbers, units, zones, "per", "after".
+_QUANTITY_WORD = re.compile(
+    r"\d|^(?:secs?|seconds?|ms|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|tb|percent|dollars?|"
+    r"euros?|utc|gmt|per|after|within|every)$"
+)
+
+
+def quantity_word(word: str) -> bool:
+    """Is `word` (lower-cased, as the update rules compare it) part of a quantity rather than of what it measures?"""
+    return bool(_QUANTITY_WORD.search(word))
+
+
 def naming_words(text: str) -> frozenset[str]:
     """The lower-cased words of `text` that name an attribute of the table ("lives", "in"; "payment", "provider");
     a quantity's words are its value, not its name, and are not among them."""

@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from memoryhub.memories.attributes import QUALIFIER_VALUED, QUANTITIES, attributes_named, naming_words
+from memoryhub.memories.attributes import QUALIFIER_VALUED, QUANTITIES, attributes_named, naming_words, quantity_word
 from memoryhub.memories.phrasing import read_contractions
 from memoryhub.memories.times import normalise_times
 
@@ -642,7 +642,7 @@ def _linked_reading(pair: _Pair) -> _Settled:
     )
     if named and valued:
         return Verdict.CONFLICT, f"the same attribute ({', '.join(sorted(named))}) with another value: {pair.changed}"
-    about = [w for w in pair.kept.words if not _QUANTITY_WORD.search(w)]
+    about = [w for w in pair.kept.words if not quantity_word(w)]
     if pair.attributes & QUANTITIES and pair.kept.head and len(about) >= 2:
         # What the quantity is of, kept: two words of the older past the quantities. Two look-alikes' quantities
         # ("The path planner replans every 500 ms." / "The obstacle detector now runs every 100 ms."; "Annotator pay is
@@ -652,11 +652,6 @@ def _linked_reading(pair: _Pair) -> _Settled:
     return None
 
 
-# Words of a quantity rather than of what it is a quantity of: numbers, units, zones, "per", "after".
-_QUANTITY_WORD = re.compile(
-    r"\d|^(?:secs?|seconds?|ms|mins?|minutes?|hrs?|hours?|days?|weeks?|months?|years?|kb|mb|gb|tb|percent|dollars?|"
-    r"euros?|utc|gmt|per|after|within|every)$"
-)
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+|v?\d{2,5}")
 
 
