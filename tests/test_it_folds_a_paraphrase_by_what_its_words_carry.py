@@ -1,8 +1,8 @@
-"""A paraphrase whose words the stored memory does not say, in any wording the word rules know ("seven days" for "a
-week", "likes" for "prefers", "triggers a rebuild" for "is rebuilt"), is folded when the model reads those words as
-wording: taken out of the write, the write moves away from the memory. A detail taken out brings the write nearer
-the memory that lacks it, so a write that adds one is stored beside it, and a value swapped for another ("on disk"
-/ "in memory") is never folded. The real embedding model, through the API, in a project of its own per test."""
+"""A paraphrase whose words the stored memory does not say, in any wording the word rules know ("go through a
+vulnerability scan" for "are scanned for vulnerabilities", "likes" for "prefers", "triggers a rebuild" for "is
+rebuilt"), is folded when the model reads those words as wording: taken out of the write, the write moves away
+from the memory. A detail taken out brings the write nearer the memory that lacks it, so a write that adds one is
+stored beside it, and a value swapped for another ("on disk" / "in memory") is never folded. The real embedding model, through the API, in a project of its own per test."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ pytestmark = pytest.mark.django_db
 # rules leave open.
 PARAPHRASES = [
     (
-        "The mobile app caches images on disk for a week.",
-        "Images are kept in the mobile app's disk cache for seven days.",
+        "Docker images are scanned for vulnerabilities before release.",
+        "Before a release, Docker images go through a vulnerability scan.",
     ),
     ("The user prefers short answers with code first.", "The user likes brief answers that lead with the code."),
     ("The docs site is rebuilt on every push to main.", "Each push to main triggers a rebuild of the docs site."),

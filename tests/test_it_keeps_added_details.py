@@ -138,7 +138,7 @@ def test_the_rule_names_what_a_write_adds_and_nothing_for_a_rewording():
     assert added_details("CI runs on ubuntu, macos and windows-latest.", than="CI runs on ubuntu and macos.") == [
         "windows-latest"
     ]
-    assert added_details("Log retention in Loki is 30 days.", than="Log retention in Loki is 30.") == ["days"]
+    assert added_details("Log retention in Loki is 30 days.", than="Log retention in Loki is 30.") == ["30 days"]
     assert added_details("Staging never uses production data.", than="Staging uses production data.") == ["never"]
     assert added_details("Large files should be kept in Git LFS.", than="Big files should be stored in Git LFS.") == []
     assert added_details("Every night, staging gets reset.", than="Staging is reset every night.") == []

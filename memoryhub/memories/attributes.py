@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from memoryhub.memories.times import normalise_times
+from memoryhub.memories.times import times_of_day
 
 # attribute: the words (regular expressions, any case) that name it.
 # fmt: off
@@ -107,7 +107,7 @@ _PATTERNS = {name: re.compile("|".join(words), re.IGNORECASE) for name, words in
 
 def attributes_named(text: str) -> frozenset[str]:
     """The attributes of the table that `text` names."""
-    text = normalise_times(text)
+    text = times_of_day(text)
     return frozenset(name for name, pattern in _PATTERNS.items() if pattern.search(text))
 
 
@@ -126,7 +126,7 @@ def quantity_word(word: str) -> bool:
 def naming_words(text: str) -> frozenset[str]:
     """The lower-cased words of `text` that name an attribute of the table ("lives", "in"; "payment", "provider");
     a quantity's words are its value, not its name, and are not among them."""
-    text = normalise_times(text)
+    text = times_of_day(text)
     return frozenset(
         word.lower()
         for name, pattern in _PATTERNS.items()

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from memoryhub.memories.phrasing import read_phrases
-from memoryhub.memories.times import normalise_times
+from memoryhub.memories.times import NUMBER_WORDS, lengths_as_written, normalise_times, times_of_day
 
 # Identifiers stay whole: `stone-signal` and `stone-tower`, `config/app.toml` and `config/web.toml` are
 # different things, not two memories sharing the word "stone" or "config".
@@ -71,14 +71,7 @@ SYNONYM_GROUPS = (
     "due payable",
     # A missing value is a null, and imputing one fills it in.
     "null missing", "impute fill",
-    # A count written as a word is the number ("three etcd members" / "3 etcd members"); "one" is as often "a".
-    "2 two", "3 three", "4 four", "5 five", "6 six", "7 seven", "8 eight", "9 nine", "10 ten", "11 eleven",
-    "12 twelve", "20 twenty", "30 thirty", "100 hundred",
 )  # fmt: skip
-
-
-# A count written as a word, as its digits ("three" -> "3"), from the groups above.
-NUMBER_WORDS = {w: g.split()[0] for g in SYNONYM_GROUPS if g.split()[0].isdigit() for w in g.split()[1:]}
 
 
 def _singular(word: str) -> str:
@@ -90,7 +83,10 @@ def _singular(word: str) -> str:
     return word
 
 
-_CANONICAL = {_singular(word): _singular(group.split()[0]) for group in SYNONYM_GROUPS for word in group.split()[1:]}
+# A count written as a word is the number ("three etcd members" / "3 etcd members"): times.NUMBER_WORDS.
+_CANONICAL = {
+    _singular(word): _singular(group.split()[0]) for group in SYNONYM_GROUPS for word in group.split()[1:]
+} | NUMBER_WORDS
 
 
 def _verb_stems(word: str) -> tuple[str, ...]:
@@ -214,6 +210,8 @@ def _as_written(texts: list[str]) -> dict[str, str]:
     for text in texts:
         for token in _TOKEN.findall(text):
             written.setdefault(normalise_word(token.lower()), token.lower())
+        for token, words in lengths_as_written(times_of_day(text)).items():
+            written.setdefault(token, words)  # "14day" named as the text wrote it: "two weeks"
     return written
 
 

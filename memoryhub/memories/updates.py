@@ -27,7 +27,7 @@ from enum import StrEnum
 
 from memoryhub.memories.attributes import QUALIFIER_VALUED, QUANTITIES, attributes_named, naming_words, quantity_word
 from memoryhub.memories.phrasing import read_contractions
-from memoryhub.memories.times import normalise_times
+from memoryhub.memories.times import lengths_written_as_in, times_of_day
 
 
 class Verdict(StrEnum):
@@ -204,7 +204,7 @@ def _values(text: str) -> set[str]:
 
 def content_words(text: str) -> set[str]:
     """The words of `text` the rules compare (no stop words or change words), normalised as compared."""
-    return set(_content(_tokens(normalise_times(text)), drop_change_words=True))
+    return set(_content(_tokens(times_of_day(text)), drop_change_words=True))
 
 
 def project_words(project: str | None) -> frozenset[str]:
@@ -404,7 +404,7 @@ def _kept(old_words: Sequence[str], new_words: Sequence[str], values: set[str], 
 def _said_replaced(text: str) -> set[str]:
     """The words a write names as what it replaced ("from Lokalise", "no longer Segment", "switched from chi"): what
     follows the cue up to the end of its clause ("no longer uses Segment; analytics ...": Segment alone)."""
-    lower = normalise_times(text).lower()
+    lower = times_of_day(text).lower()
     found = _NAMES_THE_OLD.findall(lower) + [phrase.split(";")[-1] for phrase in _NAMED_AS_GONE.findall(lower)]
     return {_norm(w) for phrase in found for w in _tokens(re.split(r"[;,:](?:\s|$)", phrase)[0])}
 
@@ -455,7 +455,7 @@ def _kinds(values: frozenset[str] | set[str]) -> set[str]:
 def _slot_words(text: str, topic: frozenset[str]) -> tuple[tuple[str, ...], frozenset[str]]:
     """The words that say which fact a text is about once its values, the scope's names and the linking words are
     set aside, and its values."""
-    text = normalise_times(text)
+    text = times_of_day(text)
     values = frozenset(_norm(v) for v in _values(text)) - topic
     words = tuple(
         w
@@ -468,7 +468,7 @@ def _slot_words(text: str, topic: frozenset[str]) -> tuple[tuple[str, ...], froz
 def _in_one_place(values: frozenset[str], text: str) -> bool:
     """Do these values of `text` stand together ("Elasticsearch 7", "Lisbon, Portugal", "English and German"), rather
     than in two slots ("the 'gold' plan gets 1000 requests", "the timeout of stone-saddle is 5 seconds")?"""
-    plain = [_norm(t) for t in _tokens(normalise_times(text))]
+    plain = [_norm(t) for t in _tokens(times_of_day(text))]
     places = [i for i, t in enumerate(plain) if t in values]
     between = plain[places[0] : places[-1] + 1] if places else []
     return all(t in values or t in ("and", "or") for t in between)
@@ -483,7 +483,7 @@ def _anchored(old_words: Sequence[str], new_words: Sequence[str], shared_values:
 
 def _opening(text: str, topic: frozenset[str]) -> tuple[str, bool]:
     """The first word `text` is about, past the scope's names (normalised), and whether it is written as a name."""
-    for word in _WORD.findall(read_contractions(normalise_times(text))):
+    for word in _WORD.findall(read_contractions(times_of_day(text))):
         token = word.lower().rstrip(".:")
         if token not in _STOP and token not in _CHANGE_WORDS and token not in _LABELS and _norm(token) not in topic:
             return _norm(token), word[:1].isupper()
@@ -528,7 +528,7 @@ def _same_slot_reworded(older: str, newer: str, topic: frozenset[str]) -> bool:
 def _compare(
     older: str, newer: str, similarity: float, topic: frozenset[str] = frozenset(), *, linked: bool = False
 ) -> _Pair:
-    older, newer = normalise_times(older), normalise_times(newer)
+    older, newer = times_of_day(older), times_of_day(newer)
     topic = frozenset(_norm(w) for w in topic)
     cue = change_cue(newer) if not change_cue(older) else ""
     old_tokens, new_tokens = _tokens(older), _tokens(newer)
@@ -831,7 +831,8 @@ def judge_pair(
     """How the newer text stands to one older memory. Pure: no database, no model. `topic`: the words every fact of
     the scope shares (the project's or product's name), which name no subject (`update_gate.scope_topic`);
     `linked`: an existing link between the two is being judged again (`_Pair.linked`)."""
-    pair = _compare(older, newer, similarity, topic, linked=linked)
+    # One length written two ways ("14 days" / "two weeks") is one value: the newer writes it as the older does.
+    pair = _compare(older, lengths_written_as_in(newer, older), similarity, topic, linked=linked)
     for rule in _CHECKS_IN_ORDER:
         settled = rule(pair)
         if settled is not None:
@@ -883,7 +884,7 @@ def _one_fact_per_slot(text: str, neighbours: Sequence[Neighbour], verdicts: lis
         return verdicts
     said = _said_replaced(text)
     texts = {n.id: n.content for n in neighbours}
-    named = {v.memory_id for v in replacing if _values(normalise_times(texts[v.memory_id])) & said}
+    named = {v.memory_id for v in replacing if _values(times_of_day(texts[v.memory_id])) & said}
     out = []
     for v in verdicts:
         if v.verdict == Verdict.SUPERSEDE and v.memory_id not in named:

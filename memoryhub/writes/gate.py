@@ -23,7 +23,7 @@ from memoryhub import runtime
 from memoryhub.embeddings import get_embedder, write_lane
 from memoryhub.embeddings.write_lane import embed_for_storage
 from memoryhub.memories.checking import set_expiry
-from memoryhub.memories.details import NEGATIONS, NUMBER_WORDS, added_details, fact_differences, normalise_word
+from memoryhub.memories.details import NEGATIONS, added_details, fact_differences, normalise_word
 from memoryhub.memories.fields import EDITABLE_FIELDS, NewMemory, clean_fields, new_memory
 from memoryhub.memories.holds import check_hold_edit, held_answer, hold_edited, hold_reason, hold_write
 from memoryhub.memories.rewording import compare
@@ -36,7 +36,7 @@ from memoryhub.memories.secrets import (
 )
 from memoryhub.memories.store import create_memory, reinforce, store_new, update_memory
 from memoryhub.memories.supersession import current_successor, queue_conflict
-from memoryhub.memories.times import normalise_times
+from memoryhub.memories.times import NUMBER_WORDS, normalise_times
 from memoryhub.memories.traces import redact_refused, redact_refused_value
 from memoryhub.memories.updates import Verdict
 from memoryhub.memories.validity import mark_verified
