@@ -1,7 +1,8 @@
 """A length of time written another way is the same length ("two weeks" / "14 days", "300 seconds" / "five
 minutes", "a 15-minute lifetime" / "a lifetime of fifteen minutes"): the gate folds a write that says nothing else,
-and another length is still another value, never folded. How often something happens ("every 6 hours", "100
-requests a minute") is left as written, and months and years are never counted in days. The real embedding model,
+and another length is still another value, never folded. How often something happens is read the same way
+("every 15 minutes" / "every quarter of an hour"; "every 60 minutes" is "every hour"), a rate is left as written
+("100 requests a minute"), and months and years are never counted in days. The real embedding model,
 through the API, in a project of its own per test."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import pytest
 
 from memoryhub.memories.details import added_details
+from memoryhub.memories.phrasing import read_phrases
 from memoryhub.memories.times import lengths_as_written, normalise_times
 from tests.api.conftest import in_the_store, write
 
@@ -47,10 +49,30 @@ def test_two_lengths_stay_two(one, other):
 
 
 @pytest.mark.parametrize(
-    "rate", ["Backups run every 6 hours.", "Each key may make 100 requests a minute.", "Deploys happen once a day."]
+    "rate",
+    ["Each key may make 100 requests a minute.", "Deploys happen once a day.", "Standup is every second Monday."],
 )
 def test_how_often_is_left_as_written(rate):
     assert normalise_times(rate) == rate
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("Clickstream loads every 15 minutes.", "Clickstream loads every quarter of an hour."),
+        ("The sensor is read every 500 milliseconds.", "The sensor is read every half second."),
+        ("The cache is flushed every 60 minutes.", "The cache is flushed every hour."),
+        ("Backups run every 6 hours.", "Backups run every six hours."),
+    ],
+)
+def test_how_often_written_two_ways_reads_as_one(one, other):
+    assert read_phrases(normalise_times(one)) == read_phrases(normalise_times(other))
+
+
+def test_another_period_stays_another():
+    assert read_phrases(normalise_times("Backups run every 6 hours.")) != read_phrases(
+        normalise_times("Backups run every hour.")
+    )
 
 
 def test_a_range_gives_both_numbers_its_unit():

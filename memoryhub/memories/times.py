@@ -34,6 +34,7 @@ _ONES = {word: n for n, word in enumerate(["one", *_UNITS[:8]], 1)}  # what foll
 _MS = {"ms": 1, "millisecond": 1, "s": 1000, "sec": 1000, "second": 1000, "min": 60_000, "minute": 60_000,
        "h": 3_600_000, "hr": 3_600_000, "hour": 3_600_000, "day": 86_400_000, "week": 604_800_000,
        "fortnight": 1_209_600_000}  # fmt: skip
+_ONE_PERIOD = {"1min": "minute", "1hr": "hour", "1day": "day", "7day": "week"}  # "every 60 minutes": "every hour"
 _CANONICAL_UNITS = (("day", 86_400_000), ("hr", 3_600_000), ("min", 60_000), ("sec", 1000), ("ms", 1))
 _WORD_COUNT = "|".join([*_TENS, *_UNITS, "one"])
 _COUNT = rf"(\d+(?:\.\d+)?|(?:{'|'.join(_TENS)})-(?:{'|'.join(_ONES)})|{_WORD_COUNT})"
@@ -88,16 +89,26 @@ def _rewritten(text: str, render: Callable[[str, str], str]) -> str:
         first = token(_count(match.group(1)) * unit, f"{match.group(1)} {match.group(4)}")
         return f"{first} {match.group(2)} {token(_count(match.group(3)) * unit, match.group(0).split(' ', 2)[2])}"
 
+    def every(word: str | None, ms: float, words: str) -> str:
+        if not word:
+            return token(ms, words)
+        # How often: "every 60 minutes" is "every hour", which the phrase rules read as "hourly"; "every 15 minutes"
+        # and "every quarter of an hour" one period.
+        made = _length_token(ms)
+        if made in _ONE_PERIOD:
+            return f"{word} {_ONE_PERIOD[made]}"
+        return f"{word} {token(ms, words)}"
+
     def length(match: re.Match) -> str:
         count, unit, short = match.group(2), match.group(3), match.group(4)
-        if match.group(1) or (short and not count[0].isdigit()):
-            return match.group(0)  # "every 6 hours" is how often ("hourly" and "every hour" are read alike); "two s"
-        return token(_count(count) * _unit_ms(unit or short), match.group(0))
+        if short and not count[0].isdigit():
+            return match.group(0)  # "two s" is not a length
+        words = match.group(0).split(" ", 1)[1] if match.group(1) else match.group(0)
+        return every(match.group(1), _count(count) * _unit_ms(unit or short), words)
 
     def part(match: re.Match) -> str:
-        if match.group(1):
-            return match.group(0)  # "every half hour", as "every 30 minutes"
-        return token((0.5 if match.group(2) else 0.25) * _unit_ms(match.group(4)), match.group(0))
+        words = match.group(0).split(" ", 1)[1] if match.group(1) else match.group(0)
+        return every(match.group(1), (0.5 if match.group(2) else 0.25) * _unit_ms(match.group(4)), words)
 
     def one(match: re.Match) -> str:
         return f"{match.group(1)} {token(_unit_ms(match.group(2)), match.group(0).split(' ', 1)[1])}"
