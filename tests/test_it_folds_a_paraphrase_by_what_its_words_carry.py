@@ -2,7 +2,8 @@
 vulnerability scan" for "are scanned for vulnerabilities", "likes" for "prefers", "triggers a rebuild" for "is
 rebuilt"), is folded when the model reads those words as wording: taken out of the write, the write moves away
 from the memory. A detail taken out brings the write nearer the memory that lacks it, so a write that adds one is
-stored beside it, and a value swapped for another ("on disk" / "in memory") is never folded. The real embedding model, through the API, in a project of its own per test."""
+stored beside it, and a value swapped for another ("on disk" / "in memory") is never folded. The real embedding
+model, through the API, in a project of its own per test."""
 
 from __future__ import annotations
 
