@@ -11,7 +11,8 @@ import pytest
 
 from memoryhub.memories.details import added_details
 from memoryhub.memories.phrasing import read_phrases
-from memoryhub.memories.times import lengths_as_written, normalise_times
+from memoryhub.memories.times import lengths_as_written, lengths_written_as_in, normalise_times
+from memoryhub.memories.updates import Verdict, judge_pair
 from tests.api.conftest import in_the_store, write
 
 pytestmark = pytest.mark.django_db
@@ -114,3 +115,23 @@ def test_another_length_is_never_folded(claude, stored, again, value):
     answer = write(claude, again)
     assert answer["outcome"] != "duplicate", answer["reason"]
     assert in_the_store(value)
+
+
+def test_the_update_rules_read_a_length_as_the_older_writes_it():
+    assert lengths_written_as_in("Backups are retained for two weeks.", "Backups are kept for 14 days.") == (
+        "Backups are retained for 14 days."
+    )
+    # Another length, or a period the older states without a count, stays as the newer wrote it.
+    assert lengths_written_as_in("Kept for three weeks.", "Kept for 14 days.") == "Kept for three weeks."
+    assert lengths_written_as_in("Runs every 60 minutes.", "Runs every hour.") == "Runs every 60 minutes."
+
+
+@pytest.mark.parametrize(
+    ("newer", "verdict"),
+    [
+        ("Nightly backups are now kept for two weeks.", Verdict.NONE),
+        ("Nightly backups are now kept for three weeks.", Verdict.SUPERSEDE),
+    ],
+)
+def test_one_length_written_another_way_is_no_new_value(newer, verdict):
+    assert judge_pair(older="Nightly backups are kept for 14 days.", newer=newer, similarity=0.95).verdict == verdict

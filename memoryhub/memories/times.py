@@ -1,8 +1,9 @@
 """Times of day written differently ("3pm", "3 p.m.", "3:00 PM", "15:00", "15h") are one time, and lengths of time
 written differently ("two weeks", "14 days"; "300 seconds", "five minutes") are one length: each is rewritten as one
-token before texts are compared, by the write gate (a paraphrase that writes a quantity another way adds nothing),
-by consolidation (twins that differ only in how they write a time) and by the update rules (the same quantity
-written another way is not a new value)."""
+token before texts are compared, by the write gate (a paraphrase that writes a quantity another way adds nothing)
+and by consolidation (twins that differ only in how they write a time). The update rules read times of day as
+tokens too, and a length as the other text of the pair writes it (`lengths_written_as_in`): the same quantity
+written another way is not a new value."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ _ONES = {word: n for n, word in enumerate(["one", *_UNITS[:8]], 1)}  # what foll
 # Lengths of time: a count (digits, or words: "fifteen", "twenty-four") and a unit, apart, hyphenated ("a 15-minute
 # lifetime") or joined ("500ms"); "half a second", "a quarter of an hour". Months and years are left as written:
 # "30 days" is not "a month". A length becomes its count in the largest unit it is a whole number of ("14day",
-# "5min", "500ms"), a token the gate, the update rules and consolidation compare as they compare any number.
+# "5min", "500ms"), a token the gate and consolidation compare as they compare any number.
 _MS = {"ms": 1, "millisecond": 1, "s": 1000, "sec": 1000, "second": 1000, "min": 60_000, "minute": 60_000,
        "h": 3_600_000, "hr": 3_600_000, "hour": 3_600_000, "day": 86_400_000, "week": 604_800_000,
        "fortnight": 1_209_600_000}  # fmt: skip
@@ -62,7 +63,7 @@ def _length_token(ms: float) -> str | None:
     return next(f"{int(ms) // size}{name}" for name, size in _CANONICAL_UNITS if int(ms) % size == 0)
 
 
-def _count(word: str) -> float | None:
+def _count(word: str) -> float:
     word = word.lower()
     if word[0].isdigit():
         return float(word)
@@ -77,8 +78,9 @@ def _unit_ms(unit: str) -> int:
     return _MS.get(unit) or _MS[unit[:-1]]  # "minutes" -> "minute"
 
 
-def _rewritten(text: str, render: Callable[[str, str], str]) -> str:
-    """`text` with each length as `render(token, words)` makes it, from its token ("14day") and its words."""
+def _rewritten(text: str, render: Callable[[str, str], str], *, periods: bool = False) -> str:
+    """`text` with each length as `render(token, words)` makes it, from its token ("14day") and its words; with
+    `periods`, "every 60 minutes" as "every hour" (which the phrase rules read as "hourly")."""
 
     def token(ms: float, words: str) -> str:
         made = _length_token(ms)
@@ -92,10 +94,9 @@ def _rewritten(text: str, render: Callable[[str, str], str]) -> str:
     def every(word: str | None, ms: float, words: str) -> str:
         if not word:
             return token(ms, words)
-        # How often: "every 60 minutes" is "every hour", which the phrase rules read as "hourly"; "every 15 minutes"
-        # and "every quarter of an hour" one period.
+        # How often: "every 15 minutes" and "every quarter of an hour" are one period.
         made = _length_token(ms)
-        if made in _ONE_PERIOD:
+        if periods and made in _ONE_PERIOD:
             return f"{word} {_ONE_PERIOD[made]}"
         return f"{word} {token(ms, words)}"
 
@@ -119,7 +120,7 @@ def _rewritten(text: str, render: Callable[[str, str], str]) -> str:
 
 def normalise_lengths(text: str) -> str:
     """`text` with each length of time written as one token ("two weeks" and "14 days" as "14day")."""
-    return _rewritten(text, lambda token, words: token)
+    return _rewritten(text, lambda token, words: token, periods=True)
 
 
 def lengths_as_written(text: str) -> dict[str, str]:
