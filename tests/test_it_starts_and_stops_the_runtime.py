@@ -5,6 +5,7 @@ lane starts it again."""
 from __future__ import annotations
 
 import threading
+import time
 
 from memoryhub import runtime
 
@@ -71,3 +72,18 @@ def test_every_lock_of_the_process_is_named_in_one_place():
 
     assert {"embedder", "vector copy"} <= set(runtime.LOCKS)
     assert runtime.lock("vector copy") is runtime.LOCKS["vector copy"]
+
+
+def test_stop_cuts_the_gathering_short_and_still_writes_what_was_queued(monkeypatch):
+    from memoryhub.runtime import background
+
+    monkeypatch.setattr(background, "_GATHER_SECONDS", 600.0)  # a stop that waited for it would hang the suite
+    written: list[int] = []
+    runtime.start()
+    try:
+        runtime.after_response(1, write=written.extend)
+    finally:
+        started = time.monotonic()
+        runtime.stop()
+    assert written == [1]
+    assert time.monotonic() - started < 60

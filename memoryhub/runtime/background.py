@@ -20,7 +20,6 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,15 +33,19 @@ logger = logging.getLogger(__name__)
 # statement per kind of item instead of one per request).
 Writer = Callable[[list[Any]], None]
 _BATCH = 200  # queued items written per transaction at most
-# Once woken by a first item, the thread gathers for this long before writing. Waking a thread that waits on the
-# queue is paid by the request that queues (a thread switch, then the GIL passed back and forth): about a tenth of
-# a keyword search's time when every search woke it. While the thread sleeps here, queueing wakes nothing, and a
-# burst of searches is written in one transaction instead of one each.
-_GATHER_SECONDS = 0.05
+# Once woken by a first item, the thread gathers for this long before writing. Two reasons. Waking a thread that
+# waits on the queue is paid by the request that queues (a thread switch, then the GIL passed back and forth): while
+# the thread sleeps here, queueing wakes nothing. And every commit costs every reader: a connection's next statement
+# after another connection committed starts from an empty page cache and the word index reloads what it keeps of
+# itself, which made the keyword statement of a search 1.0 -> 1.6 ms (a commit before each of 200 searches, one
+# process, AMD EPYC). Each server thread has its own connection, so with a commit every 50 ms nearly every search
+# paid it; once a second, a few in a hundred do.
+_GATHER_SECONDS = 1.0
 
 _queue: queue.Queue[tuple[Any, Writer] | None] = queue.Queue()
 _thread: threading.Thread | None = None
 _lock = threading.Lock()
+_stopping = threading.Event()  # cuts the gathering short: a stop does not wait for it
 
 
 def after_response(item: Any, *, write: Writer) -> None:
@@ -83,7 +86,7 @@ def _worker() -> None:
     while not stopping:
         taken = [_queue.get()]
         if taken[0] is not None:
-            time.sleep(_GATHER_SECONDS)
+            _stopping.wait(_GATHER_SECONDS)
         taken = _drain(taken)
         if any(item is not None for item in taken):
             yield_to_searches()  # the counts can wait a moment longer; queued items join this batch
@@ -112,8 +115,10 @@ def stop_thread() -> None:
     with _lock:
         thread, _thread = _thread, None
     if thread is not None:
+        _stopping.set()
         _queue.put(None)
         thread.join()
+        _stopping.clear()
     # Work queued by a request that saw the thread still running, after the thread took its last batch.
     rest = []
     while True:
