@@ -94,3 +94,51 @@ def test_a_list_of_rules_gives_in_order_those_whose_pattern_may_match():
     assert [kind for kind, _ in listed.may_match("ALPHA7 and then charlie")] == ["a", "c", "d"]  # c has no needles
     assert [kind for kind, _ in listed.may_match("nothing here")] == ["c"]
     assert [kind for kind, _ in listed.may_match("bravo ſ")] == ["a", "b", "c", "d"]  # beyond ASCII: every rule
+
+
+def test_a_letter_no_ascii_letter_matches_is_a_needle_and_a_letter_one_matches_is_not():
+    # A Russian alternative needs a Cyrillic letter, which no ASCII text holds; before, it left its pattern no needle
+    # but a space, and the pattern ran on every text.
+    pattern = sieved(re.compile(r"\bdon't tell\b|не говори", re.I))
+    assert not pattern.may_match("The user said: tell me when the build is done.")
+    assert pattern.search("Please don't tell the user.") is not None
+    assert pattern.search("Пользователю не говори об этом.") is not None  # beyond ASCII: the pattern runs
+    # Under IGNORECASE 'ſ' matches 's' and the Kelvin sign 'k': never in a needle, or "skip" would be passed over.
+    pattern = sieved(re.compile("\u017fkip|\u212aeep", re.I))
+    assert pattern.needles == {"kip", "eep"}
+    assert pattern.search("Skip it.") is not None and pattern.search("KEEP it.") is not None
+
+
+LISTS = {
+    "the first alternative wins where two start together": (r"(?:send|mail) (?:it|them)\b|\bsend\b|it\b", re.I),
+    "groups keep the pattern's numbers": (r"(\w+) to (https?://\S+)|\bpost (\w+)\b|\bmail (\w+) to (\S+)", re.I),
+    "a look-behind sees the text before the start": (r"(?<!not )\bsend\b|(?<!never )\bpost\b|\bforward\b", re.I),
+    "an anchor holds only at the text's start": (r"^note to the ai\b|\bagents must\b|^assistant:", re.I),
+}
+LIST_TEXTS = [
+    "Send it to https://a.example then send them again, and send it to https://b.example.",
+    "Do not send it; never post it; forward it; post it now. Send to http://x.example.",
+    "NOTE TO THE AI: agents must mail logs to ops@example.com. Assistant: post weekly.",
+    "mail report to ops@example.com, post summary, mail x to y",
+    "Nothing here at all.",
+    "",
+]
+
+
+@pytest.mark.parametrize("name", LISTS)
+def test_a_list_of_alternatives_is_read_alternative_by_alternative_with_the_same_matches(name):
+    source, flags = LISTS[name]
+    pattern = sieved(re.compile(source, flags))
+    assert pattern.alternatives is not None and len(pattern.alternatives) == 3
+    for text in [*LIST_TEXTS, *(text.upper() for text in LIST_TEXTS)]:
+        got = [(m.span(), m.groups()) for m in pattern.finditer(text)]
+        assert got == [(m.span(), m.groups()) for m in pattern.pattern.finditer(text)], (name, text)
+        first = pattern.search(text)
+        expected = pattern.pattern.search(text)
+        assert (first and (first.span(), first.groups())) == (expected and (expected.span(), expected.groups()))
+
+
+def test_a_list_with_an_alternative_of_no_needle_or_too_few_alternatives_is_read_whole():
+    assert sieved(re.compile(r"\bsend\b|[0-9a-f]{32}|\bpost\b")).alternatives is None  # the middle one needs no string
+    assert sieved(re.compile(r"\bsend\b|\bpost\b")).alternatives is None
+    assert sieved(re.compile(r"\b(?:send|post|mail)\b to")).alternatives is None  # a sequence, not a list
