@@ -215,17 +215,23 @@ class Sieved:
         return not self.needles.isdisjoint(_needles_in(text))
 
     def search(self, text: str) -> re.Match[str] | None:
-        return next(self.finditer(text), None)
+        if not self.may_match(text):
+            return None
+        live = self._live(text)
+        return self.pattern.search(text) if live is None else next(self._by_alternatives(text, live), None)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
         if not self.may_match(text):
             return iter(())
+        live = self._live(text)
+        return self.pattern.finditer(text) if live is None else self._by_alternatives(text, live)
+
+    def _live(self, text: str) -> list[re.Pattern[str]] | None:
+        """The alternatives whose needles the text holds, or None when the pattern is read whole."""
         if self.alternatives is None or not text.isascii():
-            return self.pattern.finditer(text)
+            return None
         found = _needles_in(text)
-        return self._by_alternatives(
-            text, [alt.pattern for alt in self.alternatives if not alt.needles.isdisjoint(found)]
-        )
+        return [alt.pattern for alt in self.alternatives if not alt.needles.isdisjoint(found)]
 
     def _by_alternatives(self, text: str, live: list[re.Pattern[str]]) -> Iterator[re.Match[str]]:
         """The pattern's matches, as `finditer` gives them. The first match starts where the first of the live
