@@ -119,3 +119,29 @@ def test_an_identifier_found_verbatim_keeps_the_top():
     hits = fusion.fuse(rows, signals, query_text.parse("getInvoiceWriter"), "hybrid", 10,
                        fusion.Params.from_defaults(answer_share=0.0), min_match=0.22)  # fmt: skip
     assert hits[0][1] == 1
+
+
+def test_the_keyword_order_ranked_before_the_meaning_side_is_the_one_the_guard_reads_after_it():
+    """A search ranks the word candidates' keyword order while its query is embedded (search.candidates with a
+    floor): with only the word lists' signals, and the guard reads the same order as when it ranks after."""
+    memories = (
+        ("The billing service writes its records to PostgreSQL", 2, None, 0.30),  # a strong keyword hit
+        ("Which team owns the service dashboards", 1, 1, 0.40),  # one word; first by meaning, weakly
+        ("The invoice PDF template lives in the docs repo", None, 2, 0.38),
+        ("The service writes to its database through an ORM", 3, None, 0.30),
+    )
+    rows, signals = _candidates(*memories)
+    kq, params = query_text.parse(QUERY), fusion.Params.from_defaults(answer_share=0.0)
+    words_only = {mid: row for mid, row in rows.items() if signals[mid].keyword_rank}
+    before = {mid: _Signals(keyword_rank=s.keyword_rank, bm25=s.bm25) for mid, s in signals.items() if s.keyword_rank}
+    early = fusion.keyword_ranking(words_only, before, kq, params, 0.22)
+    assert 3 not in [mid for _, mid, _ in early]  # found by meaning only
+    for row in rows.values():
+        row.coverage = None
+    after = fusion.fuse(rows, signals, kq, "hybrid", 10, params, min_match=0.22)
+    for row in rows.values():
+        row.coverage = None
+    read_early = fusion.fuse(rows, signals, kq, "hybrid", 10, params, min_match=0.22, by_words=early)
+    assert [(score, mid) for score, mid, _ in read_early] == [(score, mid) for score, mid, _ in after]
+    unguarded = fusion.rank(rows, signals, kq, "hybrid", params, 0.22)
+    assert [mid for _, mid, _ in after][0] == 1 != [mid for _, mid, _ in unguarded][0]  # the guard moved it up

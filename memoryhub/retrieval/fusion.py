@@ -211,18 +211,19 @@ Lift = Callable[[list[Scored], Params], list[Scored]]
 
 
 def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | None = None,
-         min_match: float = 0.0, context: dict[int, str] | None = None,
-         lift: Lift | None = None) -> list[tuple]:  # fmt: skip
+         min_match: float = 0.0, context: dict[int, str] | None = None, lift: Lift | None = None,
+         by_words: list[Scored] | None = None) -> list[tuple]:  # fmt: skip
     """Order and score the candidates; keep those whose match strength reaches `min_match`. Returns the best
     `k_top` as (score, id, explain), best first.
 
     `rows` maps ids to objects with `content`, `effective`, `confirmed` and a cached `coverage` (or None);
     `signals` maps ids to their ranks, BM25 and distances in each list; `context` what a memory's metadata
     says its text leaves implicit, counted as its words; `lift` a step between ranking and the best k
-    (conversations.lift_replies: the reply to a matching question placed under it).
+    (conversations.lift_replies: the reply to a matching question placed under it); `by_words` the keyword ranking
+    of the word candidates with these params and `min_match`, when the caller has it already (`keyword_ranking`).
     """
     p = params or Params.from_defaults()
-    scored = ranked(rows, signals, kq, mode, p, min_match, context)
+    scored = ranked(rows, signals, kq, mode, p, min_match, context, by_words)
     if lift is not None:
         scored = lift(scored, p)
     # The explanation only for what is returned: building it for every candidate cost more than the ranking.
@@ -230,16 +231,27 @@ def fuse(rows: dict, signals: dict, kq, mode: str, k_top: int, params: Params | 
 
 
 def ranked(rows: dict, signals: dict, kq, mode: str, p: Params, min_match: float = 0.0,
-           context: dict[int, str] | None = None) -> list[Scored]:  # fmt: skip
-    """`rank`; in hybrid mode kept in keyword order where meaning has no stronger evidence (guard.py)."""
+           context: dict[int, str] | None = None, by_words: list[Scored] | None = None) -> list[Scored]:  # fmt: skip
+    """`rank`; in hybrid mode kept in keyword order where meaning has no stronger evidence (guard.py), the keyword
+    order read from `by_words` when given (`keyword_ranking`)."""
     scored = rank(rows, signals, kq, mode, p, min_match, context)
     if mode != "hybrid":
         return scored
-    by_words = {mid: row for mid, row in rows.items() if signals[mid].keyword_rank or signals[mid].substring_rank}
-    # The guard reads only the keyword order of what the hybrid ranking kept: only those are scored in it (against
-    # every word candidate, as the keyword ranking measures them), a third of the candidates or so.
-    kept = {mid for _, mid, _ in scored}
-    return guard.keyword_first(scored, rank(by_words, signals, kq, "keyword", p, min_match, context, only=kept))
+    if by_words is None:
+        # The guard reads only the keyword order of what the hybrid ranking kept: only those are scored in it
+        # (against every word candidate, as the keyword ranking measures them), a third of the candidates or so.
+        kept = {mid for _, mid, _ in scored}
+        by_words = keyword_ranking(rows, signals, kq, p, min_match, context, only=kept)
+    return guard.keyword_first(scored, by_words)
+
+
+def keyword_ranking(rows: dict, signals: dict, kq, p: Params, min_match: float = 0.0,
+                    context: dict[int, str] | None = None,
+                    only: Collection[int] | None = None) -> list[Scored]:  # fmt: skip
+    """The keyword ranking of the candidates the word lists found, as the hybrid guard reads it. It reads nothing
+    of the meaning side, so a search ranks it while its query is still being embedded."""
+    found = {mid: row for mid, row in rows.items() if signals[mid].keyword_rank or signals[mid].substring_rank}
+    return rank(found, signals, kq, "keyword", p, min_match, context, only=only)
 
 
 @dataclass

@@ -497,7 +497,7 @@ def search_memories(
     where, params, scope = _plan(memory_filter)
     floor = _relevance_floor(min_score)
     with runtime.searching(), metrics.timed_search(mode):  # writes of this process step aside (runtime/turns.py)
-        found = candidates(query, scope, where, params, mode=mode, k=k)
+        found = candidates(query, scope, where, params, mode=mode, k=k, floor=floor)
         rows = found.rows
         # Replies and a speaker's next turns are looked up only for the few first results, once fusion has ranked them.
         lift = conversations.lift_replies(
@@ -506,7 +506,7 @@ def search_memories(
             lambda leading: conversations.continuations(leading, where, params, _rows),
         )
         ranked = fusion.fuse(rows, found.signals, found.query, mode, k, min_match=floor, context=found.context,
-                             lift=lift)  # fmt: skip
+                             lift=lift, by_words=found.by_words)  # fmt: skip
         ranked = conflicts.newer_first(ranked)
         memories = by_key.rows_by_id(Memory, [mid for _, mid, _ in ranked])
     hits = _hits(ranked, memories, mode=mode, knn=found.knn)
@@ -527,6 +527,7 @@ class Candidates:
     embed_ms: float | None = None
     answers: dict[int, _Row] | None = None  # the reply to each candidate that asks a question, when asked for
     following: dict[int, _Row] | None = None  # the speaker's next turn after each candidate, when asked for
+    by_words: list | None = None  # hybrid: the word candidates' keyword ranking at the defaults, when asked for
 
 
 def _check_request(query: Any, mode: str, k: Any) -> None:
@@ -561,8 +562,12 @@ def _hits(ranked: list, memories: dict[int, Memory], *, mode: str, knn: str | No
 
 def candidates(
     query: str, scope: SearchScope, where: str, params: list, *, mode: str, k: int, answers: bool = False,
+    floor: float | None = None,
 ) -> Candidates:  # fmt: skip
     """Every candidate of the ranked lists with its signals, before fusion (evaluations fuse these many ways).
+
+    With `floor` (a hybrid search's relevance floor), the keyword ranking the hybrid guard reads is ranked at the
+    default fusion weights while the query is embedded: it needs nothing of the meaning side.
 
     With `answers`, the reply to every candidate that asks a question (conversations.replies) and the speaker's
     next turn after every candidate and reply (conversations.continuations): evaluations lift them under many
@@ -570,7 +575,7 @@ def candidates(
     pool = max(k * 5, tuning.DEFAULTS.search_pool)
     kq = query_text.parse(query)
     signals: dict[int, _Signals] = {}
-    knn = embed_ms = None
+    knn = embed_ms = by_words = None
     embedding = _start_semantic(query, pool, scope, where, params) if mode != "keyword" else None
     rows: dict[int, _Row] = {}
     context: dict[int, str] = {}
@@ -581,13 +586,15 @@ def candidates(
         context = _implicit(rows)
         for mid, row in rows.items():
             row.coverage = fusion.coverage(kq.terms, fusion.with_context(row.content, context.get(mid)))
+        if mode == "hybrid" and floor is not None:
+            by_words = fusion.keyword_ranking(rows, signals, kq, fusion.Params.from_defaults(), floor, context)
     if mode in ("hybrid", "semantic"):
         embed_ms, knn = _semantic(embedding, pool, where, params, scope, signals)
         more = _rows([mid for mid in signals if mid not in rows])
         context |= _implicit(more)
         rows |= more
     if not answers:
-        return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms)
+        return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms, by_words=by_words)
     replies = conversations.replies(rows, where, params, _rows)
     leading = rows | {reply.pk: reply for reply in replies.values()}
     return Candidates(rows, signals, kq, context, knn=knn, embed_ms=embed_ms, answers=replies,
