@@ -8,6 +8,7 @@ import http.client
 import json
 import os
 import resource
+import secrets
 import subprocess
 import sys
 import time
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.core.management.base import CommandError
@@ -23,6 +24,7 @@ from django.core.management.base import CommandError
 from bench.processes import free_port, serve_command, stop, wait_for_health
 from memoryhub.embeddings import embed_queries, get_embedder
 from memoryhub.memories.store import IMPORT_EMBED_CHUNK
+from memoryhub.storage.side_databases import create_database, drop_database
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -179,14 +181,27 @@ class ScratchStore:
         return subprocess.run([sys.executable, manage, *args], env=self.env, capture_output=True, text=True)
 
 
-def scratch_store(scratch: str | Path, token_name: str, **extra_env: str) -> ScratchStore:
-    """A new store in `scratch` (no automatic backups), migrated, with a token named `token_name`."""
+@contextmanager
+def scratch_store(scratch: str | Path, token_name: str, **extra_env: str) -> Iterator[ScratchStore]:
+    """A new store in `scratch` (no automatic backups), migrated, with a token named `token_name`. On PostgreSQL
+    (MEMORYHUB_DATABASE_URL set) a database of its own on the same server, dropped afterwards: the configured
+    database is never written, and every run starts as empty as a SQLite run does."""
     folder = Path(scratch)
     env = {**os.environ, "MEMORYHUB_DB": str(folder / "store.sqlite3"), "MEMORYHUB_BACKUP_DIR": str(folder / "backups"),
            "MEMORYHUB_AUTO_BACKUP": "0", **extra_env}  # fmt: skip
-    bare = ScratchStore(env, {})
-    made = bare.manage("migrate", "--no-input", "-v", "0")
-    token = bare.manage("create_token", token_name).stdout.strip().splitlines()[-1:]
-    if made.returncode != 0 or not token:
-        raise CommandError(f"could not prepare the store: {made.stderr[-300:]}")
-    return ScratchStore(env, {"Authorization": f"Bearer {token[0]}"})
+    database = None
+    if env.get("MEMORYHUB_DATABASE_URL"):
+        database = f"memoryhub_scratch_{secrets.token_hex(8)}"
+        create_database(database)
+        server = urlsplit(env["MEMORYHUB_DATABASE_URL"])
+        env["MEMORYHUB_DATABASE_URL"] = urlunsplit(server._replace(path="/" + database))
+    try:
+        bare = ScratchStore(env, {})
+        made = bare.manage("migrate", "--no-input", "-v", "0")
+        token = bare.manage("create_token", token_name).stdout.strip().splitlines()[-1:]
+        if made.returncode != 0 or not token:
+            raise CommandError(f"could not prepare the store: {made.stderr[-300:]}")
+        yield ScratchStore(env, {"Authorization": f"Bearer {token[0]}"})
+    finally:
+        if database is not None:
+            drop_database(database)

@@ -71,8 +71,10 @@ class Command(BaseCommand):
         self.stdout.write(f"  {model.line()}; load average {os.getloadavg()[0]:.2f}")
         self.stdout.write(f"{n} memories ({chars:.0f} characters on average) in requests of {batch}, {clients} "
                           f"client(s); cpus {os.cpu_count()}, load average {os.getloadavg()[0]:.2f}")  # fmt: skip
-        with tempfile.TemporaryDirectory(prefix="memoryhub-bench-ingest-") as scratch:
-            store = scratch_store(scratch, "bench-ingest")
+        with (
+            tempfile.TemporaryDirectory(prefix="memoryhub-bench-ingest-") as scratch,
+            scratch_store(scratch, "bench-ingest") as store,
+        ):
             env, headers = store.env, store.headers
             try:
                 with served(env, port=port) as (server, base), httpx.Client(headers=headers, timeout=600) as client:

@@ -44,9 +44,11 @@ class Command(BaseCommand):
         down = f"http://127.0.0.1:{free_port()}/hook"
         targets = {"receiver down": down, "receiver hangs": f"http://127.0.0.1:{hanging.getsockname()[1]}/hook"}
         took: dict[str, list[float]] = {phase: [] for phase in PHASES}
-        with tempfile.TemporaryDirectory(prefix="memoryhub-bench-webhooks-") as scratch:
-            store = scratch_store(scratch, "bench-webhooks", MEMORYHUB_WEBHOOK_ALLOW_PRIVATE="true",
-                                  MEMORYHUB_WEBHOOK_MAX_BACKOFF_S="1")  # fmt: skip
+        with (
+            tempfile.TemporaryDirectory(prefix="memoryhub-bench-webhooks-") as scratch,
+            scratch_store(scratch, "bench-webhooks", MEMORYHUB_WEBHOOK_ALLOW_PRIVATE="true",
+                          MEMORYHUB_WEBHOOK_MAX_BACKOFF_S="1") as store,
+        ):  # fmt: skip
             run = store.manage
             try:
                 with served(store.env) as (_, base), httpx.Client(headers=store.headers, timeout=60) as client:
