@@ -53,8 +53,8 @@ def semantic(query: str, project: str, status: str = "active") -> list[int]:
         min_score=0,
         within=MemoryFilter(visible_from=project, status=status),
     )
-    # The copy answered, not vec0 (SQLite); PostgreSQL's own index answers there, with no copy at all.
-    assert all(h.explain["knn"] == ("index" if sql.FILTERED_KNN else "quantized") for h in hits)
+    # The copy answered, not vec0 (SQLite) or the HNSW index (PostgreSQL).
+    assert all(h.explain["knn"] == "quantized" for h in hits)
     return [h.memory.pk for h in hits]
 
 
@@ -85,8 +85,6 @@ def test_the_next_search_on_another_thread_sees_each_write_as_it_now_is(tuned, m
 
     delete_memory(memory=Memory.objects.get(pk=written.pk))
     assert written.pk not in on_another_thread(lambda: semantic("when does the llama feeder open", project="p"))
-    if sql.FILTERED_KNN:
-        return
     model = get_embedder()
     view = vector_index.view(model.model_id, model.dimensions)
     # Deleted rows leave the copy's answers at once, not only the SQL that checks them afterwards.
@@ -162,3 +160,53 @@ def test_a_restore_by_another_process_is_what_the_servers_next_search_ranks(stor
         assert search("zebra crossing sensor", "p")[0] == zebra
         assert search("llama feeder", "p")[0] == llama
         assert llama not in search("llama feeder", "q")
+
+
+@pytest.mark.postgresql_only  # writers side by side: an earlier seq can commit after a later one
+@pytest.mark.django_db(transaction=True)
+def test_a_write_that_commits_after_a_later_one_is_seen_once_it_commits(tuned, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)
+    tuned(knn_filter_ids_max=0)
+    import_memories(items=[{"content": text, "project": "p"} for text in GARDEN], source="test")
+    zebra, llama = "when does the zebra crossing sensor reboot", "when does the llama feeder open"
+    assert on_another_thread(lambda: semantic(zebra, project="p"))  # the copy is built, before the writes
+    written, release = threading.Event(), threading.Event()
+    slow: dict = {}
+
+    def slow_writer() -> None:
+        try:
+            with transaction.atomic():
+                slow["pk"] = create_memory(content="The zebra crossing sensor reboots at midnight", project="p").pk
+                written.set()  # its change log entry is taken, not committed
+                release.wait(60)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=slow_writer)
+    thread.start()
+    assert written.wait(60)
+    fast = create_memory(content="The llama feeder opens at dawn", project="p")  # a later entry, committed first
+    assert on_another_thread(lambda: semantic(llama, project="p"))[0] == fast.pk  # the copy is past the slow entry
+    assert slow["pk"] not in on_another_thread(lambda: semantic(zebra, project="p"))
+    release.set()
+    thread.join(60)
+    assert on_another_thread(lambda: semantic(zebra, project="p"))[0] == slow["pk"]
+    model = get_embedder()
+    vector_index.view(model.model_id, model.dimensions)  # brought up to date once more
+    assert all(not copy.gaps for copy in vector_index._copies.values())  # its transaction ended: nothing left to read
+
+
+@pytest.mark.postgresql_only  # a rolled back write leaves a hole in the change log's seqs there
+@pytest.mark.django_db(transaction=True)
+def test_a_rolled_back_write_leaves_no_hole_the_copy_waits_on(tuned, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)
+    tuned(knn_filter_ids_max=0)
+    import_memories(items=[{"content": text, "project": "p"} for text in GARDEN], source="test")
+    assert on_another_thread(lambda: semantic("zebra crossing sensor", project="p"))
+    with pytest.raises(RuntimeError), transaction.atomic():
+        create_memory(content="The zebra crossing sensor reboots at midnight", project="p")
+        raise RuntimeError("the request failed")
+    real = create_memory(content="The llama feeder opens at dawn", project="p")
+    assert on_another_thread(lambda: semantic("when does the llama feeder open", project="p"))[0] == real.pk
+    assert "zebra" not in " ".join(Memory.objects.values_list("content", flat=True))
+    assert all(not copy.gaps for copy in vector_index._copies.values())  # nothing running could still fill it

@@ -55,7 +55,8 @@ def test_the_vector_copy_drops_a_superseded_row_at_once(claude, monkeypatch):
     old = write(claude, OLD)["memory"]["id"]
     assert old in search(claude, "shopfront API port")
     new = write(claude, NEW)["memory"]["id"]
-    # SQLite ranks on the in-process copy here; PostgreSQL ranks in the database under the status filter.
+    # SQLite ranks on the in-process copy here; PostgreSQL, inside the test's transaction, ranks in the database
+    # under the status filter (its copy follows only what is committed).
     assert bool(vector_index._copies) == (not sql.FILTERED_KNN)
     assert search(claude, "shopfront API port") == [new]
 

@@ -186,10 +186,11 @@ def _vector_total(model_id: str) -> int:
 
 # The query's embedding is computed on a worker thread while the keyword side runs its SQL on the caller's
 # (ONNX and SQLite both release the GIL): a hybrid search then costs the longer of the two, not their sum. On
-# a large store the worker also ranks the in-process vector copy (numpy, no database) right after embedding; on a
-# database that ranks vectors itself (PostgreSQL), it asks it on a pooled connection of its own when one is free,
-# while the caller's connection still runs the keyword side. The worker is one of the runtime's query embedding
-# pool (`runtime.alongside`).
+# a large store the worker also ranks the in-process vector copy (numpy, no database) right after embedding, on
+# PostgreSQL too: its HNSW walk under a project's filter took 6-7 ms at 10k rows, the copy well under one. Where
+# the copy does not answer (a small store, a narrower filter, inside a transaction), PostgreSQL ranks under the
+# filter itself, on a pooled connection of its own when one is free, while the caller's connection still runs the
+# keyword side. The worker is one of the runtime's query embedding pool (`runtime.alongside`).
 
 
 @dataclass
@@ -232,9 +233,11 @@ def _start_semantic(query: str, pool: int, scope: SearchScope, where: str, param
     ranks vectors itself, ask it) meanwhile."""
     embedder = get_embedder()
     view = beside = None
-    if not sql.FILTERED_KNN and not scope.narrower and _vector_total(embedder.model_id) > vector_index.EXACT_KNN_MAX:
+    # PostgreSQL's copy follows only what is committed: inside a transaction its own index ranks (below).
+    outside = not sql.FILTERED_KNN or not sql.connection.in_atomic_block
+    if outside and not scope.narrower and _vector_total(embedder.model_id) > vector_index.EXACT_KNN_MAX:
         view = vector_index.view(embedder.model_id, embedder.dimensions)
-    if sql.FILTERED_KNN and not sql.connection.in_atomic_block:
+    elif sql.FILTERED_KNN and not sql.connection.in_atomic_block:
         # Another connection sees only what is committed: inside a transaction the caller's own connection ranks.
         beside = _Beside(pool, *sql.both((where, params), sql.of_model(embedder.model_id)))
     return runtime.alongside(_embed_query, query, embedder, view, math.ceil(pool * 1.2), scope, beside)

@@ -58,15 +58,37 @@ def vector_ids(dimensions: int = DEFAULT_DIMENSIONS) -> set[int]:
         return {int(r[0]) for r in cursor.fetchall()}
 
 
-def changed_ids(after: int, upto: int) -> tuple[list[int], int | None]:
-    """(the memory ids the change log names in (after, upto], the tag of entry `upto`)."""
+class LogPosition(NamedTuple):
+    """Where the change log stands, read in one statement so the parts agree (`change_position`)."""
+
+    generation: str
+    high: int  # the highest seq logged
+    tag: int | None  # the tag of the entry asked about (None: it is gone, or was never seen)
+    low: int  # the lowest seq still logged
+    # PostgreSQL: (the oldest transaction still running, the next to start) as this statement saw them. There a
+    # seq below `high` can still appear (a transaction that took it commits after one that took a later one);
+    # None where the log is written in commit order (SQLite has one writer).
+    horizon: tuple[int, int] | None = None
+
+
+def changed_entries(after: int, upto: int, also: Sequence[int] = ()) -> list[tuple[int, int, int]]:
+    """(seq, memory id, tag) of the change log's entries in (after, upto], and of those whose seq is in `also`."""
+    wanted = sorted({int(s) for s in also})
+    marks = ",".join(["%s"] * len(wanted))
+    extra = f" OR seq IN ({marks})" if wanted else ""
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT memory_id, seq, tag FROM {CHANGE_TABLE} WHERE seq > %s AND seq <= %s", [int(after), int(upto)]
+            f"SELECT seq, memory_id, tag FROM {CHANGE_TABLE} WHERE (seq > %s AND seq <= %s){extra}",
+            [int(after), int(upto), *wanted],
         )
-        rows = cursor.fetchall()
-    tag = next((int(r[2]) for r in rows if int(r[1]) == int(upto)), None)
-    return sorted({int(r[0]) for r in rows}), tag
+        return [(int(seq), int(mid), int(tag)) for seq, mid, tag in cursor.fetchall()]
+
+
+def logged_seqs(low: int, high: int) -> list[int]:
+    """Every seq the change log holds from `low` to `high`."""
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT seq FROM {CHANGE_TABLE} WHERE seq >= %s AND seq <= %s", [int(low), int(high)])
+        return [int(r[0]) for r in cursor.fetchall()]
 
 
 class FusionRow(NamedTuple):

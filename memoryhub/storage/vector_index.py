@@ -68,6 +68,10 @@ class _Copy:
     generation: str = ""
     seq: int = 0  # the last change log entry applied
     tag: int | None = None  # that entry's tag
+    # PostgreSQL: seqs below the position not seen yet (a transaction holding one may still commit), each with the
+    # next transaction to start when the gap was seen: once the oldest still running is past it, the gap is read
+    # once more and let go (`_settle`).
+    gaps: dict[int, int] = field(default_factory=dict)
     dead: int = 0  # rows masked because their vector or row is gone (a rebuild drops them)
 
     def allocate(self, capacity: int) -> None:
@@ -133,8 +137,13 @@ def _rows(batch: list[tuple[int, np.ndarray, bytes]], dims: int) -> tuple[np.nda
 def _rebuild(copy: _Copy, model_id: str) -> None:
     """Every vector read again, a few thousand at a time (the float vectors are never all in memory at once)."""
     position = sql.change_position(copy.seq)
-    generation, high = (position[0], position[1]) if position else ("", 0)
+    generation, high = (position.generation, position.high) if position else ("", 0)
     position = sql.change_position(high)  # the tag of the head entry: the copy's position from now on
+    # Before the vectors are read: a transaction that took a seq below the head and commits while they are read
+    # is read again once it has ended.
+    copy.gaps = _gaps(position, position.low, high) if position else {}
+    if position:
+        _settle(copy, position, set())
     count = sql.count_vectors(copy.dims)
     copy.int8 = count > COPY_INT8_ABOVE
     copy.size, copy.dead = 0, 0
@@ -164,9 +173,27 @@ def _rebuild(copy: _Copy, model_id: str) -> None:
         for i in np.flatnonzero(inside):
             _, project, status, embed_model = chunk[i]
             copy.projects[at[i]], copy.statuses[at[i]] = copy.scope(project, status, embed_model, model_id)
-    copy.generation = generation if position is None else position[0]
-    copy.seq, copy.tag = (high, position[2]) if position else (0, None)
+    copy.generation = generation if position is None else position.generation
+    copy.seq, copy.tag = (high, position.tag) if position else (0, None)
     copy.ready = position is not None
+
+
+def _gaps(position, low: int, high: int, seen: set[int] | None = None) -> dict[int, int]:
+    """The seqs from `low` to `high` the log does not show (yet), each with the next transaction to start as
+    `position` saw it; none where the log is written in commit order."""
+    if position.horizon is None or high < low:
+        return {}
+    seen = set(sql.logged_seqs(low, high)) if seen is None else seen
+    return {seq: position.horizon[1] for seq in range(low, high + 1) if seq not in seen}
+
+
+def _settle(copy: _Copy, position, seen: set[int]) -> None:
+    """Gaps now filled are applied (by the caller); gaps whose transactions had all ended when `position` was read
+    (before `seen` was) are let go: the seq was rolled back, or was never used."""
+    oldest = position.horizon[0] if position.horizon else None
+    for seq, started_before in list(copy.gaps.items()):
+        if seq in seen or oldest is None or oldest >= started_before:
+            del copy.gaps[seq]
 
 
 def _chunks(rows, size: int):
@@ -236,19 +263,23 @@ def _refresh(copy: _Copy, model_id: str) -> None:
     if position is None or not copy.ready:
         _rebuild(copy, model_id)  # no log (a store not yet migrated): every search rebuilds, slow but right
         return
-    generation, high, tag, low = position
-    moved = generation != copy.generation or tag != copy.tag or low > copy.seq + 1 or high < copy.seq
-    if moved or copy.dead > max(1000, copy.size // 4):
+    high, low = position.high, position.low
+    moved = position.generation != copy.generation or position.tag != copy.tag or low > copy.seq + 1
+    if moved or high < copy.seq or copy.dead > max(1000, copy.size // 4):
         _rebuild(copy, model_id)
         return
-    if high == copy.seq:
+    if high == copy.seq and not copy.gaps:
         return
-    memory_ids, head_tag = sql.changed_ids(copy.seq, high)
-    if len(memory_ids) > max(50_000, copy.size // 2):
+    entries = sql.changed_entries(copy.seq, high, also=list(copy.gaps))
+    if len(entries) > max(50_000, copy.size // 2):
         _rebuild(copy, model_id)
         return
-    _apply(copy, memory_ids, model_id)
-    copy.seq, copy.tag = high, head_tag
+    seen = {seq for seq, _, _ in entries}
+    copy.gaps |= _gaps(position, copy.seq + 1, high, seen)
+    _settle(copy, position, seen)
+    _apply(copy, sorted({mid for _, mid, _ in entries}), model_id)
+    if high != copy.seq:
+        copy.seq, copy.tag = high, next((tag for seq, _, tag in entries if seq == high), None)
 
 
 @dataclass(frozen=True)

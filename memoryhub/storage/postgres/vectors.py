@@ -15,7 +15,15 @@ from typing import Any
 import numpy as np
 from django.db import DatabaseError, connection
 
-from memoryhub.storage.portable import RowScope, StoredVector, changed_ids, count_vectors, vector_ids  # noqa: F401
+from memoryhub.storage.portable import (  # noqa: F401
+    LogPosition,
+    RowScope,
+    StoredVector,
+    changed_entries,
+    count_vectors,
+    logged_seqs,
+    vector_ids,
+)
 from memoryhub.storage.postgres.schema import (
     CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
@@ -270,22 +278,30 @@ def log_changes(memory_ids: Sequence[int]) -> None:
             )
 
 
-def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
-    """(generation, highest seq, tag of entry `seq` or None, lowest seq still logged), as on SQLite."""
+def change_position(seq: int) -> LogPosition | None:
+    """(generation, highest seq, tag of entry `seq` or None, lowest seq still logged), as on SQLite, and the
+    horizon of this statement's snapshot: the oldest transaction still running and the next to start. Writers
+    run side by side here, so a seq below the highest can still appear; the transaction holding it started
+    before the next to start, and once the oldest still running is past that, it has ended."""
     with connection.cursor() as cursor:
         try:
             cursor.execute(
                 f"""SELECT (SELECT value FROM {STORE_META_TABLE} WHERE key = 'generation'),
                            (SELECT max(seq) FROM {CHANGE_TABLE}),
                            (SELECT tag FROM {CHANGE_TABLE} WHERE seq = %s),
-                           (SELECT min(seq) FROM {CHANGE_TABLE})""",
+                           (SELECT min(seq) FROM {CHANGE_TABLE}),
+                           pg_snapshot_xmin(pg_current_snapshot())::text::bigint,
+                           pg_snapshot_xmax(pg_current_snapshot())::text::bigint""",
                 [int(seq)],
             )
         except DatabaseError:
             return None
-        generation, high, tag, low = cursor.fetchone()
+        generation, high, tag, low, oldest, next_xid = cursor.fetchone()
     high = 0 if high is None else int(high)
-    return str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low)
+    return LogPosition(
+        str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low),
+        (int(oldest), int(next_xid)),
+    )  # fmt: skip
 
 
 def renew_generation(conn: Any = None) -> None:

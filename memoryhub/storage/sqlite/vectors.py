@@ -8,7 +8,15 @@ from typing import Any
 import numpy as np
 from django.db import DatabaseError, connection
 
-from memoryhub.storage.portable import RowScope, StoredVector, changed_ids, count_vectors, vector_ids  # noqa: F401
+from memoryhub.storage.portable import (  # noqa: F401
+    LogPosition,
+    RowScope,
+    StoredVector,
+    changed_entries,
+    count_vectors,
+    logged_seqs,
+    vector_ids,
+)
 from memoryhub.storage.sqlite.schema import (
     CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
@@ -174,9 +182,10 @@ def log_changes(memory_ids: Sequence[int]) -> None:
             cursor.executemany(f"INSERT INTO {CHANGE_TABLE}(memory_id) VALUES (%s)", [[int(i)] for i in memory_ids])
 
 
-def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
+def change_position(seq: int) -> LogPosition | None:
     """(the store's generation, the highest seq in the change log, the tag of entry `seq` (None if it is gone),
-    the lowest seq still logged), read in one statement so the four agree; None on a store without the log."""
+    the lowest seq still logged), read in one statement so the four agree; None on a store without the log. One
+    writer at a time: the log is in commit order, so it has no horizon."""
     with connection.cursor() as cursor:
         try:
             cursor.execute(
@@ -192,7 +201,8 @@ def change_position(seq: int) -> tuple[str, int, int | None, int] | None:
         generation, high, tag, low, counter = cursor.fetchone()
     # An empty log (everything pruned) still has its counter: the next entry comes after it.
     high = int(counter or 0) if high is None else int(high)
-    return str(generation or ""), high, None if tag is None else int(tag), int(high + 1 if low is None else low)
+    tag = None if tag is None else int(tag)
+    return LogPosition(str(generation or ""), high, tag, int(high + 1 if low is None else low))
 
 
 def renew_generation(conn: Any = None) -> None:
