@@ -34,7 +34,7 @@ TEXT_CONFIG = "memoryhub_english"
 FTS_SOURCE_VIEW = "memory_fts_source"
 
 # The content column weighs more than tags (as bm25's column weights on SQLite).
-FTS_RANK = f"ts_rank_cd(m.{WORDS_COLUMN}, q, 1)"
+FTS_RANK = f"ts_rank(m.{WORDS_COLUMN}, q, 1)"
 
 
 def vec_create_statements(dimensions: int) -> list[str]:
