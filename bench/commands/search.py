@@ -225,11 +225,11 @@ class Command(BaseCommand):
         self.stdout.write(
             f"  {len(pairs)} queries, k={k}, each scoped to a project (its memories + globals); vector search: "
             + (
-                "PostgreSQL's HNSW index (pgvector, iterative scans under the scope's filter)"
-                if sql.FILTERED_KNN
-                else f"bit[] Hamming pass over the scope + {codes} rescore, in process (vector_index; the first search "
+                f"bit[] Hamming pass over the scope + {codes} rescore, in process (vector_index; the first search "
                 f"read the copy in {warm:.1f} s; {memory_note()})"
                 if quantized
+                else "PostgreSQL's HNSW index (pgvector, iterative scans under the scope's filter)"
+                if sql.FILTERED_KNN
                 else "exact float KNN (vec0)"
             )
         )
