@@ -72,16 +72,19 @@ class LogPosition(NamedTuple):
 
 
 def changed_entries(after: int, upto: int, also: Sequence[int] = ()) -> list[tuple[int, int, int]]:
-    """(seq, memory id, tag) of the change log's entries in (after, upto], and of those whose seq is in `also`."""
+    """(seq, memory id, tag) of the change log's entries in (after, upto], and of those whose seq is in `also`
+    (500 to a statement: well under either database's limit of bound parameters)."""
+    select = f"SELECT seq, memory_id, tag FROM {CHANGE_TABLE} WHERE"
     wanted = sorted({int(s) for s in also})
-    marks = ",".join(["%s"] * len(wanted))
-    extra = f" OR seq IN ({marks})" if wanted else ""
+    rows = []
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT seq, memory_id, tag FROM {CHANGE_TABLE} WHERE (seq > %s AND seq <= %s){extra}",
-            [int(after), int(upto), *wanted],
-        )
-        return [(int(seq), int(mid), int(tag)) for seq, mid, tag in cursor.fetchall()]
+        cursor.execute(f"{select} seq > %s AND seq <= %s", [int(after), int(upto)])
+        rows += cursor.fetchall()
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            cursor.execute(f"{select} seq IN ({','.join(['%s'] * len(chunk))})", chunk)
+            rows += cursor.fetchall()
+    return [(int(seq), int(mid), int(tag)) for seq, mid, tag in rows]
 
 
 def logged_seqs(low: int, high: int) -> list[int]:

@@ -1,4 +1,4 @@
-"""Quantized vector search for large stores: vec0's bits in a process-local numpy copy, rescored exactly.
+"""Quantized vector search for large stores: the vectors' bits in a process-local numpy copy, rescored exactly.
 
 Why not vec0's own KNN at 100k rows: its top-k selection costs O(rows x k) (k=200 candidates takes ~50 ms on
 this 2-core machine) and a point lookup of one float vector walks its 1.5 MB chunk blob (~0.5 ms each), so a
@@ -18,6 +18,10 @@ deleted, moved or archived is masked or re-masked at once, a new one appended). 
 or on which connection asks. The copy rebuilds when its position no longer exists as it saw it: another
 generation (a restore or `reembed --all`, in any process), its entry pruned from the log, or its entry's
 random tag changed (it had applied a transaction that was then rolled back, and the seq was handed out again).
+On PostgreSQL writers run side by side, so an entry can commit after one with a higher seq: the copy keeps each seq
+below its position it has not seen (a gap) with the next transaction id as it read the log, and reads the gaps
+again until the oldest transaction still running is past that id. It is refreshed only outside a transaction there
+(search.py): inside one, its own uncommitted rows would reach every thread's copy.
 
 Size: above COPY_INT8_ABOVE vectors the rescoring copy holds int8 codes (each row scaled by
 its largest component) instead of float32: 384 MB instead of 1.5 GB per million vectors, and a cosine off by
@@ -33,6 +37,7 @@ import numpy as np
 
 from memoryhub import runtime
 from memoryhub.storage import sql
+from memoryhub.storage.portable import LogPosition
 from memoryhub.storage.resets import on_store_replaced
 
 # The copy's limits, measured with `bench_search` (docs/search.md); constants, not settings (the rest of search's
@@ -178,7 +183,7 @@ def _rebuild(copy: _Copy, model_id: str) -> None:
     copy.ready = position is not None
 
 
-def _gaps(position, low: int, high: int, seen: set[int] | None = None) -> dict[int, int]:
+def _gaps(position: LogPosition, low: int, high: int, seen: set[int] | None = None) -> dict[int, int]:
     """The seqs from `low` to `high` the log does not show (yet), each with the next transaction to start as
     `position` saw it; none where the log is written in commit order."""
     if position.horizon is None or high < low:
@@ -187,7 +192,7 @@ def _gaps(position, low: int, high: int, seen: set[int] | None = None) -> dict[i
     return {seq: position.horizon[1] for seq in range(low, high + 1) if seq not in seen}
 
 
-def _settle(copy: _Copy, position, seen: set[int]) -> None:
+def _settle(copy: _Copy, position: LogPosition, seen: set[int]) -> None:
     """Gaps now filled are applied (by the caller); gaps whose transactions had all ended when `position` was read
     (before `seen` was) are let go: the seq was rolled back, or was never used."""
     oldest = position.horizon[0] if position.horizon else None
