@@ -1,5 +1,6 @@
 """Ingest over the REST API, end to end: the real server on a scratch store, N synthetic memories posted to
-`memories/import` (embeddings included), then hybrid searches over HTTP starting the moment the import returns.
+`memories/import` (embeddings included), then hybrid searches over HTTP starting the moment the import returns
+(over one keep-alive connection of the standard library, `bench.measure.LeanClient`: the server's time).
 
 Every figure is printed beside the model alone on this machine, measured in the same run in this process: the
 import's own texts 32 at a time as `python -m bench embed` does, and handed over as the import hands them (512 at
@@ -10,7 +11,8 @@ import does, hybrid p50 minus the query's embedding, and p95 right after the imp
     python -m bench ingest                      # 10k memories in requests of 1000, one client
     python -m bench ingest --clients 2          # two requests in flight: one embeds while one writes
 
-The store is a fresh file in a temporary directory (the configured store is never touched), deleted afterwards.
+The store is a fresh file in a temporary directory, or on PostgreSQL a database of its own on the configured server
+(the configured store is never touched), deleted afterwards.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from django.core.management.base import BaseCommand, CommandError
 from bench import corpus as bench_corpus
 from bench.measure import (
     MODEL_BATCH,
+    LeanClient,
     ModelSpeed,
     cpu_note,
     memory_note,
@@ -77,15 +80,17 @@ class Command(BaseCommand):
         ):
             env, headers = store.env, store.headers
             try:
-                with served(env, port=port) as (server, base), httpx.Client(headers=headers, timeout=600) as client:
-                    client.post(f"{base}/search", json={"query": "warm up the model"})
+                with served(env, port=port) as (server, base):
+                    client = LeanClient(base, headers, timeout=600)  # the server's time, not a client library's
+                    client.post("/search", {"query": "warm up the model"})
                     rate = self._ingest(base, headers, items, batch, clients)
-                    after = self._search_after(client, base, pairs, "from the moment the import returned")
+                    after = self._search_after(client, pairs, "from the moment the import returned")
                     model_after = model_rate(sample, batch=IMPORT_EMBED_CHUNK)
                     rest = None
                     if idle_after > 0:
                         time.sleep(idle_after)
-                        rest = self._search_after(client, base, pairs, f"at rest, {idle_after:.0f} s later")
+                        rest = self._search_after(client, pairs, f"at rest, {idle_after:.0f} s later")
+                    client.close()
                     self.stdout.write(f"  server: {memory_note(server.pid)}")
                     self._ratios(model, model_after, rate, after, rest)
             except ServerDidNotStart as exc:
@@ -126,7 +131,7 @@ class Command(BaseCommand):
                           f"{os.getloadavg()[0]:.2f}")  # fmt: skip
         return len(items) / seconds
 
-    def _search_after(self, client, base: str, pairs: list, when: str) -> tuple[float, float] | None:
+    def _search_after(self, client: LeanClient, pairs: list, when: str) -> tuple[float, float] | None:
         """(p50, p95) ms of hybrid searches over HTTP, one after another."""
         if not pairs:
             return None
@@ -134,10 +139,10 @@ class Command(BaseCommand):
         started = time.perf_counter()
         for text, project in pairs:
             began = time.perf_counter()
-            answer = client.post(f"{base}/search", json={"query": text, "project": project, "mode": "hybrid"})
+            status, body = client.post("/search", {"query": text, "project": project, "mode": "hybrid"})
             times.append((time.perf_counter() - began) * 1000)
-            if answer.status_code != 200:
-                raise CommandError(f"search answered {answer.status_code}: {answer.text[:200]}")
+            if status != 200:
+                raise CommandError(f"search answered {status}: {body[:200].decode(errors='replace')}")
         first_second = [t for t, at in zip(times, _elapsed(times), strict=True) if at <= 1000]
         self.stdout.write(
             f"  hybrid search over HTTP {when}: p50 {percentile(times, 0.5):.1f} / p95 "
