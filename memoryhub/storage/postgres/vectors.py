@@ -15,15 +15,7 @@ from typing import Any
 import numpy as np
 from django.db import DatabaseError, connection
 
-from memoryhub.storage.portable import (  # noqa: F401
-    LogPosition,
-    RowScope,
-    StoredVector,
-    changed_entries,
-    count_vectors,
-    logged_seqs,
-    vector_ids,
-)
+from memoryhub.storage.portable import LogPosition, RowScope, StoredVector
 from memoryhub.storage.postgres.schema import (
     CHANGE_TABLE,
     DEFAULT_DIMENSIONS,
