@@ -59,6 +59,12 @@ class LeanClient:
     def close(self) -> None:
         self.connection.close()
 
+    def __enter__(self) -> LeanClient:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()
+
 
 # The instruction sets the bundled int8 model's speed depends on (VNNI above all), in the order worth naming.
 _CPU_FEATURES = ("avx2", "avx512f", "avx512_vnni", "avx_vnni", "amx_int8")

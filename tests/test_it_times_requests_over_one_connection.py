@@ -70,10 +70,7 @@ def test_it_sends_every_call_over_one_connection_under_the_base_path(server):
 
 
 def test_it_returns_an_error_status_with_its_body(server):
-    client = LeanClient(f"http://127.0.0.1:{server.server_port}", {})
-    try:
+    with LeanClient(f"http://127.0.0.1:{server.server_port}", {}) as client:
         status, body = client.post("/search", {"k": 3})
-    finally:
-        client.close()
     assert status == 400
     assert json.loads(body) == {"echo": {"k": 3}}

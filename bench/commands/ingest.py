@@ -80,8 +80,8 @@ class Command(BaseCommand):
         ):
             env, headers = store.env, store.headers
             try:
-                with served(env, port=port) as (server, base):
-                    client = LeanClient(base, headers, timeout=600)  # the server's time, not a client library's
+                # Searches timed over the standard library's connection: the server's time, not a client library's.
+                with served(env, port=port) as (server, base), LeanClient(base, headers, timeout=600) as client:
                     client.post("/search", {"query": "warm up the model"})
                     rate = self._ingest(base, headers, items, batch, clients)
                     after = self._search_after(client, pairs, "from the moment the import returned")
@@ -90,7 +90,6 @@ class Command(BaseCommand):
                     if idle_after > 0:
                         time.sleep(idle_after)
                         rest = self._search_after(client, pairs, f"at rest, {idle_after:.0f} s later")
-                    client.close()
                     self.stdout.write(f"  server: {memory_note(server.pid)}")
                     self._ratios(model, model_after, rate, after, rest)
             except ServerDidNotStart as exc:

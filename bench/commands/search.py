@@ -405,11 +405,8 @@ class Command(BaseCommand):
         token = made.stdout.strip().splitlines()[-1].strip()
         try:
             with served(env, threads=4) as (server, base):
-                client = LeanClient(base, {"Authorization": f"Bearer {token}"})
-                try:
+                with LeanClient(base, {"Authorization": f"Bearer {token}"}) as client:
                     answered = self._timed_over_http(client, pairs, k, server)
-                finally:
-                    client.close()
                 if answered:
                     with httpx.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as agent:
                         self._through_httpx(agent, base, pairs, k, dict(answered))
