@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.db import connection
 from django.db.models.expressions import RawSQL
@@ -147,18 +147,26 @@ def change_token() -> tuple[int, int]:
         return int(cursor.fetchone()[0]), 0
 
 
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_MICROS = "(extract(epoch FROM {0}) * 1000000)::int8"
+
+
 def fusion_rows(memory_ids: Sequence[int]) -> list[FusionRow]:
     """(id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at, metadata) per
     id; metadata decoded where a row has any, else None. (Django has psycopg hand jsonb over as text.)"""
     if not memory_ids:
         return []
 
-    def moment(value: datetime | None) -> datetime | None:
-        return None if value is None else value.astimezone(UTC)
+    def moment(micros: int | None) -> datetime | None:
+        return None if micros is None else _EPOCH + timedelta(microseconds=micros)
 
+    # The moments travel as whole microseconds since the epoch: Django's loader for timestamptz is Python, and
+    # parsing ~180 of them a search cost more than the statement (exact to the microsecond, as the column).
     with connection.cursor() as cursor:
         cursor.execute(
-            f"""SELECT id, content, importance, confirmed, category, tier, last_accessed_at, updated_at, created_at,
+            f"""SELECT id, content, importance, confirmed, category, tier,
+                       {_MICROS.format("last_accessed_at")}, {_MICROS.format("updated_at")},
+                       {_MICROS.format("created_at")},
                        CASE WHEN metadata = '{{}}'::jsonb THEN NULL ELSE metadata END
                 FROM {MEMORY_TABLE} WHERE id = ANY(%s)""",
             [[int(i) for i in memory_ids]],
