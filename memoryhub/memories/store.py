@@ -333,12 +333,15 @@ def store_imported(
         inserts = _row_inserts(prepared, embedder.model_id)
         flat = (vectors or start_import_vectors(prepared))()
         with transaction.atomic():
-            return _insert_rows(inserts, flat, actor)
-    for batch in batches:
-        batch_vectors = embed_for_storage([f["content"] for f in batch])
-        inserts = _row_inserts(batch, embedder.model_id)
-        with transaction.atomic():
-            ids.extend(_insert_rows(inserts, batch_vectors, actor))
+            ids = _insert_rows(inserts, flat, actor)
+    else:
+        for batch in batches:
+            batch_vectors = embed_for_storage([f["content"] for f in batch])
+            inserts = _row_inserts(batch, embedder.model_id)
+            with transaction.atomic():
+                ids.extend(_insert_rows(inserts, batch_vectors, actor))
+    # A store an import just grew by a large share is planned for by its new size from the next search on.
+    sql.refresh_statistics(len(ids))
     return ids
 
 
