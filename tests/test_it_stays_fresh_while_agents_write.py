@@ -18,6 +18,7 @@ from memoryhub.memories.store import create_memory, delete_memory, import_memori
 from memoryhub.models import Memory
 from memoryhub.retrieval.search import MemoryFilter, search_memories
 from memoryhub.storage import sql, vector_index
+from memoryhub.writes.exports import import_items
 from tests.live_server import LiveServer, create_token, manage, migrated_store
 
 GARDEN = [f"Water the tomato bed number {n} before nine in the morning" for n in range(30)]
@@ -90,6 +91,34 @@ def test_the_next_search_on_another_thread_sees_each_write_as_it_now_is(tuned, m
     # Deleted rows leave the copy's answers at once, not only the SQL that checks them afterwards.
     assert written.pk not in view.ids[view.statuses >= 0].tolist()
     assert len(view.ids[view.statuses >= 0]) == len(GARDEN)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_import_brings_the_copy_up_to_date_so_the_next_search_reads_nothing(tuned, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_KNN_MAX", 5)
+    tuned(knn_filter_ids_max=0)
+    import_items(items=[{"content": text, "project": "p"} for text in GARDEN[:10]], source="test")
+    query = "when does the zebra crossing sensor reboot"
+    assert on_another_thread(lambda: semantic(query, project="p"))  # the copy is built
+    read: list[int | str] = []  # the rows the copy read from the database, "all" for a rebuild
+    rebuild, apply = vector_index._rebuild, vector_index._apply
+
+    def rebuilding(copy, model_id):
+        read.append("all")
+        return rebuild(copy, model_id)
+
+    def applying(copy, ids, model_id):
+        read.extend(ids)
+        return apply(copy, ids, model_id)
+
+    monkeypatch.setattr(vector_index, "_rebuild", rebuilding)
+    monkeypatch.setattr(vector_index, "_apply", applying)
+
+    more = import_items(items=[{"content": text, "project": "p"} for text in GARDEN[10:]], source="test")
+    assert sorted(read) == sorted(more)  # the import read its own rows into the copy
+    read.clear()
+    assert on_another_thread(lambda: semantic(query, project="p"))  # on PostgreSQL too
+    assert read == []
 
 
 def copied_vector(memory_id: int) -> np.ndarray:

@@ -182,5 +182,5 @@ def import_items(
     reasons = [item.reason(vector, embedder.model_id) for item, vector in zip(judged, vectors.collected, strict=True)]
     hold_imported(memory_ids=ids, actor=actor or source, reasons=reasons)
     # This process's vector copy reads the new rows now: the import pays for that, not the next search.
-    vector_index.prepare(embedder.model_id, embedder.dimensions)
+    vector_index.prepare(embedder.model_id, embedder.dimensions, for_searches=True)
     return ids
