@@ -4,9 +4,12 @@ writes leave it to autovacuum. SQLite keeps no statistics that could fall behind
 
 from __future__ import annotations
 
-import pytest
-from django.db import connection
+import threading
 
+import pytest
+from django.db import connection, transaction
+
+from memoryhub.models import Memory
 from memoryhub.storage import sql
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,6 +47,33 @@ def test_a_small_import_leaves_the_statistics_to_autovacuum(claude):
     assert _planned_rows()[sql.MEMORY_TABLE] == 600.0
     assert sql.refresh_statistics(120) is True
     assert _planned_rows()[sql.MEMORY_TABLE] == 699.0
+
+
+@pytest.mark.postgresql_only
+def test_a_table_autovacuum_holds_is_skipped_not_waited_for_and_the_import_stands(claude):
+    held, done = threading.Event(), threading.Event()
+
+    def hold_as_autovacuum_does() -> None:
+        try:
+            with transaction.atomic(), connection.cursor() as cursor:
+                cursor.execute(f"LOCK TABLE {sql.MEMORY_TABLE} IN SHARE UPDATE EXCLUSIVE MODE")
+                held.set()
+                done.wait(timeout=60)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_as_autovacuum_does)
+    holder.start()
+    try:
+        assert held.wait(timeout=30)
+        assert claude.post("memories/import", {"memories": _items(150)}).status_code == 201
+        planned = _planned_rows()
+    finally:
+        done.set()
+        holder.join(timeout=60)
+    assert planned[sql.MEMORY_TABLE] != 150.0  # skipped while held
+    assert planned[sql.vec_table(384)] == 150.0  # the other table was read
+    assert Memory.objects.filter(project="alpha").count() == 150
 
 
 @pytest.mark.sqlite_only

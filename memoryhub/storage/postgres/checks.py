@@ -7,13 +7,16 @@ something that did not embed it), which `index_ids` reads as on SQLite.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
 
 from memoryhub.storage.portable import MEMORY_TABLE, vec_dimensions, vec_table
 from memoryhub.storage.postgres.probe import vector_extension_problem
 from memoryhub.storage.postgres.schema import WORDS_COLUMN, existing_vec_dimensions
+
+logger = logging.getLogger(__name__)
 
 # A write that grows the memory table by this share of its rows at the last ANALYZE (or more), and by at least
 # `_REFRESH_ROWS`, has the planner's statistics read again right away (`refresh_statistics`).
@@ -60,11 +63,18 @@ def refresh_statistics(grown_by: int) -> bool:
     with connection.cursor() as cursor:
         cursor.execute("SELECT reltuples FROM pg_class WHERE oid = %s::regclass", [MEMORY_TABLE])
         row = cursor.fetchone()
-        known = -1.0 if row is None else float(row[0])  # -1: never analysed
-        if known >= 0 and grown_by < _REFRESH_SHARE * known:
-            return False
-        tables = [MEMORY_TABLE, *(vec_table(d) for d in existing_vec_dimensions())]
-        cursor.execute(f"ANALYZE {', '.join(tables)}")
+    known = -1.0 if row is None else float(row[0])  # -1: never analysed
+    if known >= 0 and grown_by < _REFRESH_SHARE * known:
+        return False
+    tables = [MEMORY_TABLE, *(vec_table(d) for d in existing_vec_dimensions())]
+    # The write it follows is done: a table autovacuum holds is skipped rather than waited for (it is measuring it
+    # anyway), and a failure here is logged, never the write's (the savepoint keeps a caller's transaction usable).
+    try:
+        with transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(f"ANALYZE (SKIP_LOCKED) {', '.join(tables)}")
+    except DatabaseError:
+        logger.warning("could not refresh the planner's statistics after a large write", exc_info=True)
+        return False
     return True
 
 
